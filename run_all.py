@@ -2,44 +2,51 @@
 """Execute every paper notebook end to end with papermill and report what reproduced.
 
     python run_all.py                      # every notebook, full mode (paper parameters)
-    python run_all.py --quick              # every notebook, quick mode (seconds; outputs under build/)
+    python run_all.py --quick              # every notebook, quick mode (seconds; outputs under
+                                           # build/)
     python run_all.py --only metin2025     # a subset
-    python run_all.py --jobs 1             # one notebook at a time (default: one per core, side by side)
+    python run_all.py --jobs 1             # one notebook at a time (default: one per core, side by
+                                           # side)
     python run_all.py --list               # the registry
     python run_all.py --dask tcp://host:8786   # parameter sweeps on a Dask cluster (see README)
     python run_all.py --resume             # reuse sweep cells finished by an interrupted run
-    python run_all.py --verify [--only KEY ...]   # re-run into build/verify and compare with the committed tables
+    python run_all.py --verify [--only KEY ...]   # re-run into build/verify and compare with the
+                                                  # committed tables
 
-Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected. Full mode writes the tracked
-``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed notebook, outputs included, to the tracked
-``executed/<key>.ipynb`` (what a reader opens; ``make site`` builds the book from those); quick mode writes only
-under ``build/``. As each notebook finishes, one line: its key, status and wall time and, in full mode, about how
-long the rest takes, from the last full run's durations (``executed/<key>.ipynb``) of the notebooks not finished
-yet, divided by the jobs (:func:`progress_line`). At the end: a table (key, mode, status, wall time, claims
-held/expected, outputs), the aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the mode's results root)
-and ``build/run_manifest.json``. The exit code is non-zero if any notebook failed (the failing cell and error are
-named) or, in a full run, if a claim "held" in the committed ledger is not held any more (each one named;
-``--accept-claims`` accepts the new statuses, which then show in the diff of ``claims.json``). Every notebook runs
-even when one fails (``--stop-on-failure`` stops at the first).
+Each notebook runs into ``build/executed/<mode>/<key>.ipynb`` with ``MODE`` injected. Full mode
+writes the tracked ``figures/<key>/`` and ``data/results/<key>/`` and publishes the executed
+notebook, outputs included, to the tracked ``executed/<key>.ipynb`` (what a reader opens; ``make
+site`` builds the book from those); quick mode writes only under ``build/``. As each notebook
+finishes, one line: its key, status and wall time and, in full mode, about how long the rest takes,
+from the last full run's durations (``executed/<key>.ipynb``) of the notebooks not finished yet,
+divided by the jobs (:func:`progress_line`). At the end: a table (key, mode, status, wall time,
+claims held/expected, outputs), the aggregated claims table (``claims.csv`` and ``CLAIMS.md`` in the
+mode's results root) and ``build/run_manifest.json``. The exit code is non-zero if any notebook
+failed (the failing cell and error are named) or, in a full run, if a claim "held" in the committed
+ledger is not held any more (each one named; ``--accept-claims`` accepts the new statuses, which
+then show in the diff of ``claims.json``). Every notebook runs even when one fails
+(``--stop-on-failure`` stops at the first).
 
-``--verify`` checks the published numbers on this machine: it re-executes the notebooks in full mode with
-their outputs redirected to ``build/verify/`` (``FAIRLIB_OUTPUT_DIR``; the committed ``figures/`` and
-``data/results/`` are never touched) and compares every committed table of ``data/results/<key>/`` with the
-fresh one (:mod:`fairlib.repro.verify`: same columns and rows, numbers equal within ``--rtol``/``--atol``, the
-wall-clock columns of :data:`fairlib.repro.verify.TIMING_COLUMNS` excluded, :data:`fairlib.repro.verify.SENSITIVE`
-quantities reported but not failed) and every claim's status. It prints a report per table. A notebook whose
-committed results come from the real trace excerpts but which ran here on synthetic stand-ins (the excerpts were
-not found) is not compared as if it could differ: it is reported as "could not verify", naming the excerpts and the
-fetch command (``python -m fairlib.traces.fetch --notebooks``).
+``--verify`` checks the published numbers on this machine: it re-executes the notebooks in full mode
+with their outputs redirected to ``build/verify/`` (``FAIRLIB_OUTPUT_DIR``; the committed
+``figures/`` and ``data/results/`` are never touched) and compares every committed table of
+``data/results/<key>/`` with the fresh one (:mod:`fairlib.repro.verify`: same columns and rows,
+numbers equal within ``--rtol``/``--atol``, the wall-clock columns of
+:data:`fairlib.repro.verify.TIMING_COLUMNS` excluded, :data:`fairlib.repro.verify.SENSITIVE`
+quantities reported but not failed) and every claim's status. It prints a report per table. A
+notebook whose committed results come from the real trace excerpts but which ran here on synthetic
+stand-ins (the excerpts were not found) is not compared as if it could differ: it is reported as
+"could not verify", naming the excerpts and the fetch command (``python -m fairlib.traces.fetch
+--notebooks``).
 
 Exit status:
 
 - 0: every notebook ran (and, with ``--verify``, every committed table and claim status reproduced);
-- 1: a notebook failed, a claim held in the committed ledger is not held any more, or ``--verify`` found a
-  difference;
+- 1: a notebook failed, a claim held in the committed ledger is not held any more, or ``--verify``
+  found a difference;
 - 2: a usage error (an unknown or repeated ``--only`` key, a bad option value);
-- 3: ``--verify`` found no difference, but some notebooks could not be verified: they need the real trace
-  excerpts (fetch them and rerun).
+- 3: ``--verify`` found no difference, but some notebooks could not be verified: they need the real
+  trace excerpts (fetch them and rerun).
 """
 
 from __future__ import annotations
@@ -67,8 +74,8 @@ from fairlib.repro.catalog import NOTEBOOKS, Notebook  # noqa: E402
 KERNEL_NAME = "fairlib"
 
 
-#: the explicit registry: every paper notebook that run_all executes, in order (fairlib.repro.catalog, which the site
-#: builder reads too)
+#: the explicit registry: every paper notebook that run_all executes, in order
+#: (fairlib.repro.catalog, which the site builder reads too)
 REGISTRY: dict[str, Notebook] = NOTEBOOKS
 
 
@@ -156,8 +163,8 @@ def check_kernel() -> None:
             if Path(sys.prefix).resolve().is_relative_to(ROOT)
             else (
                 f" (this environment, {Path(sys.prefix).resolve()}, is outside this checkout: "
-                "registering the kernel there "
-                "changes it for every checkout that uses it; `make install` in this checkout makes its own .venv)"
+                "registering the kernel there changes it for every checkout that uses it; "
+                "`make install` in this checkout makes its own .venv)"
             )
         )
         sys.exit(
@@ -167,10 +174,10 @@ def check_kernel() -> None:
 
 
 def same_interpreter(a: str, b: str) -> bool:
-    """Whether two interpreter paths run in one environment: their directories are the same once symbolic links are
-    resolved (a symlinked ``.venv``), and the programs are the same (``python`` vs ``python3.11`` there). The files
-    themselves are not resolved: a virtual environment's ``python`` links to the base interpreter, which every
-    environment made from it shares."""
+    """Whether two interpreter paths run in one environment: their directories are the same once
+    symbolic links are resolved (a symlinked ``.venv``), and the programs are the same (``python``
+    vs ``python3.11`` there). The files themselves are not resolved: a virtual environment's
+    ``python`` links to the base interpreter, which every environment made from it shares."""
     pa, pb = Path(a).expanduser().absolute(), Path(b).expanduser().absolute()
     if pa.parent.resolve() != pb.parent.resolve():
         return False
@@ -226,10 +233,10 @@ def ledger_claims(f: Path) -> list[dict]:
 
 
 def claim_regressions(key: str, baseline: list[dict], fresh: list[dict]) -> list[str]:
-    """Claims "held" in ``baseline`` that are not "held" in ``fresh`` (or are gone), as ``"id: held -> status"``;
-    claims decided by wall-clock time or declared ulp-sensitive are left out
-    (:func:`fairlib.repro.verify.claim_changes`, :data:`fairlib.repro.verify.SENSITIVE`), as ``--verify`` leaves them
-    out."""
+    """Claims "held" in ``baseline`` that are not "held" in ``fresh`` (or are gone), as ``"id: held
+    -> status"``; claims decided by wall-clock time or declared ulp-sensitive are left out
+    (:func:`fairlib.repro.verify.claim_changes`, :data:`fairlib.repro.verify.SENSITIVE`), as
+    ``--verify`` leaves them out."""
     from fairlib.repro.verify import SENSITIVE, claim_changes
 
     changes = claim_changes(baseline, fresh, sensitive=SENSITIVE.get(key, {}).get("claims"))
@@ -241,12 +248,12 @@ def claim_regressions(key: str, baseline: list[dict], fresh: list[dict]) -> list
 
 
 def _ipc_kernel_manager():
-    """A kernel manager whose kernels talk over Unix sockets instead of TCP ports. Over TCP each kernel picks free
-    ports by binding and releasing them, so kernels started at the same moment by other processes on the machine
-    (another run_all, a test suite) can take the same port: "Address already in use", a kernel that dies before
-    replying. Each kernel's socket files get their own random prefix (jupyter_client's default prefix,
-    ``kernel-ipc`` in the working directory, would be shared by kernels started together); the manager removes
-    them when the kernel shuts down."""
+    """A kernel manager whose kernels talk over Unix sockets instead of TCP ports. Over TCP each
+    kernel picks free ports by binding and releasing them, so kernels started at the same moment by
+    other processes on the machine (another run_all, a test suite) can take the same port: "Address
+    already in use", a kernel that dies before replying. Each kernel's socket files get their own
+    random prefix (jupyter_client's default prefix, ``kernel-ipc`` in the working directory, would
+    be shared by kernels started together); the manager removes them when the kernel shuts down."""
     import tempfile
     import uuid
 
@@ -287,8 +294,8 @@ def run_one(
     except Exception:  # a notebook without a literal SEED parameter
         out.seed = None
     claims_file = paths.results_dir(nb.key, mode) / "claims.json"
-    # the ledger a full run is about to replace (the committed one, data/results/<key>) is its baseline;
-    # --verify compares with the committed ledger itself, quick mode has no baseline
+    # the ledger a full run is about to replace (the committed one, data/results/<key>) is its
+    # baseline; --verify compares with the committed ledger itself, quick mode has no baseline
     baseline = ledger_claims(claims_file) if gate and mode == "full" else []
     before = _file_identity(claims_file)
     start_wall = time.time()  # outputs written since (counted for the run table)
@@ -335,7 +342,8 @@ def run_one(
                     + f"{len(out.claims_regressed)} claim(s) held in "
                     "the committed ledger are not any more: "
                     + "; ".join(out.claims_regressed)
-                    + " (rerun with --accept-claims to accept the new statuses; the change then shows in "
+                    + " (rerun with --accept-claims to accept the new statuses; the change "
+                    "then shows in "
                     f"the diff of {_shown(claims_file)})"
                 )
         except (
@@ -355,15 +363,17 @@ STALE = "not re-measured"
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename: a crash never leaves half a file."""
+    """Write ``text`` to a temporary file beside ``path``, then rename: a crash never leaves half a
+    file."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
 
 
 def _file_identity(path: Path):
-    """(inode, mtime in ns, size) of ``path``, None if missing: whether a run wrote a file, whatever the clock says
-    (``ClaimLog.finish`` replaces the ledger atomically, so a new one is a new inode)."""
+    """(inode, mtime in ns, size) of ``path``, None if missing: whether a run wrote a file, whatever
+    the clock says (``ClaimLog.finish`` replaces the ledger atomically, so a new one is a new
+    inode)."""
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -372,10 +382,10 @@ def _file_identity(path: Path):
 
 
 def _measuring_cells(key: str, mode: str) -> dict[str, str]:
-    """A claim's recorded cell -> a markdown link to that cell, ``[In [n]](...#in-n)`` (full mode): the cell's heading
-    in ``executed/<key>.md``, the executed notebook's text view, where GitHub gives every cell an anchor (its notebook
-    view gives none; the site links to the cell of the notebook page itself); empty where there is no executed
-    notebook."""
+    """A claim's recorded cell -> a markdown link to that cell, ``[In [n]](...#in-n)`` (full mode):
+    the cell's heading in ``executed/<key>.md``, the executed notebook's text view, where GitHub
+    gives every cell an anchor (its notebook view gives none; the site links to the cell of the
+    notebook page itself); empty where there is no executed notebook."""
     from fairlib import paths
     from fairlib.repro.executed import cell_heading, claim_cells
 
@@ -388,19 +398,22 @@ def _measuring_cells(key: str, mode: str) -> dict[str, str]:
         "../../executed" if paths.executed_dir() == ROOT / "executed" else str(paths.executed_dir())
     )
     return {
-        k: f"[{cell_heading(c.execution_count)[0]}]({link}/{key}.md#{cell_heading(c.execution_count)[1]})"
+        k: f"[{cell_heading(c.execution_count)[0]}]({link}/{key}.md#"
+        f"{cell_heading(c.execution_count)[1]})"
         for k, c in claim_cells(nbformat.read(str(executed), as_version=4)).items()
     }
 
 
-#: a claim the registry no longer declares (its notebook has not been rerun since): no quote, scope or history
+#: a claim the registry no longer declares (its notebook has not been rerun since): no quote, scope
+#: or history
 _NO_PROVENANCE = {"quote": "", "scope": "", "history": ""}
 
 
 def _declarations(key: str) -> dict[str, dict[str, str]]:
-    """Each declared claim's provenance as the ledger prints it, read from its registry (declarations, not
-    measurements: a changed quote shows without a rerun): the quotes in quotation marks (several joined by " … "),
-    the scope, and the history as "date: change (why)" entries joined by "; "."""
+    """Each declared claim's provenance as the ledger prints it, read from its registry
+    (declarations, not measurements: a changed quote shows without a rerun): the quotes in quotation
+    marks (several joined by " … "), the scope, and the history as "date: change (why)" entries
+    joined by "; "."""
     from fairlib.repro.ledger import load_registry, quotes_of, registry_path
 
     path = registry_path(key)
@@ -419,10 +432,10 @@ def _declarations(key: str) -> dict[str, dict[str, str]]:
 def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path | None:
     """Gather every notebook's claims.json for ``mode`` into claims.csv and CLAIMS.md.
 
-    CLAIMS.md reads on its own: counts per status and kind at the top, then one section per paper with the
-    paper's own claims first (kinds: paper, finding, check). The notebooks in ``stale`` failed in this run
-    before writing a ledger: their earlier claims are listed as ``not re-measured`` (with the earlier status in
-    the note), never counted as held.
+    CLAIMS.md reads on its own: counts per status and kind at the top, then one section per paper
+    with the paper's own claims first (kinds: paper, finding, check). The notebooks in ``stale``
+    failed in this run before writing a ledger: their earlier claims are listed as ``not
+    re-measured`` (with the earlier status in the note), never counted as held.
     """
     import pandas as pd
 
@@ -486,17 +499,19 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
     lines = [
         "# Claims ledger",
         "",
-        f"Every claim the notebooks check ({mode} mode), generated by `run_all.py` from the registries in "
-        "`notebooks/claims/`, where each claim's statement and rule are declared before any run. "
-        "**held**: our measurement meets the rule; **not reproduced**: it does not (the note says what we "
-        "measured); **not tested**: our data cannot measure it (the note says why). Kinds: **paper** (the "
-        "paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed targets).",
+        f"Every claim the notebooks check ({mode} mode), generated by `run_all.py` from the "
+        "registries in "
+        "`notebooks/claims/`, where each claim's statement and rule are declared before any "
+        "run. **held**: our measurement meets the rule; **not reproduced**: it does not (the "
+        "note says what we measured); **not tested**: our data cannot measure it (the note "
+        "says why). Kinds: **paper** (the paper says it), **finding** (ours, not in the "
+        "paper), **check** (our solvers and speed targets).",
         "",
         *(
             [
-                "**Quick mode: every status here is provisional.** Quick mode shrinks sizes and repetitions so "
-                "the notebooks run in seconds; the committed full-mode ledger (`data/results/CLAIMS.md`) is the one "
-                "that counts.",
+                "**Quick mode: every status here is provisional.** Quick mode shrinks sizes "
+                "and repetitions so the notebooks run in seconds; the committed full-mode "
+                "ledger (`data/results/CLAIMS.md`) is the one that counts.",
                 "",
             ]
             if mode == "quick"
@@ -515,8 +530,8 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
             "",
             f"## {key}" + (f" (data: {data})" if data else ""),
             "",
-            "| kind | claim | source | paper statement | rule | paper value | our value | status | note | "
-            "measured in |",
+            "| kind | claim | source | paper statement | rule | paper value | our value | "
+            "status | note | measured in |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
         part = part.assign(_k=part.kind.map({k: i for i, k in enumerate(KINDS)})).sort_values(
@@ -524,10 +539,11 @@ def aggregate_claims(registry: dict[str, Notebook], mode: str, stale=()) -> Path
         )
         for r in part.itertuples():
             status = r.status + (PROVISIONAL_MARK if mode == "quick" else "")
-            # each claim's row carries its anchor: a notebook's Claims list and the coverage page link to it
+            # each claim's row carries its anchor: a notebook's Claims list and the coverage page
+            # link to it
             anchor = f'<a id="{claim_anchor(r.claim)}"></a>{cell(r.claim)}'
-            # the statement with the paper's words it tests and what our measurement covers; the note with the
-            # claim's history (rule, kind and status changes after its first full run)
+            # the statement with the paper's words it tests and what our measurement covers; the
+            # note with the claim's history (rule, kind and status changes after its first full run)
             statement = cell(r.statement) + "".join(
                 f"<br>{label} {cell(v)}"
                 for label, v in (("*Paper:*", r.quote), ("*Scope:*", r.scope))
@@ -613,15 +629,16 @@ def _other_claims(o: Outcome) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-#: how a quick-mode claim count or status is marked wherever run_all shows it: quick mode's sizes are too small to
-#: decide statistical claims; the full run's ledger is the one that counts (fairlib.repro.ledger.PROVISIONAL)
+#: how a quick-mode claim count or status is marked wherever run_all shows it: quick mode's sizes
+#: are too small to decide statistical claims; the full run's ledger is the one that counts
+#: (fairlib.repro.ledger.PROVISIONAL)
 PROVISIONAL_MARK = " (quick: provisional)"
 
 
 def quick_differences(key: str, committed: list[dict], quick: list[dict]) -> list[str]:
     """Claims whose quick-mode status differs from the committed full-mode ledger's, as
-    ``"key/id: quick 'status', committed full 'status'"`` (claims absent on one side are left out: a new claim has
-    no committed status yet)."""
+    ``"key/id: quick 'status', committed full 'status'"`` (claims absent on one side are left out: a
+    new claim has no committed status yet)."""
     full = {c["claim_id"]: c["status"] for c in committed}
     return [
         f"{key}/{c['claim_id']}: quick {c['status']!r}, committed full {full[c['claim_id']]!r}"
@@ -631,8 +648,9 @@ def quick_differences(key: str, committed: list[dict], quick: list[dict]) -> lis
 
 
 def last_full_run() -> dict[str, float]:
-    """Each notebook's wall time in seconds in its last full-mode run: papermill's duration in the published
-    ``executed/<key>.ipynb`` (:func:`fairlib.repro.landing.notebook_durations`); empty where there is none."""
+    """Each notebook's wall time in seconds in its last full-mode run: papermill's duration in the
+    published ``executed/<key>.ipynb`` (:func:`fairlib.repro.landing.notebook_durations`); empty
+    where there is none."""
     from fairlib import paths
     from fairlib.repro.landing import notebook_durations
 
@@ -654,10 +672,10 @@ def _wall(seconds: float) -> str:
 def progress_line(
     done: int, total: int, outcome: Outcome, left: list[str], last: dict[str, float], jobs: int = 1
 ) -> str:
-    """The line printed as a notebook finishes: ``[3/6] li2019 ok in 4.9 min — about 62 min left (from the last full
-    run)``. The estimate adds the last full run's durations (``last``, seconds by key) of the notebooks ``left``
-    (not finished yet) and divides by the ``jobs`` running at once; a quick run, whose notebooks take seconds,
-    counts them instead."""
+    """The line printed as a notebook finishes: ``[3/6] li2019 ok in 4.9 min — about 62 min left
+    (from the last full run)``. The estimate adds the last full run's durations (``last``, seconds
+    by key) of the notebooks ``left`` (not finished yet) and divides by the ``jobs`` running at
+    once; a quick run, whose notebooks take seconds, counts them instead."""
     line = f"[{done}/{total}] {outcome.key} {outcome.status} in {_wall(outcome.wall_s)}"
     if not left:
         return line
@@ -697,8 +715,9 @@ def format_table(outcomes: list[Outcome]) -> str:
 
 
 def side_by_side_order(keys: list[str], last: dict[str, float]) -> list[str]:
-    """The notebooks longest first by their last full run's duration (``last``; a notebook without one counts as
-    longest, so a new paper is not left for the end); ties and quick runs keep the registry's order."""
+    """The notebooks longest first by their last full run's duration (``last``; a notebook without
+    one counts as longest, so a new paper is not left for the end); ties and quick runs keep the
+    registry's order."""
     return sorted(keys, key=lambda k: -last.get(k, float("inf")))
 
 
@@ -731,22 +750,23 @@ def parse_args(argv=None):
     ap.add_argument(
         "--stop-on-failure",
         action="store_true",
-        help="start no notebook after the first failure (side by side, the ones already running finish)",
+        help="start no notebook after the first failure (side by side, the ones already running "
+        "finish)",
     )
     ap.add_argument(
         "--verify",
         action="store_true",
-        help="re-execute in full mode into build/verify and compare every committed table and claim "
-        "status with the fresh ones; exit 1 if anything differs, 3 if nothing differs but some "
-        "notebooks need the real trace excerpts to be verified",
+        help="re-execute in full mode into build/verify and compare every committed table and "
+        "claim status with the fresh ones; exit 1 if anything differs, 3 if nothing differs "
+        "but some notebooks need the real trace excerpts to be verified",
     )
     ap.add_argument(
         "--rtol",
         type=float,
         default=None,
         metavar="R",
-        help="--verify: compare every number with this relative tolerance instead of the tolerances "
-        "declared per table (fairlib.repro.verify.TOLERANCES; undeclared columns: "
+        help="--verify: compare every number with this relative tolerance instead of the "
+        "tolerances declared per table (fairlib.repro.verify.TOLERANCES; undeclared columns: "
         "DEFAULT_RTOL = 1e-6)",
     )
     ap.add_argument(
@@ -754,8 +774,8 @@ def parse_args(argv=None):
         type=float,
         default=None,
         metavar="A",
-        help="--verify: with --rtol, the absolute tolerance for numbers that are zero up to rounding "
-        "(default 1e-9)",
+        help="--verify: with --rtol, the absolute tolerance for numbers that are zero up to "
+        "rounding (default 1e-9)",
     )
     ap.add_argument(
         "--accept-claims",
@@ -780,7 +800,8 @@ def parse_args(argv=None):
     ap.add_argument(
         "--resume",
         action="store_true",
-        help="cache finished sweep cells under build/sweep-cache and reuse them (FAIRLIB_SWEEP_CACHE=1)",
+        help="cache finished sweep cells under build/sweep-cache and reuse them "
+        "(FAIRLIB_SWEEP_CACHE=1)",
     )
     ap.add_argument(
         "--registry", metavar="FILE", help=argparse.SUPPRESS
@@ -792,11 +813,11 @@ def parse_args(argv=None):
 
 
 def refresh_renderings() -> None:
-    """After a full run has published executed notebooks into the repository: the files rendered from them, the
-    ``full_run`` benchmark row (``python -m benchmarks full_run``, read from the executed notebooks' metadata) and the
-    README's and docs' rendered blocks (``python -m fairlib.repro.landing``), so the published numbers and the pages
-    that quote them are committed together. Nothing is rendered when the outputs went elsewhere
-    (``FAIRLIB_OUTPUT_DIR``)."""
+    """After a full run has published executed notebooks into the repository: the files rendered
+    from them, the ``full_run`` benchmark row (``python -m benchmarks full_run``, read from the
+    executed notebooks' metadata) and the README's and docs' rendered blocks (``python -m
+    fairlib.repro.landing``), so the published numbers and the pages that quote them are committed
+    together. Nothing is rendered when the outputs went elsewhere (``FAIRLIB_OUTPUT_DIR``)."""
     from fairlib import paths
 
     if paths.executed_dir().resolve() != (paths.ROOT / "executed").resolve():
@@ -814,9 +835,9 @@ def refresh_renderings() -> None:
 
 
 def check_environment() -> str | None:
-    """The ``FAIRLIB_*`` variables the notebooks' kernels inherit, parsed as the library parses them: the first one
-    it refuses (its message names the variable), or None. Checked before any notebook starts, so a typo there fails
-    the run at once, not every notebook in turn."""
+    """The ``FAIRLIB_*`` variables the notebooks' kernels inherit, parsed as the library parses
+    them: the first one it refuses (its message names the variable), or None. Checked before any
+    notebook starts, so a typo there fails the run at once, not every notebook in turn."""
     from fairlib import paths, sweep
     from fairlib._validate import InvalidInputError
 
@@ -832,7 +853,8 @@ def check_environment() -> str | None:
 
 
 def _check_path_options(args) -> str | None:
-    """--registry names a JSON file and --committed-results a directory: either the first problem or None."""
+    """--registry names a JSON file and --committed-results a directory: either the first problem or
+    None."""
     if args.registry is not None:
         registry = Path(args.registry)
         if not registry.is_file():
@@ -865,8 +887,8 @@ def main(argv=None) -> int:
     repeated = repeated_keys(args.only or [])
     if repeated:
         print(
-            f"run_all.py: --only names {', '.join(repeated)} more than once (a typo for another key?); valid keys: "
-            f"{', '.join(registry)}",
+            f"run_all.py: --only names {', '.join(repeated)} more than once (a typo for "
+            f"another key?); valid keys: {', '.join(registry)}",
             file=sys.stderr,
         )
         return 2
@@ -874,7 +896,8 @@ def main(argv=None) -> int:
     unknown = [k for k in keys if k not in registry]
     if unknown:
         print(
-            f"run_all.py: unknown notebook key(s): {', '.join(unknown)}; valid keys: {', '.join(registry)}",
+            f"run_all.py: unknown notebook key(s): {', '.join(unknown)}; valid keys: "
+            f"{', '.join(registry)}",
             file=sys.stderr,
         )
         return 2
@@ -923,8 +946,8 @@ def main(argv=None) -> int:
         os.environ["FAIRLIB_OUTPUT_DIR"] = str(verify_root)
     default_jobs = os.cpu_count() or 1
     jobs = min(args.jobs if args.jobs is not None else default_jobs, len(keys)) or 1
-    # split the cores between concurrently running kernels (they inherit this environment); fewer threads asked
-    # for (NUMBA_NUM_THREADS=1: another CPU's code path, see docs/verify.md) are kept
+    # split the cores between concurrently running kernels (they inherit this environment); fewer
+    # threads asked for (NUMBA_NUM_THREADS=1: another CPU's code path, see docs/verify.md) are kept
     share = max(1, (os.cpu_count() or 1) // jobs)
     asked = os.environ.get("NUMBA_NUM_THREADS", "")
     os.environ["NUMBA_NUM_THREADS"] = str(
@@ -933,14 +956,16 @@ def main(argv=None) -> int:
     if args.sweep_jobs is not None:
         os.environ["FAIRLIB_SWEEP_JOBS"] = str(args.sweep_jobs)
     else:
-        # results never depend on it (per-cell seeds); only the wall time does. Every core for each notebook's
-        # sweeps, not a share: a notebook in a serial cell (reading a trace, a plot, one large solve) then leaves
-        # its core to the other's sweep, and two sweeps at once share the cores as well as split ones would
+        # results never depend on it (per-cell seeds); only the wall time does. Every core for each
+        # notebook's sweeps, not a share: a notebook in a serial cell (reading a trace, a plot, one
+        # large solve) then leaves its core to the other's sweep, and two sweeps at once share the
+        # cores as well as split ones would
         os.environ.setdefault("FAIRLIB_SWEEP_JOBS", str(max(1, os.cpu_count() or 1)))
     if args.dask:
         if not args.dask.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
             print(
-                f"run_all.py: --dask = {args.dask!r}: expected a scheduler address such as tcp://host:8786",
+                f"run_all.py: --dask = {args.dask!r}: expected a scheduler address such as "
+                "tcp://host:8786",
                 file=sys.stderr,
             )
             return 2
@@ -982,8 +1007,9 @@ def main(argv=None) -> int:
             stop = threading.Event()  # --stop-on-failure: no notebook starts after a failure
 
             def worker(first: bool) -> None:
-                # one worker takes the longest notebook left, the others the shortest: two long notebooks (and
-                # their heavy sweeps) then rarely run at once, and the short ones fill the other cores
+                # one worker takes the longest notebook left, the others the shortest: two long
+                # notebooks (and their heavy sweeps) then rarely run at once, and the short ones
+                # fill the other cores
                 try:
                     while True:
                         with lock:
@@ -1054,9 +1080,10 @@ def main(argv=None) -> int:
     synthetic = [o.key for o in ordered if o.data == "synthetic"]
     if synthetic:
         print(
-            f"SYNTHETIC DATA: {', '.join(synthetic)} ran on synthetic stand-ins in the real trace formats (no real "
-            "excerpt found; `python -m fairlib.traces.fetch --notebooks` gets it): their claims about the paper's "
-            "data are 'not tested'"
+            f"SYNTHETIC DATA: {', '.join(synthetic)} ran on synthetic stand-ins in the real "
+            "trace formats (no real "
+            "excerpt found; `python -m fairlib.traces.fetch --notebooks` gets it): their "
+            "claims about the paper's data are 'not tested'"
         )
     if mode == "quick":
         committed_root = Path(args.committed_results) if args.committed_results else paths.RESULTS
@@ -1070,9 +1097,10 @@ def main(argv=None) -> int:
     differs = [line for o in ordered for line in o.quick_differs]
     if differs:
         print(
-            f"WARNING: {len(differs)} quick-mode claim status(es) differ from the committed full-mode ledger "
-            "(data/results/<key>/claims.json). Quick mode shrinks sizes and repetitions, so its statuses are "
-            "provisional; a full run (python run_all.py --only KEY) decides:",
+            f"WARNING: {len(differs)} quick-mode claim status(es) differ from the committed "
+            "full-mode ledger "
+            "(data/results/<key>/claims.json). Quick mode shrinks sizes and repetitions, so "
+            "its statuses are provisional; a full run (python run_all.py --only KEY) decides:",
             file=sys.stderr,
         )
         for line in differs:
@@ -1100,8 +1128,9 @@ def repeated_keys(keys: list[str]) -> list[str]:
 
 
 def unverifiable_reason(key: str, committed_dir: Path, fresh_data: str) -> str:
-    """Why notebook ``key`` cannot be verified here, or "" when it can: its committed ledger says its results come
-    from real trace data while this run read synthetic stand-ins (the excerpts were not found)."""
+    """Why notebook ``key`` cannot be verified here, or "" when it can: its committed ledger says
+    its results come from real trace data while this run read synthetic stand-ins (the excerpts were
+    not found)."""
     try:
         committed_data = json.loads((committed_dir / "claims.json").read_text()).get("data")
     except (OSError, ValueError):
@@ -1118,8 +1147,10 @@ def unverifiable_reason(key: str, committed_dir: Path, fresh_data: str) -> str:
     ]
     where = ", ".join(str(d) for d in paths.trace_dirs())
     return (
-        f"could not verify: the committed results come from the real trace excerpts, this run found "
-        f"{'none of ' if missing else 'not all of '}them and ran on synthetic stand-ins; needs the real excerpt "
+        "could not verify: the committed results come from the real trace excerpts, this "
+        "run found "
+        f"{'none of ' if missing else 'not all of '}them and ran on synthetic stand-ins; "
+        "needs the real excerpt "
         f"{' and '.join(missing) or 'the notebook reads'} (looked in {where}): fetch with "
         "`python -m fairlib.traces.fetch --notebooks` (or set FAIRLIB_TRACE_DIR) and rerun --verify"
     )
@@ -1128,9 +1159,10 @@ def unverifiable_reason(key: str, committed_dir: Path, fresh_data: str) -> str:
 def report_verification(
     outcomes: list[Outcome], rtol: float | None, atol: float | None, committed: str | None = None
 ) -> str:
-    """Compare the committed ``data/results/<key>/`` with this run's ``build/verify/results/<key>/``; print the
-    report; returns ``"ok"`` (everything matched), ``"differs"`` (a table or claim differs in a notebook that could
-    be verified) or ``"unverifiable"`` (no difference, but some notebooks need the real trace excerpts)."""
+    """Compare the committed ``data/results/<key>/`` with this run's
+    ``build/verify/results/<key>/``; print the report; returns ``"ok"`` (everything matched),
+    ``"differs"`` (a table or claim differs in a notebook that could be verified) or
+    ``"unverifiable"`` (no difference, but some notebooks need the real trace excerpts)."""
     from fairlib import paths
     from fairlib.repro import verify
 
@@ -1181,7 +1213,8 @@ def report_verification(
         return "differs"
     if unverified:
         print(
-            f"verify: could not verify {', '.join(unverified)}: needs the real trace excerpts (`python -m "
+            f"verify: could not verify {', '.join(unverified)}: needs the real trace "
+            "excerpts (`python -m "
             "fairlib.traces.fetch --notebooks`); everything else reproduced"
         )
         return "unverifiable"

@@ -5,11 +5,12 @@
     python -m benchmarks --report        # render docs/performance.md from benchmarks/results/*.json
     python -m benchmarks --list          # the benchmarks there are
 
-Benchmarks are plain modules ``benchmarks/bench_<name>.py`` with a ``main(argv)`` that measures medians of repeated
-runs side by side with their baselines in one process, prints what it measured and returns its speed rows
-(:class:`benchmarks._results.Row`); a module's optional ``context(argv)`` returns record fields it knows better
-than the run itself (the full-run benchmark, which reads the executed notebooks, gives their runs' dates). Each run
-writes ``benchmarks/results/<name>.json`` (machine, date, command, load, rows); raw per-method times also go to
+Benchmarks are plain modules ``benchmarks/bench_<name>.py`` with a ``main(argv)`` that measures
+medians of repeated runs side by side with their baselines in one process, prints what it measured
+and returns its speed rows (:class:`benchmarks._results.Row`); a module's optional ``context(argv)``
+returns record fields it knows better than the run itself (the full-run benchmark, which reads the
+executed notebooks, gives their runs' dates). Each run writes ``benchmarks/results/<name>.json``
+(machine, date, command, load, rows); raw per-method times also go to
 ``build/benchmarks/<name>.csv``.
 """
 
@@ -48,7 +49,8 @@ def main(argv: list[str]) -> int:
         print(f"=== benchmarks.bench_{name}", flush=True)
         module = importlib.import_module(f"benchmarks.bench_{name}")
         _results.run_one(name, module.main, [], context=getattr(module, "context", None))
-        # the page follows every result as it is written: the suite benchmark runs the test that compares them
+        # the page follows every result as it is written: the suite benchmark runs the test that
+        # compares them
         print(f"wrote {_results.report().relative_to(_results.ROOT)}", flush=True)
     return 0
 

@@ -17,10 +17,10 @@ def write_results(name: str, rows: list[dict]) -> Path:
     return path
 
 
-#: appended to the code run by :func:`run_fresh`: the child's own peak resident set size. VmHWM is the high-water
-#: mark of the process's current address space, created afresh at exec; ``ru_maxrss`` is not — on Linux it
-#: carries over from the forked parent, so a child started from a large benchmark process reported the parent's
-#: peak (1.29 GB for a load that peaks at 0.27 GB alone).
+#: appended to the code run by :func:`run_fresh`: the child's own peak resident set size. VmHWM is
+#: the high-water mark of the process's current address space, created afresh at exec; ``ru_maxrss``
+#: is not — on Linux it carries over from the forked parent, so a child started from a large
+#: benchmark process reported the parent's peak (1.29 GB for a load that peaks at 0.27 GB alone).
 _PEAK = """
 import json as _json, resource as _resource
 def _fairlib_peak_gb():
@@ -31,15 +31,17 @@ def _fairlib_peak_gb():
                     return int(line.split()[1]) * 1024 / 1e9
     except OSError:
         pass
-    return _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux; elsewhere approximate
+    return _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1e6  # kB on Linux; elsewhere \
+approximate
 print(_json.dumps({"fairlib_peak_rss_gb": _fairlib_peak_gb()}))
 """
 
 
 def run_fresh(code: str, *, env: dict | None = None, timeout: float | None = None) -> dict:
-    """Run ``code`` in a fresh interpreter (with ``env`` as its environment, if given); returns the JSON objects it
-    printed on its last lines, merged, plus ``peak_rss_gb``: the peak resident set size of that interpreter alone
-    (imports included), never the parent's. Raises ``subprocess.TimeoutExpired`` past ``timeout`` seconds."""
+    """Run ``code`` in a fresh interpreter (with ``env`` as its environment, if given); returns the
+    JSON objects it printed on its last lines, merged, plus ``peak_rss_gb``: the peak resident set
+    size of that interpreter alone (imports included), never the parent's. Raises
+    ``subprocess.TimeoutExpired`` past ``timeout`` seconds."""
     import json
     import subprocess
     import sys

@@ -1,17 +1,20 @@
-"""First call of every public mechanism with an empty numba cache, each in a fresh interpreter, beside the same
-call with the cache warm (issue target: <= 5 s each, <= 20 s for the whole set, on 2 cores).
+"""First call of every public mechanism with an empty numba cache, each in a fresh interpreter,
+beside the same call with the cache warm (issue target: <= 5 s each, <= 20 s for the whole set, on 2
+cores).
 
-A small launcher starts one interpreter per mechanism with ``NUMBA_CACHE_DIR`` pointing at a new empty directory
-(nothing compiled is inherited), times ``import fairlib`` and the first call on a 2-user, 2-server cluster (a
-2-user pool for the pooled mechanisms), then starts a second interpreter on the now-filled directory for the warm
-time. Each mechanism has its own empty directory, so kernels shared between mechanisms are compiled again for each.
-Then one more interpreter on one empty directory calls every mechanism in turn: what a new user waits for the
-whole set (shared kernels compiled once).
+A small launcher starts one interpreter per mechanism with ``NUMBA_CACHE_DIR`` pointing at a new
+empty directory (nothing compiled is inherited), times ``import fairlib`` and the first call on a
+2-user, 2-server cluster (a 2-user pool for the pooled mechanisms), then starts a second interpreter
+on the now-filled directory for the warm time. Each mechanism has its own empty directory, so
+kernels shared between mechanisms are compiled again for each. Then one more interpreter on one
+empty directory calls every mechanism in turn: what a new user waits for the whole set (shared
+kernels compiled once).
 
-Those 2-user problems are below ``fairlib._jit.INTERPRET_AT_MOST`` cells, so their kernels run interpreted and
-nothing is compiled. The same rows are then measured on a problem above it (12 users x 4 servers x 2 resources;
-a 48-user pool; 100 machines for the best response; 48 users' demands for dynamic DRF), whose first call compiles:
-what the first *compiled* call still costs with an empty cache, and why ``make install`` warms the cache.
+Those 2-user problems are below ``fairlib._jit.INTERPRET_AT_MOST`` cells, so their kernels run
+interpreted and nothing is compiled. The same rows are then measured on a problem above it (12 users
+x 4 servers x 2 resources; a 48-user pool; 100 machines for the best response; 48 users' demands for
+dynamic DRF), whose first call compiles: what the first *compiled* call still costs with an empty
+cache, and why ``make install`` warms the cache.
 """
 
 from __future__ import annotations
@@ -62,7 +65,8 @@ print(json.dumps({{"import_s": t1 - t0, "first_call_s": t2 - t1}}))
 
 
 def _launch(names: list[str], cache: str, large: bool) -> dict:
-    """Import time and first-call time of ``names`` (in turn) in a fresh interpreter caching in ``cache``."""
+    """Import time and first-call time of ``names`` (in turn) in a fresh interpreter caching in
+    ``cache``."""
     env = {**os.environ, "NUMBA_CACHE_DIR": cache}
     run = subprocess.run(
         [sys.executable, "-c", first_call_script(names, large)],
@@ -86,7 +90,8 @@ def measure(name: str, large: bool = False) -> dict:
 
 
 def measure_all(names: list[str], large: bool = False) -> dict:
-    """Every mechanism in turn in one fresh interpreter on one empty cache (shared kernels compiled once)."""
+    """Every mechanism in turn in one fresh interpreter on one empty cache (shared kernels compiled
+    once)."""
     with tempfile.TemporaryDirectory() as cache:
         times = _launch(names, cache, large)
     return {
@@ -101,8 +106,8 @@ _PROBLEM = {False: "2 users (interpreted)", True: "12 users x 4 servers (compile
 
 
 def first_call_script(names: list[str], large: bool) -> str:
-    """The script a fresh interpreter runs: import fairlib, then the first call of each of ``names`` in turn
-    (``large``: the compiled problems), printing the two times as JSON on its last line."""
+    """The script a fresh interpreter runs: import fairlib, then the first call of each of ``names``
+    in turn (``large``: the compiled problems), printing the two times as JSON on its last line."""
     return _CALL.format(names=names, large=large)
 
 
@@ -130,18 +135,20 @@ def main(argv: list[str]) -> list[Row]:
         total = sum(r["cold_first_call_s"] for r in block)
         together = measure_all(names, large)
         print(
-            f"  all {len(block)} cold first calls: {total:.2f} s, each in its own process and cache; "
-            f"{together['cold_first_call_s']:.2f} s one after another in one process (target: each <= 5 s, "
-            f"all <= 20 s)",
+            f"  all {len(block)} cold first calls: {total:.2f} s, each in its own process "
+            f"and cache; {together['cold_first_call_s']:.2f} s one after another in one "
+            "process (target: each <= 5 s, all <= 20 s)",
             flush=True,
         )
         rows += block + [together]
         slowest = max(block, key=lambda r: r["cold_first_call_s"])
         problem = _PROBLEM[large]
-        # the compiled rows are reported against their targets but not gated: `make install` compiles every kernel
+        # the compiled rows are reported against their targets but not gated: `make install`
+        # compiles every kernel
         speed += [
             Row(
-                f"cold start, slowest first call with an empty kernel cache, {problem} ({slowest['mechanism']})",
+                f"cold start, slowest first call with an empty kernel cache, {problem} "
+                f"({slowest['mechanism']})",
                 fmt_seconds(slowest["cold_first_call_s"]),
                 f"warm {fmt_seconds(slowest['warm_first_call_s'])}",
                 slowest["cold_first_call_s"],

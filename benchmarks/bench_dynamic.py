@@ -1,11 +1,12 @@
-"""Dynamic DRF: Algorithm 1 per step vs an LP solve and a sort-based water-filling step; all arrivals.
+"""Dynamic DRF: Algorithm 1 per step vs an LP solve and a sort-based water-filling step; all
+arrivals.
 
 Targets (issue: li2019):
 - ``linear`` >= 100x faster per step than ``lp`` at k = 1,000;
 - ``linear`` >= 5x faster per step than a sort-based water-filling at k = 10^4;
 - all 10^5 arrivals in under a minute on 2 cores with O(n m) memory.
-Kernels are timed directly (no input validation); medians, side by side in this run. ``linear`` keeps
-Algorithm 1's sums as prefix sums across steps (timed over a block of consecutive steps);
+Kernels are timed directly (no input validation); medians, side by side in this run. ``linear``
+keeps Algorithm 1's sums as prefix sums across steps (timed over a block of consecutive steps);
 ``linear_rescan`` is the printed O(k m) loops, reported alongside.
 """
 
@@ -33,14 +34,14 @@ def main(argv=None) -> list[Row]:
     )
     piv = steps.pivot(index="k", columns="method", values="seconds")
     print(
-        f"k=1000: lp / linear = {piv.loc[1000, 'lp'] / piv.loc[1000, 'linear']:.0f}x (target >= 100); "
-        f"linear {piv.loc[1000, 'linear'] * 1e6:.1f} us/step"
+        f"k=1000: lp / linear = {piv.loc[1000, 'lp'] / piv.loc[1000, 'linear']:.0f}x (target "
+        f">= 100); linear {piv.loc[1000, 'linear'] * 1e6:.1f} us/step"
     )
     ratio = piv.loc[10_000, "sorted_waterfill"] / piv.loc[10_000, "linear"]
     rescan = piv.loc[10_000, "sorted_waterfill"] / piv.loc[10_000, "linear_rescan"]
     print(
-        f"k=10^4: sort-based water-filling / linear = {ratio:.0f}x (target >= 5); with the printed O(k) "
-        f"rescans {rescan:.2f}x; event-driven water-filling amortised "
+        f"k=10^4: sort-based water-filling / linear = {ratio:.0f}x (target >= 5); with the "
+        f"printed O(k) rescans {rescan:.2f}x; event-driven water-filling amortised "
         f"{piv.loc[10_000, 'waterfill'] * 1e9:.0f} ns/step"
     )
     lin1, lin4 = piv.loc[1000, "linear"], piv.loc[10_000, "linear"]

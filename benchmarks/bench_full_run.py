@@ -1,17 +1,20 @@
-"""A full rerun: the wall time of every notebook's last full-mode run and of its longest cell, as ``make`` runs them.
+"""A full rerun: the wall time of every notebook's last full-mode run and of its longest cell, as
+``make`` runs them.
 
-Nothing is re-executed: the rows are read from the papermill metadata of the executed notebooks (``executed/*.ipynb``,
-or ``$FAIRLIB_OUTPUT_DIR/executed``; ``--executed DIR`` reads another folder): each notebook's
-``metadata.papermill.duration``, ``start_time`` and ``end_time`` (:func:`fairlib.repro.landing.notebook_durations`,
-:func:`fairlib.repro.landing.notebook_spans`) and each code cell's duration
-(:func:`fairlib.repro.landing.cell_durations`). ``make`` runs the notebooks side by side (``run_all.py --jobs``), so the
-wall time is the time their runs cover, overlaps counted once (:func:`fairlib.repro.landing.wall_seconds`); notebooks
-rerun apart add up. Installation aside.
+Nothing is re-executed: the rows are read from the papermill metadata of the executed notebooks
+(``executed/*.ipynb``, or ``$FAIRLIB_OUTPUT_DIR/executed``; ``--executed DIR`` reads another
+folder): each notebook's ``metadata.papermill.duration``, ``start_time`` and ``end_time``
+(:func:`fairlib.repro.landing.notebook_durations`, :func:`fairlib.repro.landing.notebook_spans`) and
+each code cell's duration (:func:`fairlib.repro.landing.cell_durations`). ``make`` runs the
+notebooks side by side (``run_all.py --jobs``), so the wall time is the time their runs cover,
+overlaps counted once (:func:`fairlib.repro.landing.wall_seconds`); notebooks rerun apart add up.
+Installation aside.
 
-Targets (on 2 cores, no result cached across runs): the whole full-mode reproduction in at most 30 minutes, no cell
-over 4 minutes. Reported: each notebook's minutes and its longest cell. The results file's date is the span of the
-runs' end dates and its machine what the notebooks record of theirs (processor, cores, the kernel's Python
-version); the README's ``make`` line is rendered from this file (``python -m fairlib.repro.landing``).
+Targets (on 2 cores, no result cached across runs): the whole full-mode reproduction in at most 30
+minutes, no cell over 4 minutes. Reported: each notebook's minutes and its longest cell. The results
+file's date is the span of the runs' end dates and its machine what the notebooks record of theirs
+(processor, cores, the kernel's Python version); the README's ``make`` line is rendered from this
+file (``python -m fairlib.repro.landing``).
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ def _executed(argv: list[str]) -> Path:
 
 
 def rows(executed: Path | None = None) -> list[Row]:
-    """The full-run rows of the executed notebooks in ``executed`` (default: :func:`fairlib.paths.executed_dir`)."""
+    """The full-run rows of the executed notebooks in ``executed`` (default:
+    :func:`fairlib.paths.executed_dir`)."""
     executed = Path(executed or paths.executed_dir())
     durations = landing.notebook_durations(executed)
     if not durations:
@@ -66,12 +70,15 @@ def rows(executed: Path | None = None) -> list[Row]:
         Row(
             landing.FULL_RUN_TOTAL,
             minutes(total),
-            f"{len(durations)} notebooks' papermill runs, from start to end, time side by side counted once",
+            f"{len(durations)} notebooks' papermill runs, from start to end, time side by "
+            "side counted once",
             total / 60,
             "min",
             f"<= {TOTAL_TARGET}",
-            note=f"read from the executed notebooks' metadata (nothing re-executed): {minutes(busy)} of notebook time "
-            f"in all, {minutes(total)} of wall time (run_all.py runs notebooks side by side); the target is the "
+            note="read from the executed notebooks' metadata (nothing re-executed): "
+            f"{minutes(busy)} of notebook time "
+            f"in all, {minutes(total)} of wall time (run_all.py runs notebooks side by "
+            "side); the target is the "
             "whole full-mode reproduction on 2 cores with no result cached across runs",
         ),
         Row(
@@ -109,7 +116,8 @@ def runs_span(executed: Path | None = None) -> str:
 
 
 def _pythons(executed: Path) -> list[str]:
-    """The Python versions the executed notebooks' kernels report (``metadata.language_info.version``)."""
+    """The Python versions the executed notebooks' kernels report
+    (``metadata.language_info.version``)."""
     import json
 
     found = {
@@ -123,7 +131,8 @@ def _pythons(executed: Path) -> list[str]:
 
 
 def _machines(executed: Path) -> tuple[str, str]:
-    """The processors and core counts the executed notebooks record (``metadata.fairlib.machine``), each joined."""
+    """The processors and core counts the executed notebooks record (``metadata.fairlib.machine``),
+    each joined."""
     import json
 
     cpus, cores = set(), set()
@@ -140,9 +149,9 @@ def _machines(executed: Path) -> tuple[str, str]:
 
 
 def context(argv=None) -> dict:
-    """What the results file says instead of this process's run: the date is the span of the notebooks' runs, and
-    the machine and versions are theirs as the notebooks record them (processor and cores in
-    ``metadata.fairlib.machine``, the kernel's Python version)."""
+    """What the results file says instead of this process's run: the date is the span of the
+    notebooks' runs, and the machine and versions are theirs as the notebooks record them (processor
+    and cores in ``metadata.fairlib.machine``, the kernel's Python version)."""
     executed = _executed(list(argv or []))
     cpu, cores = _machines(executed)
     return {

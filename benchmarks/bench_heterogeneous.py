@@ -1,16 +1,17 @@
 """Heterogeneous servers: PS-DSF, DRFH, TSF and PF-VDS(α=1) against generic solvers.
 
-Targets (issue: khamseashari2018 part 1), at 1,000 users x 100 servers x 3 resources, ~70% eligible pairs:
-- PS-DSF, DRFH and TSF >= 100x faster than a HiGHS max-min LP formulation;
+Targets (issue: khamseashari2018 part 1), at 1,000 users x 100 servers x 3 resources, ~70% eligible
+pairs: - PS-DSF, DRFH and TSF >= 100x faster than a HiGHS max-min LP formulation;
 - PF-VDS(α=1) >= 20x faster than Clarabel (through cvxpy) with objective within 1e-6 relative.
-Default size is the target size (``python -m benchmarks.bench_heterogeneous USERS SERVERS`` for another).
-PF-VDS(1) is timed through the public ``pfvds`` (interior point + its best-response polish) and the interior
-point alone. DRFH and TSF are timed as ``drfh``/``tsf`` (the structured interior point, default) against the
-same mechanisms with ``method="highs"`` (HiGHS on the full LP: the "HiGHS max-min LP formulation"), with the
-levels compared. PS-DSF has no LP formulation (Definition 4 is an equilibrium): ``psdsf`` (the smoothed
-market, default) is timed against DRFH's HiGHS LP, the issue's "HiGHS max-min LP" baseline, and against our
-fixed-point iteration, with Definition 4 checked on its allocation. Medians of ``REPEATS`` runs for our
-methods, one run of each generic solver and of the fixed point, side by side.
+Default size is the target size (``python -m benchmarks.bench_heterogeneous USERS SERVERS`` for
+another). PF-VDS(1) is timed through the public ``pfvds`` (interior point + its best-response
+polish) and the interior point alone. DRFH and TSF are timed as ``drfh``/``tsf`` (the structured
+interior point, default) against the same mechanisms with ``method="highs"`` (HiGHS on the full LP:
+the "HiGHS max-min LP formulation"), with the levels compared. PS-DSF has no LP formulation
+(Definition 4 is an equilibrium): ``psdsf`` (the smoothed market, default) is timed against DRFH's
+HiGHS LP, the issue's "HiGHS max-min LP" baseline, and against our fixed-point iteration, with
+Definition 4 checked on its allocation. Medians of ``REPEATS`` runs for our methods, one run of each
+generic solver and of the fixed point, side by side.
 """
 
 from __future__ import annotations
@@ -69,7 +70,8 @@ def main(argv=None) -> list[Row]:
     ps, t_ps = _timed(lambda: psdsf(cluster), REPEATS)
     fixed, t_fixed = _timed(lambda: psdsf(cluster, method="fixed_point"))
     print(
-        f"{n_users} users x {n_servers} servers x 3 resources, {cluster.eligible.mean():.0%} eligible pairs"
+        f"{n_users} users x {n_servers} servers x 3 resources, {cluster.eligible.mean():.0%} "
+        "eligible pairs"
     )
     lp_times = {}
     size = f"{n_users:,} users × {n_servers} servers × 3 resources"
@@ -83,10 +85,12 @@ def main(argv=None) -> list[Row]:
         gap = float(np.max(np.abs(q * ours.totals - q * ref.totals) / (q * ref.totals)))
         lp_times[name] = t_lp
         print(
-            f"{name.upper()}: interior point {t_ours * 1e3:.0f} ms ({ours.diagnostics['rounds']} round(s), "
-            f"{ours.diagnostics['iterations']} iterations, {ours.diagnostics['highs_fallbacks']} HiGHS fallbacks) "
-            f"vs HiGHS LP {t_lp:.2f} s ({ref.diagnostics['lps']} LP(s)): HiGHS / ours = {t_lp / t_ours:.0f}x "
-            f"(target >= 100); largest level difference {gap:.1e} relative"
+            f"{name.upper()}: interior point {t_ours * 1e3:.0f} ms "
+            f"({ours.diagnostics['rounds']} round(s), {ours.diagnostics['iterations']} "
+            f"iterations, {ours.diagnostics['highs_fallbacks']} HiGHS fallbacks) vs HiGHS LP "
+            f"{t_lp:.2f} s ({ref.diagnostics['lps']} LP(s)): HiGHS / ours = "
+            f"{t_lp / t_ours:.0f}x (target >= 100); largest level difference {gap:.1e} "
+            "relative"
         )
         speed.append(
             Row(
@@ -96,7 +100,8 @@ def main(argv=None) -> list[Row]:
                 t_lp / t_ours,
                 "×",
                 ">= 100",
-                note=f"{ours.diagnostics['iterations']} iterations; largest level difference {gap:.1e}",
+                note=f"{ours.diagnostics['iterations']} iterations; largest level difference "
+                f"{gap:.1e}",
             )
         )
         rows += [
@@ -106,10 +111,12 @@ def main(argv=None) -> list[Row]:
     d = ps.diagnostics
     definition4 = psdsf_violation(cluster, ps.tasks, tol=1e-8)
     print(
-        f"PS-DSF: market {t_ps * 1e3:.0f} ms ({d['method']}: {d.get('newton_iterations')} Newton steps, "
-        f"{d.get('stages')} stages; Definition 4 at 1e-8: {definition4['holds']}) vs fixed point {t_fixed:.2f} s "
-        f"({fixed.diagnostics['sweeps']} sweeps, converged {fixed.diagnostics['converged']}): HiGHS max-min LP "
-        f"(DRFH) / PS-DSF = {lp_times['drfh'] / t_ps:.0f}x (target >= 100); fixed point / market = "
+        f"PS-DSF: market {t_ps * 1e3:.0f} ms ({d['method']}: {d.get('newton_iterations')} "
+        f"Newton steps, {d.get('stages')} stages; Definition 4 at 1e-8: "
+        f"{definition4['holds']}) vs fixed point {t_fixed:.2f} s "
+        f"({fixed.diagnostics['sweeps']} sweeps, converged "
+        f"{fixed.diagnostics['converged']}): HiGHS max-min LP (DRFH) / PS-DSF = "
+        f"{lp_times['drfh'] / t_ps:.0f}x (target >= 100); fixed point / market = "
         f"{t_fixed / t_ps:.0f}x"
     )
     speed.append(
@@ -142,15 +149,17 @@ def main(argv=None) -> list[Row]:
         gap = (f_ref - proportional_fair_objective(cluster, pf.tasks)) / abs(f_ref)
         print(
             f"PF-VDS(1) pfvds() {t_pf:.2f} s (interior point {pf.diagnostics['stages']} + "
-            f"{pf.diagnostics['sweeps']} best-response sweeps; interior point alone {t_ip:.2f} s) vs Clarabel "
-            f"{t_cl:.2f} s: Clarabel / pfvds() = {t_cl / t_pf:.1f}x, Clarabel / interior point = {t_cl / t_ip:.1f}x "
-            f"(target >= 20); objective shortfall vs Clarabel {gap:.1e} relative (target <= 1e-6; negative = "
-            f"ours higher); Clarabel feasible: {cluster.feasible(ref, tol=1e-7)}"
+            f"{pf.diagnostics['sweeps']} best-response sweeps; interior point alone "
+            f"{t_ip:.2f} s) vs Clarabel {t_cl:.2f} s: Clarabel / pfvds() = "
+            f"{t_cl / t_pf:.1f}x, Clarabel / interior point = {t_cl / t_ip:.1f}x (target >= "
+            f"20); objective shortfall vs Clarabel {gap:.1e} relative (target <= 1e-6; "
+            f"negative = ours higher); Clarabel feasible: {cluster.feasible(ref, tol=1e-7)}"
         )
         rows.append({"method": "clarabel_pf", "seconds": t_cl})
         speed += [
             Row(
-                f"PF-VDS(1) (`pfvds`: interior point + Nash-residual check) vs Clarabel through cvxpy, {size}",
+                "PF-VDS(1) (`pfvds`: interior point + Nash-residual check) vs Clarabel "
+                f"through cvxpy, {size}",
                 fmt_seconds(t_pf),
                 f"Clarabel {fmt_seconds(t_cl)}",
                 t_cl / t_pf,
@@ -158,7 +167,8 @@ def main(argv=None) -> list[Row]:
                 ">= 20",
             ),
             Row(
-                f"PF-VDS(1): objective shortfall relative to Clarabel's (negative: ours higher), {size}",
+                "PF-VDS(1): objective shortfall relative to Clarabel's (negative: ours "
+                f"higher), {size}",
                 f"{gap:.1e}",
                 "Clarabel's objective",
                 gap,

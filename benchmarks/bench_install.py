@@ -1,13 +1,16 @@
-"""``make install`` on a fresh clone, and what an edit costs the kernel cache afterwards (targets: install <= 3 min
-on 2 cores; reloading every kernel after editing a driver within 1.2x of reloading it with nothing edited).
+"""``make install`` on a fresh clone, and what an edit costs the kernel cache afterwards (targets:
+install <= 3 min on 2 cores; reloading every kernel after editing a driver within 1.2x of reloading
+it with nothing edited).
 
-1. **Install**: ``git clone`` of this checkout's committed tree into a temporary folder, then ``make install`` there
-   (a new ``.venv``, the pinned packages from the package registry with pip's own download cache as this machine
-   has it, the Jupyter kernel, and ``python -m fairlib.repro.warm --jobs 2`` compiling every kernel into the clone's
-   empty cache: nothing of this checkout's environment is passed on). Wall time of the whole command.
-2. **Edits**: in that clone, ``python -m fairlib.repro.warm --jobs 2`` again with nothing edited (every kernel loads
-   from the cache), after appending a comment to an experiment driver (``fairlib/repro/experiments/dynamic_drf.py``: no
-   kernel module's key changes, nothing recompiles) and after appending one to a kernel module
+1. **Install**: ``git clone`` of this checkout's committed tree into a temporary folder, then ``make
+   install`` there (a new ``.venv``, the pinned packages from the package registry with pip's own
+   download cache as this machine has it, the Jupyter kernel, and ``python -m fairlib.repro.warm
+   --jobs 2`` compiling every kernel into the clone's empty cache: nothing of this checkout's
+   environment is passed on). Wall time of the whole command.
+2. **Edits**: in that clone, ``python -m fairlib.repro.warm --jobs 2`` again with nothing edited
+   (every kernel loads from the cache), after appending a comment to an experiment driver
+   (``fairlib/repro/experiments/dynamic_drf.py``: no kernel module's key changes, nothing
+   recompiles) and after appending one to a kernel module
    (``fairlib/multires/psdsf/_fixed_point.py``: its kernels and those of the modules importing it
    recompile, no other). Each a fresh process; the medians of ``--repeat`` runs (default 3) for the
    first two.
@@ -29,9 +32,9 @@ EDIT_RATIO_TARGET = 1.2
 
 
 def _fresh_env() -> dict:
-    """This process's environment without what would reach into this checkout: its numba cache (fairlib's cache
-    keys name the sources, so a clone would load this checkout's compiled kernels), numba's locator setting, the
-    module path and fairlib's own variables."""
+    """This process's environment without what would reach into this checkout: its numba cache
+    (fairlib's cache keys name the sources, so a clone would load this checkout's compiled kernels),
+    numba's locator setting, the module path and fairlib's own variables."""
     import os
 
     return {
@@ -78,8 +81,11 @@ def main(argv: list[str]) -> list[Row]:
         kernel = _timed(warm, clone)
     ratio = driver / unchanged
     print(
-        f"every kernel reloaded: {unchanged:.1f} s with nothing edited, {driver:.1f} s after editing a driver "
-        f"({ratio:.2f}x), {kernel:.1f} s after editing multires/psdsf/_fixed_point.py",
+        f"every kernel reloaded: {unchanged:.1f} s with nothing edited, {driver:.1f} s after "
+        "editing a "
+        "driver "
+        f"({ratio:.2f}x), {kernel:.1f} s after editing "
+        "multires/psdsf/_fixed_point.py",
         flush=True,
     )
     return [

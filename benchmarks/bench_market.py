@@ -1,10 +1,12 @@
-"""Bidding game: closed-form best response vs a vectorised NumPy version and SLSQP; one dynamics iteration.
+"""Bidding game: closed-form best response vs a vectorised NumPy version and SLSQP; one dynamics
+iteration.
 
 Targets (issue: feldman2005):
 - ``best_response`` >= 1000x faster than SLSQP and >= 10x faster than vectorised NumPy at n = 1000
   machines, and no generic solver (SLSQP) better than its utility by more than 1e-9;
 - one best-response iteration for 150 users x 100 machines under 1 ms.
-SLSQP at n = 1000 takes minutes, so it is timed once; the rest are medians, side by side in this run.
+SLSQP at n = 1000 takes minutes, so it is timed once; the rest are medians, side by side in this
+run.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ def main(argv=None) -> list[Row]:
     x_slsqp = best_response_slsqp(w, y, 1.0)
     t_slsqp = time.perf_counter() - t0
     x_ours = market.best_response(w, y, 1.0)
-    # SLSQP meets sum x = X only to its tolerance; overspending buys it λ·excess of utility, so both are compared on
-    # the budget (bids scaled to sum to X) and the raw gap and SLSQP's overspend are reported too
+    # SLSQP meets sum x = X only to its tolerance; overspending buys it λ·excess of utility, so
+    # both are compared on the budget (bids scaled to sum to X) and the raw gap and SLSQP's
+    # overspend are reported too
     ours = market.utility(w, x_ours / x_ours.sum(), y)
     slsqp_ahead = market.utility(w, x_slsqp / x_slsqp.sum(), y) - ours
     gap = -slsqp_ahead
@@ -39,10 +42,11 @@ def main(argv=None) -> list[Row]:
         np.abs(x_ours - best_response_numpy(w, y, 1.0)).max()
     )  # budget 1: relative to it
     print(
-        f"n=1000: SLSQP / best_response = {t_slsqp / t_fast:,.0f}x (target >= 1000; SLSQP {t_slsqp:.0f} s, one run); "
-        f"NumPy / best_response = {t_numpy / t_fast:.1f}x (target >= 10); our utility minus SLSQP's on the budget "
-        f"= {gap:.1e} (target: SLSQP not better than ours by more than 1e-9; raw {raw_gap:.1e} with SLSQP "
-        f"spending {x_slsqp.sum() - 1:+.1e} over)"
+        f"n=1000: SLSQP / best_response = {t_slsqp / t_fast:,.0f}x (target >= 1000; SLSQP "
+        f"{t_slsqp:.0f} s, one run); NumPy / best_response = {t_numpy / t_fast:.1f}x (target "
+        f">= 10); our utility minus SLSQP's on the budget = {gap:.1e} (target: SLSQP not "
+        f"better than ours by more than 1e-9; raw {raw_gap:.1e} with SLSQP spending "
+        f"{x_slsqp.sum() - 1:+.1e} over)"
     )
     game = market.Game(market.uniform_preferences(1, 150, 100), reserve=1e-6)
     market.run_dynamics(game, max_iter=1, stop_at_convergence=False)
@@ -53,8 +57,9 @@ def main(argv=None) -> list[Row]:
         lambda: market.run_dynamics(game, max_iter=11, stop_at_convergence=False), repeat=5
     )
     print(
-        f"one best-response iteration, 150 users x 100 machines: {(t_ten - t_one) / 10 * 1e3:.2f} ms "
-        f"(target < 1 ms; {t_one * 1e3:.2f} ms including set-up)"
+        "one best-response iteration, 150 users x 100 machines: "
+        f"{(t_ten - t_one) / 10 * 1e3:.2f} ms (target < 1 ms; {t_one * 1e3:.2f} ms including "
+        "set-up)"
     )
     rows = [
         {"case": "best response n=1000", "method": k, "seconds": v}
@@ -81,9 +86,10 @@ def main(argv=None) -> list[Row]:
             slsqp_ahead,
             "",
             "<= 1e-09",
-            note="one-sided: the closed form is the exact optimum (EC'05 §4.1), so the row fails only if a generic "
-            "solver finds bids better than ours by more than 1e-9; SLSQP stopping short of the optimum "
-            "(a negative value) is its tolerance, not a disagreement",
+            note="one-sided: the closed form is the exact optimum (EC'05 §4.1), so the row fails "
+            "only if a generic solver finds bids better than ours by more than 1e-9; SLSQP "
+            "stopping short of the optimum (a negative value) is its tolerance, not a "
+            "disagreement",
         ),
         Row(
             "closed-form best response vs the vectorised NumPy closed form, n = 1,000",
@@ -94,8 +100,8 @@ def main(argv=None) -> list[Row]:
             ">= 10",
         ),
         Row(
-            "closed-form best response: largest bid difference from the NumPy closed form (sorted), relative to "
-            "the budget, n = 1,000",
+            "closed-form best response: largest bid difference from the NumPy closed form "
+            "(sorted), relative to the budget, n = 1,000",
             f"{bid_gap:.1e}",
             "the same closed form, another order of operations",
             bid_gap,

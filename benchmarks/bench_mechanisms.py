@@ -1,10 +1,12 @@
-"""Every registered mechanism (``fairlib.mechanisms``), timed side by side on one pool and one cluster.
+"""Every registered mechanism (``fairlib.mechanisms``), timed side by side on one pool and one
+cluster.
 
-Each run of every registered mechanism (variants included) is timed on the same instances: pooled mechanisms
-on a single pool, every mechanism that takes a cluster on a heterogeneous cluster with placement constraints.
-Reported as ratios to one baseline per instance (EDRF on the pool, DRFH on the cluster), medians of
-``REPEATS`` runs after one compiling call. A newly registered mechanism appears here with no edit.
-``python -m benchmarks.bench_mechanisms [USERS SERVERS]`` (default 2,000 pool users; 300 users x 30 servers).
+Each run of every registered mechanism (variants included) is timed on the same instances: pooled
+mechanisms on a single pool, every mechanism that takes a cluster on a heterogeneous cluster with
+placement constraints. Reported as ratios to one baseline per instance (EDRF on the pool, DRFH on
+the cluster), medians of ``REPEATS`` runs after one compiling call. A newly registered mechanism
+appears here with no edit. ``python -m benchmarks.bench_mechanisms [USERS SERVERS]`` (default 2,000
+pool users; 300 users x 30 servers).
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ BASELINES = {"pool": "edrf", "cluster": "drfh"}
 def cases(
     pool_users: int = 2000, users: int = 300, servers: int = 30, rng=0
 ) -> list[tuple[str, str, object]]:
-    """(instance kind, run name, instance) for every registered run: pooled mechanisms on the pool, the
-    multi-server ones on the pool and on the cluster."""
+    """(instance kind, run name, instance) for every registered run: pooled mechanisms on the pool,
+    the multi-server ones on the pool and on the cluster."""
     rng = np.random.default_rng(rng)
     pool = random_pool(rng, pool_users, 3)
     cluster = random_cluster(rng, users, servers, 3)
@@ -65,7 +67,8 @@ def main(argv: list[str]) -> list[Row]:
     write_results("mechanisms", rows)
     return [
         Row(
-            f"`{r['mechanism']}` on a {r['users']:,}-user {'pool' if r['instance'] == 'pool' else 'cluster'}"
+            f"`{r['mechanism']}` on a {r['users']:,}-user "
+            f"{'pool' if r['instance'] == 'pool' else 'cluster'}"
             + ("" if r["instance"] == "pool" else f" × {r['servers']} servers"),
             fmt_seconds(r["median_s"]),
             BASELINES[r["instance"]],

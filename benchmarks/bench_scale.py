@@ -1,21 +1,22 @@
-"""Cluster scale: DRFH, TSF, PS-DSF and PF-VDS(α=1) from ~10⁴ to ~10⁷ eligible (user, server) pairs, on 1 and 2
-threads.
+"""Cluster scale: DRFH, TSF, PS-DSF and PF-VDS(α=1) from ~10⁴ to ~10⁷ eligible (user, server)
+pairs, on 1 and 2 threads.
 
-Each measurement runs in a fresh interpreter with ``NUMBA_NUM_THREADS`` set (numba reads it once, at import), the
-kernels already in the keyed cache (``make install`` warms them) and one call on a small cluster of the same shape
-first, so the time is the solve's own. Reported per mechanism, size and thread count: the time (median of
-``REPEATS`` calls below a second, else one call), the solver's iterations and the process's own peak resident memory
-(VmHWM, imports and the cluster included). From those: the fitted exponent of time against pairs from 10⁵ to 10⁷
-pairs, the 1 → 2 thread speed-up, and HiGHS (DRFH's LP, ``method="highs"``) at the largest size it finishes within
+Each measurement runs in a fresh interpreter with ``NUMBA_NUM_THREADS`` set (numba reads it once, at
+import), the kernels already in the keyed cache (``make install`` warms them) and one call on a
+small cluster of the same shape first, so the time is the solve's own. Reported per mechanism, size
+and thread count: the time (median of ``REPEATS`` calls below a second, else one call), the solver's
+iterations and the process's own peak resident memory (VmHWM, imports and the cluster included).
+From those: the fitted exponent of time against pairs from 10⁵ to 10⁷ pairs, the 1 → 2 thread
+speed-up, and HiGHS (DRFH's LP, ``method="highs"``) at the largest size it finishes within
 ``HIGHS_LIMIT`` seconds, for the ratio.
 
-Targets (on 2 cores, at 10⁴ users × 10³ servers × 3 resources), for DRFH, TSF and PS-DSF: peak memory at most
-:data:`MEMORY_GB`, and the 2-thread time no more than :data:`REGRESSION` times the committed result's
-(``benchmarks/results/scale.json`` at git's HEAD, read before the run replaces it). The time, the 1 → 2 thread
-speed-up and the exponent are reported: at this size the normal equations' users × rows² product runs at the BLAS
-peak (``docs/scale.md``; the solver-profile benchmark gives the shares). PF-VDS(1) is reported.
-``python -m benchmarks.bench_scale --sizes 1000x100,3000x300`` measures other sizes; :func:`restate` applies these
-targets to a stored run.
+Targets (on 2 cores, at 10⁴ users × 10³ servers × 3 resources), for DRFH, TSF and PS-DSF: peak
+memory at most :data:`MEMORY_GB`, and the 2-thread time no more than :data:`REGRESSION` times the
+committed result's (``benchmarks/results/scale.json`` at git's HEAD, read before the run replaces
+it). The time, the 1 → 2 thread speed-up and the exponent are reported: at this size the normal
+equations' users × rows² product runs at the BLAS peak (``docs/scale.md``; the solver-profile
+benchmark gives the shares). PF-VDS(1) is reported. ``python -m benchmarks.bench_scale --sizes
+1000x100,3000x300`` measures other sizes; :func:`restate` applies these targets to a stored run.
 """
 
 from __future__ import annotations
@@ -47,10 +48,12 @@ MEMORY_GB = 4.0  # the process's peak resident memory at the largest size, GB
 REGRESSION = (
     1.2  # the 2-thread time at the largest size against the committed result's, at most this factor
 )
-#: where the time, speed-up and exponent rows are explained (linked from the performance page's notes)
+#: where the time, speed-up and exponent rows are explained (linked from the performance page's
+#: notes)
 WHY_REPORTED = (
     "time, 1 → 2 thread speed-up and exponent are reported, not gated: at this size the normal "
-    "equations' users × rows² product runs at the BLAS peak ([scale.md](scale.md)); gated: peak memory "
+    "equations' users × rows² product runs at the BLAS peak ([scale.md](scale.md)); gated: "
+    "peak memory "
     f"≤ {MEMORY_GB:g} GB and the 2-thread time within {REGRESSION:g}× of the committed result"
 )
 COMMITTED = "benchmarks/results/scale.json"
@@ -85,8 +88,8 @@ def _fresh(
     call: str, users: int, servers: int, threads: int, timeout: float | None = None
 ) -> dict | None:
     """One measurement in a fresh interpreter; None if it ran past ``timeout`` seconds."""
-    # the warm-up cluster has the same side of the serial/parallel switch as the measured one, so both kernels
-    # it will use are loaded before the clock starts
+    # the warm-up cluster has the same side of the serial/parallel switch as the measured one, so
+    # both kernels it will use are loaded before the clock starts
     warm_users, warm_servers = (users, servers) if users * servers <= 100_000 else (500, 100)
     code = _CODE.format(
         call=call,
@@ -133,8 +136,9 @@ def main(argv=None) -> list[Row]:
                     {"mechanism": name, "users": users, "servers": servers, "threads": threads, **r}
                 )
                 print(
-                    f"{name:10s} {users:>6}x{servers:<5} {r['pairs']:>9,} pairs  {threads} thread(s): "
-                    f"{fmt_seconds(r['seconds'])}, {r['iterations']} iterations, peak {r['peak_rss_gb']:.2f} GB",
+                    f"{name:10s} {users:>6}x{servers:<5} {r['pairs']:>9,} pairs  {threads} "
+                    f"thread(s): {fmt_seconds(r['seconds'])}, {r['iterations']} iterations, "
+                    f"peak {r['peak_rss_gb']:.2f} GB",
                     flush=True,
                 )
     largest = sizes[-1]
@@ -215,8 +219,8 @@ def main(argv=None) -> list[Row]:
 
 
 def committed_results() -> dict | None:
-    """The results a run is held against: ``benchmarks/results/scale.json`` as committed (git's HEAD), else the
-    file on disk, else None (no regression rows)."""
+    """The results a run is held against: ``benchmarks/results/scale.json`` as committed (git's
+    HEAD), else the file on disk, else None (no regression rows)."""
     try:
         out = subprocess.run(
             ["git", "show", f"HEAD:{COMMITTED}"],
@@ -232,8 +236,8 @@ def committed_results() -> dict | None:
 
 
 def row_kind(row: str) -> tuple[str, str]:
-    """(mechanism, kind) of a scale row by its name; kind is one of time, speedup, memory, exponent, regression,
-    highs."""
+    """(mechanism, kind) of a scale row by its name; kind is one of time, speedup, memory, exponent,
+    regression, highs."""
     if row.startswith("DRFH vs HiGHS"):
         return "DRFH", "highs"
     for name in MECHANISMS:
@@ -259,8 +263,9 @@ def target(row: str) -> str:
 
 
 def apply_targets(rows: list[Row], committed: dict | None) -> list[Row]:
-    """``rows`` with the targets of :func:`target`, and, after each gated mechanism's memory row, its 2-thread time
-    at the largest size against the ``committed`` run's row of the same name (none where it has no such row)."""
+    """``rows`` with the targets of :func:`target`, and, after each gated mechanism's memory row,
+    its 2-thread time at the largest size against the ``committed`` run's row of the same name (none
+    where it has no such row)."""
     before = {r["row"]: r for r in (committed or {}).get("rows", [])}
     times = {row_kind(r.row)[0]: r for r in rows if row_kind(r.row)[1] == "time"}
     out = []
@@ -288,7 +293,8 @@ def apply_targets(rows: list[Row], committed: dict | None) -> list[Row]:
 
 
 def restate(record: dict, committed: dict | None) -> list[Row]:
-    """A stored run's rows (a results file's ``record``) under the current targets, held against ``committed``."""
+    """A stored run's rows (a results file's ``record``) under the current targets, held against
+    ``committed``."""
     return apply_targets([Row(**r) for r in record["rows"]], committed)
 
 
@@ -302,9 +308,9 @@ def _verdict(rows: list[Row]) -> str:
 
 
 def doc_block(record: dict) -> str:
-    """The largest size's rows as docs/scale.md states them (``<!-- BEGIN bench:scale -->``): times and speed-ups
-    reported, peak memory and the time against the committed result with their targets, from the committed
-    results."""
+    """The largest size's rows as docs/scale.md states them (``<!-- BEGIN bench:scale -->``): times
+    and speed-ups reported, peak memory and the time against the committed result with their
+    targets, from the committed results."""
     kinds: dict[str, list[Row]] = {}
     for r in record["rows"]:
         kinds.setdefault(row_kind(r.row)[1], []).append(r)
@@ -314,16 +320,16 @@ def doc_block(record: dict) -> str:
     speedups = _listed([f"{r.value:.2f}×" for r in kinds["speedup"]])
     gated = [r for r in kinds["memory"] if r.target]
     text = (
-        f"At {size} on 2 threads (reported): {times}; from one thread to two {speedups}, in that order. Peak "
-        f"memory of {_listed([row_kind(r.row)[0] for r in gated])}: {_listed([r.ours for r in gated])} "
-        f"(target ≤ {MEMORY_GB:g} GB: {_verdict(gated)})"
+        f"At {size} on 2 threads (reported): {times}; from one thread to two {speedups}, in "
+        f"that order. Peak memory of {_listed([row_kind(r.row)[0] for r in gated])}: "
+        f"{_listed([r.ours for r in gated])} (target ≤ {MEMORY_GB:g} GB: {_verdict(gated)})"
     )
     regression = kinds.get("regression", [])
     if regression:
         ratios = _listed([f"{r.value:.2f}×" for r in regression])
         text += (
-            f"; their 2-thread time against the committed result {ratios} (target ≤ {REGRESSION:g}×: "
-            f"{_verdict(regression)})"
+            f"; their 2-thread time against the committed result {ratios} (target ≤ "
+            f"{REGRESSION:g}×: {_verdict(regression)})"
         )
     return item(text + f". From `{record['command']}`, {record['date']}.")
 

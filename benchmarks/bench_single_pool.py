@@ -4,14 +4,14 @@ Targets (issue: metin2025):
 - progressive filling >= 20x faster than pure-Python heapq and >= 50x faster than the argmin loop
   at n = 10^4 users, m = 10 resources (literal stop rule for all three);
 - EDRF and PDRF at n = 10^6, m = 10 within 3x of ``demands.sum(axis=0)``;
-- (issue #20, reported without a target of its own) the production schedulers' tie rules at n = 10^5, m = 10
-  against ``lowest_index`` in the same run, and continuing from a start allocation (half of the run's tasks) against
-  filling from zero;
-- (issue #20) pooled DRF with quotas inside a two-level hierarchy (316 queues of about 316 users; every user
-  guaranteed half and limited to four times an equal split of every resource, as YARN lends an idle guarantee and
-  Mesos holds it back) at n = 10^5, m = 10 within 3x of flat ``drf`` in the same run, the tree built once by
-  ``queue_tree`` (its cost is reported beside); the hierarchy alone and pooled ``drf`` with the same quotas (YARN,
-  Mesos, Kueue) beside it.
+- (issue #20, reported without a target of its own) the production schedulers' tie rules at n =
+  10^5, m = 10 against ``lowest_index`` in the same run, and continuing from a start allocation
+  (half of the run's tasks) against filling from zero;
+- (issue #20) pooled DRF with quotas inside a two-level hierarchy (316 queues of about 316 users;
+  every user guaranteed half and limited to four times an equal split of every resource, as YARN
+  lends an idle guarantee and Mesos holds it back) at n = 10^5, m = 10 within 3x of flat ``drf`` in
+  the same run, the tree built once by ``queue_tree`` (its cost is reported beside); the hierarchy
+  alone and pooled ``drf`` with the same quotas (YARN, Mesos, Kueue) beside it.
 All times are medians measured side by side in this run; only the ratios are reported as results.
 """
 
@@ -42,8 +42,9 @@ def main(argv=None) -> list[Row]:
         "progressive filling n=1e4 m=10", drf=t_pf, heapq_drf=t_heapq, argmin_drf=t_argmin
     )
     print(
-        f"n=10^4, m=10, {tasks:,} tasks: heapq / numba = {t_heapq / t_pf:.1f}x (target >= 20), "
-        f"argmin loop / numba = {t_argmin / t_pf:.1f}x (target >= 50); numba {t_pf / tasks * 1e9:.0f} ns/task"
+        f"n=10^4, m=10, {tasks:,} tasks: heapq / numba = {t_heapq / t_pf:.1f}x (target >= "
+        f"20), argmin loop / numba = {t_argmin / t_pf:.1f}x (target >= 50); numba "
+        f"{t_pf / tasks * 1e9:.0f} ns/task"
     )
     case = f"n = 10⁴ users, m = 10, {tasks:,} tasks"
     ours = f"{fmt_seconds(t_pf)} ({t_pf / tasks * 1e9:.0f} ns/task)"
@@ -98,9 +99,11 @@ def main(argv=None) -> list[Row]:
     )
     rows += _rows("scheduler tie rules n=1e5 m=10", **times)
     print(
-        f"n=10^5, m=10, {full.n_allocations:,} tasks: allocation_count (Mesos) / lowest_index = "
-        f"{times['allocation_count'] / times['lowest_index']:.2f}x, lexicographic (YARN) / lowest_index = "
-        f"{times['lexicographic'] / times['lowest_index']:.2f}x, from a start of half the tasks / from zero = "
+        f"n=10^5, m=10, {full.n_allocations:,} tasks: allocation_count (Mesos) / "
+        f"lowest_index = {times['allocation_count'] / times['lowest_index']:.2f}x, "
+        "lexicographic (YARN) / lowest_index = "
+        f"{times['lexicographic'] / times['lowest_index']:.2f}x, from a start of half the "
+        "tasks / from zero = "
         f"{times['allocation_count from half'] / times['allocation_count']:.2f}x"
     )
     base = f"lowest_index {fmt_seconds(times['lowest_index'])}"
@@ -165,15 +168,17 @@ def main(argv=None) -> list[Row]:
         + " (target <= 3)"
     )
     print(
-        f"  hierarchy alone: H-DRF {times['hdrf'] / flat:.2f}x, naive {times['naive'] / flat:.2f}x; building the "
-        f"tree {times['queue_tree (once per tree)'] / flat:.2f}x; pooled drf with quotas: "
+        f"  hierarchy alone: H-DRF {times['hdrf'] / flat:.2f}x, naive "
+        f"{times['naive'] / flat:.2f}x; building the tree "
+        f"{times['queue_tree (once per tree)'] / flat:.2f}x; pooled drf with quotas: "
         + ", ".join(f"{name} {times[f'quotas ({name})'] / flat:.2f}x" for name in quotas)
     )
     for variant, name in inside:
         t = times[f"{variant} with quotas ({name})"]
         speed.append(
             Row(
-                f"{'H-DRF' if variant == 'hdrf' else 'naive hierarchy'} with {name} quotas vs flat `drf`, "
+                f"{'H-DRF' if variant == 'hdrf' else 'naive hierarchy'} with {name} quotas "
+                "vs flat `drf`, "
                 "316 queues, n = 10⁵, m = 10",
                 fmt_seconds(t),
                 f"flat drf {fmt_seconds(flat)}",

@@ -1,9 +1,11 @@
-"""The static site: ``make site`` as a reader runs it, beside nbconvert's plain HTML export of the same notebooks.
+"""The static site: ``make site`` as a reader runs it, beside nbconvert's plain HTML export of the
+same notebooks.
 
-Target: ``make site`` builds the book from the committed executed notebooks in under two minutes. Measured as the
-command itself (``make site``: fresh processes, imports included, nothing re-executed), three times, median; beside
-it in the same run the baseline: nbconvert's plain HTML export of the same executed notebooks in a fresh interpreter,
-so the ratio shows what the book adds to converting the notebooks at all.
+Target: ``make site`` builds the book from the committed executed notebooks in under two minutes.
+Measured as the command itself (``make site``: fresh processes, imports included, nothing
+re-executed), three times, median; beside it in the same run the baseline: nbconvert's plain HTML
+export of the same executed notebooks in a fresh interpreter, so the ratio shows what the book adds
+to converting the notebooks at all.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ def main(argv=None) -> list[Row]:
         ],
     )
     print(
-        f"make site: {site:.1f} s median of 3 (target < 120 s); nbconvert export alone {export:.1f} s"
+        f"make site: {site:.1f} s median of 3 (target < 120 s); nbconvert export alone "
+        f"{export:.1f} s"
     )
     return [
         Row(

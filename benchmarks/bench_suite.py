@@ -1,8 +1,10 @@
-"""The test suite as a contributor runs it: ``make test`` (ruff, then pytest over tests/ and the doctests).
+"""The test suite as a contributor runs it: ``make test`` (ruff, then pytest over tests/ and the
+doctests).
 
-Measured once, in fresh processes, with the kernel cache already warm (``make install`` compiles every kernel): the
-wall time of the whole command and the counts pytest reports. Target: at most 6 minutes on 2 cores. The README's
-``make test`` wall time is rendered from this result (``python -m fairlib.repro.landing``).
+Measured once, in fresh processes, with the kernel cache already warm (``make install`` compiles
+every kernel): the wall time of the whole command and the counts pytest reports. Target: at most 6
+minutes on 2 cores. The README's ``make test`` wall time is rendered from this result (``python -m
+fairlib.repro.landing``).
 """
 
 from __future__ import annotations

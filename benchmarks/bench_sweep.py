@@ -1,4 +1,5 @@
-"""fairlib.sweep: speed-up on local cores, per-cell overhead for cheap cells, Dask LocalCluster agreement.
+"""fairlib.sweep: speed-up on local cores, per-cell overhead for cheap cells, Dask LocalCluster
+agreement.
 
 Targets (issue: sweeps):
 - a sweep of >= 100 cells runs >= 1.7x faster with 2 local workers (loky) than serially;
@@ -20,7 +21,8 @@ from benchmarks._timing import write_results
 from fairlib.repro.experiments.bidding_game import _infinite_cell
 from fairlib.sweep import sweep
 
-# one cell of the feldman2005 Fig. 2 sweep: a random game, best response and local greedy to convergence
+# one cell of the feldman2005 Fig. 2 sweep: a random game, best response and local greedy to
+# convergence
 SETUP = dict(
     preference="uniform", order="random", step=0.01, n_machines=100, reserve=1e-6, gap_tol=0.05
 )
@@ -67,8 +69,8 @@ def main(argv=None) -> list[Row]:
     )
     assert serial.equals(loky)
     print(
-        f"200 bidding-game cells (10 and 20 users, 100 machines; {t_serial / 200 * 1e3:.0f} ms each serially): "
-        f"serial / loky(2) = {t_serial / t_loky:.2f}x (target >= 1.7)"
+        f"200 bidding-game cells (10 and 20 users, 100 machines; {t_serial / 200 * 1e3:.0f} "
+        f"ms each serially): serial / loky(2) = {t_serial / t_loky:.2f}x (target >= 1.7)"
     )
     rows += [
         {"case": "200 game cells", "backend": b, "seconds": t}
@@ -80,8 +82,9 @@ def main(argv=None) -> list[Row]:
     _, t_cheap_serial = _timed(sweep, cheap_cell, cheap, backend="serial", progress=False)
     _, t_cheap_loky = _timed(sweep, cheap_cell, cheap, backend="loky", n_jobs=2, progress=False)
     print(
-        f"5000 cheap cells: {t_cheap_loky / 5000 * 1e3:.3f} ms per cell with loky(2) (target < 5 ms; "
-        f"serial {t_cheap_serial / 5000 * 1e3:.3f} ms, seeding and gathering included)"
+        f"5000 cheap cells: {t_cheap_loky / 5000 * 1e3:.3f} ms per cell with loky(2) (target "
+        f"< 5 ms; serial {t_cheap_serial / 5000 * 1e3:.3f} ms, seeding and gathering "
+        "included)"
     )
     rows += [
         {"case": "5000 cheap cells", "backend": b, "seconds": t}

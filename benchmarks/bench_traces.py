@@ -1,18 +1,19 @@
 """Traces: loading the Google task_events excerpt, and the §6.2 replay.
 
 Targets (issue: khamseashari2018 part 2):
-- all five task_events parts (~0.9 M rows) in under 10 s and under 1 GB of memory — measured in a fresh
-  interpreter (peak resident set size of that process alone — VmHWM, reset at exec — interpreter and imports
-  included);
+- all five task_events parts (~0.9 M rows) in under 10 s and under 1 GB of memory — measured in a
+  fresh interpreter (peak resident set size of that process alone — VmHWM, reset at exec —
+  interpreter and imports included);
 - a 7-hour Google replay at 120 servers with PS-DSF reallocation every 5 minutes in under 2 minutes;
-- the request-based reconstruction of §6.2: 7.1 h of Google at 120 servers with per-interval demands
-  capped at the running tasks' requests, open loop, every mechanism (PS-DSF, DRFH, TSF, Best-Fit DRFH, and PF-VDS
-  at α = 1, 2, 4 — the traces notebook's route — as the capped game's variational equilibrium on the 120 servers
-  unmerged), in under 2 minutes — each mechanism timed alone, and the four's total ratio to the same open loop on the
-  lifetime-sum model without caps (the earlier model), same jobs.
-The replay is also timed without merging identical servers (``merge=False``) over the first ``BASELINE_HOURS``
-hours, the ratio showing what merging buys. Needs the real excerpts (``../shared/data/traces`` or
-``FAIRLIB_TRACE_DIR``).
+- the request-based reconstruction of §6.2: 7.1 h of Google at 120 servers with per-interval
+  demands capped at the running tasks' requests, open loop, every mechanism (PS-DSF, DRFH, TSF,
+  Best-Fit DRFH, and PF-VDS at α = 1, 2, 4 — the traces notebook's route — as the capped game's
+  variational equilibrium on the 120 servers unmerged), in under 2 minutes — each mechanism timed
+  alone, and the four's total ratio to the same open loop on the lifetime-sum model without caps
+  (the earlier model), same jobs.
+The replay is also timed without merging identical servers (``merge=False``) over the first
+``BASELINE_HOURS`` hours, the ratio showing what merging buys. Needs the real excerpts
+(``../shared/data/traces`` or ``FAIRLIB_TRACE_DIR``).
 """
 
 from __future__ import annotations
@@ -87,13 +88,15 @@ def main(argv=None) -> list[Row]:
         for name, r in (("merged", merged), ("direct", unmerged), ("fixed", fixed_point))
     }
     print(
-        f"first {BASELINE_HOURS:g} h: 120 servers solved directly {t_unmerged:.1f} s vs merged into "
-        f"{len(np.unique(fleet.server_class))} distinct servers {t_merged:.2f} s: {t_unmerged / t_merged:.0f}x; "
-        f"time-averaged (CPU, RAM) utilisation merged {avg['merged']} vs direct {avg['direct']} (the market "
-        f"splits identical servers evenly, as merging does) vs direct by the fixed point from zero "
-        f"{avg['fixed']} (Definition 4 is not unique: another allocation)"
+        f"first {BASELINE_HOURS:g} h: 120 servers solved directly {t_unmerged:.1f} s vs "
+        f"merged into {len(np.unique(fleet.server_class))} distinct servers {t_merged:.2f} "
+        f"s: {t_unmerged / t_merged:.0f}x; time-averaged (CPU, RAM) utilisation merged "
+        f"{avg['merged']} vs direct {avg['direct']} (the market splits identical servers "
+        f"evenly, as merging does) vs direct by the fixed point from zero {avg['fixed']} "
+        "(Definition 4 is not unique: another allocation)"
     )
-    # the request-based reconstruction of §6.2: every mechanism, each timed alone (PF-VDS below: unmerged servers)
+    # the request-based reconstruction of §6.2: every mechanism, each timed alone (PF-VDS below:
+    # unmerged servers)
     mechanisms = google_open_loop.paper_setup_mechanisms(google_open_loop.typical_task(events))
     small = Cluster(fleet.capacity[:4], jobs.shape[:6], max_tasks=np.ones(6))
     with compiled():  # compile outside the timings (small problems would otherwise run interpreted)
@@ -151,15 +154,17 @@ def main(argv=None) -> list[Row]:
     print(
         "open loop, per-interval capped, PF-VDS with caps (120 servers unmerged): "
         + ", ".join(
-            f"{name} {open_seconds['per-interval capped', name]:.1f} s ({sum(certified[name][1:])} of "
-            f"{len(certified[name]) - 1} allocations certified)"
+            f"{name} {open_seconds['per-interval capped', name]:.1f} s "
+            f"({sum(certified[name][1:])} of {len(certified[name]) - 1} allocations "
+            "certified)"
             for name in route
         )
         + f"; every mechanism {every:.1f} s (target < 120 s)"
     )
     ratio = totals["per-interval capped"] / totals["lifetime uncapped"]
     print(f"per-interval capped / lifetime uncapped: {ratio:.2f}x")
-    # certified bounds over every Definition-4 allocation (psdsf_range), per epoch, beside PS-DSF's own open loop
+    # certified bounds over every Definition-4 allocation (psdsf_range), per epoch, beside PS-DSF's
+    # own open loop
     eligible = sim.class_eligibility(paper_fleet, paper_jobs.scheduling_class)
     t0 = time.perf_counter()
     sim.open_loop(
@@ -213,9 +218,8 @@ def main(argv=None) -> list[Row]:
             "< 120",
         ),
         Row(
-            "Google, request-based reconstruction of §6.2 (open loop, per-interval capped demands): every "
-            "mechanism, PF-VDS(1, 2, 4) "
-            "included",
+            "Google, request-based reconstruction of §6.2 (open loop, per-interval capped "
+            "demands): every mechanism, PF-VDS(1, 2, 4) included",
             fmt_seconds(every),
             "",
             every,
@@ -223,8 +227,8 @@ def main(argv=None) -> list[Row]:
             "< 120",
         ),
         Row(
-            "Google, request-based reconstruction of §6.2: per-interval capped vs lifetime uncapped open loop "
-            "(four mechanisms)",
+            "Google, request-based reconstruction of §6.2: per-interval capped vs lifetime "
+            "uncapped open loop (four mechanisms)",
             fmt_seconds(totals["per-interval capped"]),
             f"lifetime {fmt_seconds(totals['lifetime uncapped'])}",
             ratio,

@@ -1,36 +1,43 @@
-"""Build the book (``make site``): Jupyter Book 1.x over the committed executed notebooks, ledger and docs.
+"""Build the book (``make site``): Jupyter Book 1.x over the committed executed notebooks, ledger
+and docs.
 
 ``python book/build.py [--out build/site]`` stages the book's sources under ``build/book/`` and runs
-``jupyter-book build`` on them, with execution off: nothing is re-executed, the pages show the outputs of the last
-full run (``executed/<key>.ipynb``). The staging step only arranges what is committed elsewhere, so no content is
-duplicated in the repository:
+``jupyter-book build`` on them, with execution off: nothing is re-executed, the pages show the
+outputs of the last full run (``executed/<key>.ipynb``). The staging step only arranges what is
+committed elsewhere, so no content is duplicated in the repository:
 
-- ``book/_config.yml``, ``book/_static/`` (the house CSS) and ``book/index.md`` (the landing page's prose; its
-  results table is the README's, rendered by :func:`fairlib.repro.landing.results_block` from
-  ``data/results/claims.csv``);
-- one page per executed notebook at its repository path ``executed/<key>.ipynb`` (so the Binder button opens that
-  notebook; sidebar order: the keys' order), each cell that measured a claim
-  given the anchor ``in-<n>`` its ``In [n]`` label names, papermill's injected cell removed, and every figure of a
-  cell moved into a figure of its own with the caption the source notebook gives in ``metadata.fairlib.captions``
-  (one caption per saved figure, in order; read from ``notebooks/``, so a caption is edited without a new run) —
-  MyST-NB captions every image output of a cell, so each image gets a cell of its own, with its caption's first
-  sentence as its alternative text and its natural width as its width (so Sphinx links it to its file); the links
-  of its markdown cells and Markdown outputs (a Claims list's links to the ledger) pointed at the book's pages;
-- ``claims.md``, the ledger page, written from ``data/results/claims.csv``: per notebook, per claim one block (status
-  badge, statement, our value and the paper's, the link to the cell that measured it — found from the notebook's
-  ``claims.json`` — and, folded, the rule and note), anchored ``claim-<id>``;
-- every ``docs/*.md`` under ``docs/`` (the table of contents lists them all; :data:`DOCS_ORDER` first).
+- ``book/_config.yml``, ``book/_static/`` (the house CSS) and ``book/index.md`` (the landing page's
+  prose; its results table is the README's, rendered by :func:`fairlib.repro.landing.results_block`
+  from ``data/results/claims.csv``);
+- one page per executed notebook at its repository path ``executed/<key>.ipynb`` (so the Binder
+  button opens that notebook; sidebar order: the keys' order), each cell that measured a claim
+  given the anchor ``in-<n>`` its ``In [n]`` label names, papermill's injected cell removed, and
+  every figure of a cell moved into a figure of its own with the caption the source notebook gives
+  in ``metadata.fairlib.captions`` (one caption per saved figure, in order; read from
+  ``notebooks/``, so a caption is edited without a new run) — MyST-NB captions every image output
+  of a cell, so each image gets a cell of its own, with its caption's first sentence as its
+  alternative text and its natural width as its width (so Sphinx links it to its file); the links of
+  its markdown cells and Markdown outputs (a Claims list's links to the ledger) pointed at the
+  book's pages;
+- ``claims.md``, the ledger page, written from ``data/results/claims.csv``: per notebook, per claim
+  one block (status badge, statement, our value and the paper's, the link to the cell that measured
+  it — found from the notebook's ``claims.json`` — and, folded, the rule and note), anchored
+  ``claim-<id>``;
+- every ``docs/*.md`` under ``docs/`` (the table of contents lists them all; :data:`DOCS_ORDER`
+  first).
 
-A relative link of a page to a file the book shows points at its page (``data/results/CLAIMS.md`` is the ledger
-page, ``executed/<key>.md`` the notebook's page); to any other file of the repository, at it on GitHub.
+A relative link of a page to a file the book shows points at its page (``data/results/CLAIMS.md`` is
+the ledger page, ``executed/<key>.md`` the notebook's page); to any other file of the repository, at
+it on GitHub.
 
-The table of contents (``_toc.yml``) is written from what was staged. The repository URL behind the launch
-(Binder) and repository buttons comes from ``$FAIRLIB_REPOSITORY_URL``, else ``$GITHUB_REPOSITORY`` (set in GitHub
-Actions, so a fork publishes its own buttons), else a GitHub ``origin`` remote, else the repository ``pyproject.toml``
-declares (``[project.urls] Repository``); with none, the book is built without those buttons and says so.
+The table of contents (``_toc.yml``) is written from what was staged. The repository URL behind the
+launch (Binder) and repository buttons comes from ``$FAIRLIB_REPOSITORY_URL``, else
+``$GITHUB_REPOSITORY`` (set in GitHub Actions, so a fork publishes its own buttons), else a GitHub
+``origin`` remote, else the repository ``pyproject.toml`` declares (``[project.urls] Repository``);
+with none, the book is built without those buttons and says so.
 
-Not a module of ``fairlib``: the book is built from the repository's files, not by the library, and nothing in
-``fairlib`` or ``run_all.py`` imports it.
+Not a module of ``fairlib``: the book is built from the repository's files, not by the library, and
+nothing in ``fairlib`` or ``run_all.py`` imports it.
 """
 
 from __future__ import annotations
@@ -67,7 +74,8 @@ DOCS_ORDER = [
 
 
 class BookError(RuntimeError):
-    """The book cannot be built from the repository as it is (what is missing or wrong, and what to do)."""
+    """The book cannot be built from the repository as it is (what is missing or wrong, and what to
+    do)."""
 
 
 def _read_nb(path: Path):
@@ -87,7 +95,8 @@ def _is_image(output) -> bool:
 
 
 def image_width(output) -> int | None:
-    """The natural width in pixels of an image output (PNG, JPEG, GIF: read from the image's header), or None."""
+    """The natural width in pixels of an image output (PNG, JPEG, GIF: read from the image's
+    header), or None."""
     import base64
     import io
 
@@ -110,10 +119,12 @@ _MD_MARKUP = re.compile(r"(?<!!)\[([^\]\n]*)\]\([^)\s]*\)|\*\*|`")
 
 
 def alt_text(caption: str) -> str:
-    """An image's alternative text, from its caption: the caption's first sentence, as plain text (a link's label;
-    no bold or code marks). The whole caption follows the image as its figure caption.
+    """An image's alternative text, from its caption: the caption's first sentence, as plain text (a
+    link's label; no bold or code marks). The whole caption follows the image as its figure caption.
 
-    >>> alt_text("**EC Fig. 2** (arXiv Fig. 3): `ds*/ds_i` against [n](x.md). The band is `p10`-`p90`.")
+    >>> alt_text(
+    ...     "**EC Fig. 2** (arXiv Fig. 3): `ds*/ds_i` against [n](x.md). The band is `p10`-`p90`."
+    ... )
     'EC Fig. 2 (arXiv Fig. 3): ds*/ds_i against n.'
     """
     plain = " ".join(_MD_MARKUP.sub(lambda m: m[1] or "", caption).split())
@@ -141,8 +152,8 @@ def _anchor_cell(n: int):
 
 
 def _findings_first(cells: list) -> list:
-    """The page's first screen: the title with its citation paragraph, then the Findings; the rest of the opening
-    prose and the (hidden) set-up cells follow the Findings."""
+    """The page's first screen: the title with its citation paragraph, then the Findings; the rest
+    of the opening prose and the (hidden) set-up cells follow the Findings."""
     import nbformat
 
     heading = next(
@@ -186,15 +197,16 @@ def _findings_first(cells: list) -> list:
 
 
 def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=None) -> tuple:
-    """The page of one executed notebook: its cells with anchors, figures and hidden cells arranged for the book
-    (see the module docstring). Returns ``(notebook, figure names)``; raises :class:`BookError` when a cell shows
-    more figures than it has captions.
+    """The page of one executed notebook: its cells with anchors, figures and hidden cells arranged
+    for the book (see the module docstring). Returns ``(notebook, figure names)``; raises
+    :class:`BookError` when a cell shows more figures than it has captions.
 
-    ``captions_by_source``: a code cell's source → its captions, as the source notebook has them now (captions are
-    presentation: editing one needs no new run); a cell not found there keeps the captions it was run with.
-    ``links``: ``links(text, output)`` rewrites the Markdown links of a text written at the notebook's repository
-    path (see :func:`rewrite_links`), applied to every markdown cell (``output`` False) and every Markdown output
-    (``text/markdown``, such as a Claims list's links to the ledger; ``output`` True)."""
+    ``captions_by_source``: a code cell's source → its captions, as the source notebook has them
+    now (captions are presentation: editing one needs no new run); a cell not found there keeps the
+    captions it was run with. ``links``: ``links(text, output)`` rewrites the Markdown links of a
+    text written at the notebook's repository path (see :func:`rewrite_links`), applied to every
+    markdown cell (``output`` False) and every Markdown output (``text/markdown``, such as a Claims
+    list's links to the ledger; ``output`` True)."""
     import nbformat
 
     out = copy.deepcopy(doc)
@@ -227,13 +239,15 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
             continue
         if len(captions) != len(images):
             raise BookError(
-                f"executed/{key}.ipynb, cell {i}: {len(images)} figure(s) but {len(captions)} caption(s) "
-                f"in metadata.fairlib.captions; give every figure of the source notebook a caption (what "
-                f"it shows, what a band or bar means, which paper figure) and rerun the notebook"
+                f"executed/{key}.ipynb, cell {i}: {len(images)} figure(s) but "
+                f"{len(captions)} caption(s) in metadata.fairlib.captions; give every figure "
+                "of the source notebook a caption (what it shows, what a band or bar means, "
+                "which paper figure) and rerun the notebook"
             )
         saved = re.findall(r'save_figure\(\s*\w+\s*,\s*\w+\s*,\s*f?"([^"{]+)', cell.source)
-        # the cell keeps its input and the outputs before its first figure; each figure becomes a figure cell,
-        # followed by the outputs up to the next figure (so the order of the outputs is kept)
+        # the cell keeps its input and the outputs before its first figure; each figure becomes a
+        # figure cell, followed by the outputs up to the next figure (so the order of the outputs is
+        # kept)
         segments, current = [], []
         for o in cell.outputs:
             if _is_image(o):
@@ -257,9 +271,10 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
                 )
             )
             names.append(name)
-            # the image's alternative text from its caption; its natural width as its width, which never enlarges
-            # it, lets the page's CSS shrink it to a narrower column, and has Sphinx link the image to its file
-            # (html_scaled_image_link: only an image with a width, height or scale is linked)
+            # the image's alternative text from its caption; its natural width as its width, which
+            # never enlarges it, lets the page's CSS shrink it to a narrower column, and has Sphinx
+            # link the image to its file (html_scaled_image_link: only an image with a width, height
+            # or scale is linked)
             image = {"alt": alt_text(captions[figure])}
             width = image_width(seg)
             if width:
@@ -288,7 +303,8 @@ def stage_notebook(doc, key: str, captions_by_source: dict | None = None, links=
     return out, names
 
 
-#: a claim's status → the class of its badge on the ledger page (book/_static/fairlib.css colours them)
+#: a claim's status → the class of its badge on the ledger page (book/_static/fairlib.css colours
+#: them)
 STATUS_CLASS = {
     "held": "held",
     "not reproduced": "not-reproduced",
@@ -304,11 +320,16 @@ _FIGURE_LINK = re.compile(
 
 
 def link_full_size(page: str, full_size: dict, prefix: str) -> str:
-    """The link around each figure of a built page pointed at the figure's full-size file (``full_size``: figure id →
-    path under the site, ``prefix``: from the page to the site's root); a figure without one keeps its link.
+    """The link around each figure of a built page pointed at the figure's full-size file
+    (``full_size``: figure id → path under the site, ``prefix``: from the page to the site's
+    root); a figure without one keeps its link.
 
-    >>> link_full_size('<figure class="a" id="k-fig1">\\n<a class="reference internal image-reference" '
-    ...                'href="../_images/h.png"><img', {"k-fig1": "_static/figures/k/fig1.png"}, "../")[-50:]
+    >>> link_full_size(
+    ...     '<figure class="a" id="k-fig1">\\n<a class="reference internal image-reference" '
+    ...     'href="../_images/h.png"><img',
+    ...     {"k-fig1": "_static/figures/k/fig1.png"},
+    ...     "../",
+    ... )[-50:]
     'ference" href="../_static/figures/k/fig1.png"><img'
     """
 
@@ -320,9 +341,10 @@ def link_full_size(page: str, full_size: dict, prefix: str) -> str:
 
 
 def link_claim_ids(text: str, claim_ids: set) -> str:
-    """Every backticked claim id in the table rows of ``text`` as a link to the claim's row of the ledger
-    (``../data/results/CLAIMS.md#claim-<id>``, which :func:`rewrite_links` points at the ledger page's block). The
-    coverage page names its claims this way; linking them here keeps its rows short in the repository.
+    """Every backticked claim id in the table rows of ``text`` as a link to the claim's row of the
+    ledger (``../data/results/CLAIMS.md#claim-<id>``, which :func:`rewrite_links` points at the
+    ledger page's block). The coverage page names its claims this way; linking them here keeps its
+    rows short in the repository.
 
     >>> link_claim_ids("| a | `x_1` and `not_a_claim` |\\nprose `x_1`", {"x_1"})
     '| a | [`x_1`](../data/results/CLAIMS.md#claim-x_1) and `not_a_claim` |\\nprose `x_1`'
@@ -343,7 +365,8 @@ def link_claim_ids(text: str, claim_ids: set) -> str:
 
 
 def read_claims(path: Path) -> list[dict]:
-    """The rows of ``claims.csv`` (every claim of every notebook, as ``run_all.py`` writes it), as strings."""
+    """The rows of ``claims.csv`` (every claim of every notebook, as ``run_all.py`` writes it), as
+    strings."""
     import csv
 
     with open(path, newline="", encoding="utf-8") as f:
@@ -351,8 +374,8 @@ def read_claims(path: Path) -> list[dict]:
 
 
 def measuring_cells(claims: list, doc) -> dict[str, int]:
-    """Claim id → the ``In [n]`` of the cell of the executed notebook ``doc`` that measured it: ``claims`` as a
-    notebook's ``claims.json`` lists them
+    """Claim id → the ``In [n]`` of the cell of the executed notebook ``doc`` that measured it:
+    ``claims`` as a notebook's ``claims.json`` lists them
     (each names its cell by :func:`fairlib.repro.ledger.cell_key` of its source)."""
     from fairlib.repro.executed import claim_cells
 
@@ -366,8 +389,9 @@ def measuring_cells(claims: list, doc) -> dict[str, int]:
 
 
 def _shown(value: str) -> str:
-    """A value of ``claims.csv`` as the ledger page shows it (:func:`fairlib.repro.tables.reader_value`: yes/no, four
-    significant digits, powers of ten, a long numeric list as its range); text as it is."""
+    """A value of ``claims.csv`` as the ledger page shows it
+    (:func:`fairlib.repro.tables.reader_value`: yes/no, four significant digits, powers of ten, a
+    long numeric list as its range); text as it is."""
     from fairlib.repro.tables import reader_value
 
     try:
@@ -378,7 +402,8 @@ def _shown(value: str) -> str:
 
 
 def _claim_block(row: dict, cell: int | None) -> str:
-    """One claim of the ledger page as one HTML block (no blank line inside, so Markdown leaves it as it is)."""
+    """One claim of the ledger page as one HTML block (no blank line inside, so Markdown leaves it
+    as it is)."""
     import html
 
     def text(v) -> str:
@@ -396,7 +421,8 @@ def _claim_block(row: dict, cell: int | None) -> str:
         # a claim not tested is listed by the cell that completes the ledger, not measured there
         where = "listed in" if status == "not tested" else "measured in"
         values.append(
-            f'<span class="claim-value">{where} <a href="executed/{text(row["paper"])}.html#in-{cell}">'
+            f'<span class="claim-value">{where} <a '
+            f'href="executed/{text(row["paper"])}.html#in-{cell}">'
             f"In [{cell}]</a></span>"
         )
     note = text(row["note"])
@@ -428,11 +454,12 @@ def _claim_block(row: dict, cell: int | None) -> str:
 
 
 def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
-    """The book's claims ledger: per notebook (``titles``: key → title, in the book's order; a notebook of ``rows``
-    not there follows under its key), per claim one block: its status as a badge, its id (an anchor
-    ``claim-<id>``), kind and source, the statement, our value and the paper's, a link to the cell that measured it
-    (``cells``: ``(key, claim id)`` → ``In [n]``), and, folded, the rule and the note. ``rows``: ``claims.csv``'s,
-    in its order (within a notebook: paper claims, then findings, then checks, as ``CLAIMS.md``).
+    """The book's claims ledger: per notebook (``titles``: key → title, in the book's order; a
+    notebook of ``rows`` not there follows under its key), per claim one block: its status as a
+    badge, its id (an anchor ``claim-<id>``), kind and source, the statement, our value and the
+    paper's, a link to the cell that measured it (``cells``: ``(key, claim id)`` → ``In [n]``),
+    and, folded, the rule and the note. ``rows``: ``claims.csv``'s, in its order (within a notebook:
+    paper claims, then findings, then checks, as ``CLAIMS.md``).
 
     A block per claim instead of ``CLAIMS.md``'s ten-column table, which no page column holds."""
     from fairlib.repro.ledger import KINDS, STATUSES
@@ -441,8 +468,9 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
     twice = sorted({c for c in seen if seen.count(c) > 1})
     if twice:
         raise BookError(
-            f"claims.csv: claim id(s) {twice} appear more than once; a claim's anchor on the ledger page "
-            f"(claim-<id>) must be unique: rename one in its notebooks/claims/<key>.toml"
+            f"claims.csv: claim id(s) {twice} appear more than once; a claim's anchor on the "
+            "ledger page (claim-<id>) must be unique: rename one in its "
+            "notebooks/claims/<key>.toml"
         )
     rank = {k: i for i, k in enumerate(KINDS)}
     counts = {
@@ -453,13 +481,14 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
     lines = [
         "# Claims ledger",
         "",
-        "Every claim the notebooks check, from the last full run's ledger (`data/results/claims.csv`). Each "
-        "claim's statement and rule are declared in `notebooks/claims/<key>.toml` before any run; the notebook "
-        "only measures. **held**: our measurement meets the rule; **not reproduced**: it does not (the note "
-        "says what we measured); **not tested**: our data cannot measure it (the note says why). Kinds: "
-        "**paper** (the paper says it), **finding** (ours, not in the paper), **check** (our solvers and speed "
-        "targets). Each claim links to the cell of its notebook that measured it; its rule and note unfold "
-        "below it.",
+        "Every claim the notebooks check, from the last full run's ledger "
+        "(`data/results/claims.csv`). Each claim's statement and rule are declared in "
+        "`notebooks/claims/<key>.toml` before any run; the notebook only measures. **held**: "
+        "our measurement meets the rule; **not reproduced**: it does not (the note says what "
+        "we measured); **not tested**: our data cannot measure it (the note says why). "
+        "Kinds: **paper** (the paper says it), **finding** (ours, not in the paper), "
+        "**check** (our solvers and speed targets). Each claim links to the cell of its "
+        "notebook that measured it; its rule and note unfold below it.",
         "",
         "| kind | " + " | ".join(STATUSES) + " | total |",
         "|---|" + "---:|" * (len(STATUSES) + 1),
@@ -488,10 +517,11 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-#: a Markdown link, with its optional title: ``[label](target "title")`` (not an image: ``![alt](src)``)
+#: a Markdown link, with its optional title: ``[label](target "title")`` (not an image:
+#: ``![alt](src)``)
 _MD_LINK = re.compile(r'(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+"([^"\n]*)")?\)')
-#: the anchors the book writes into its pages as HTML ids (a claim of the ledger page): a link to one is written as
-#: HTML, since MyST resolves a link's fragment among a page's headings only
+#: the anchors the book writes into its pages as HTML ids (a claim of the ledger page): a link to
+#: one is written as HTML, since MyST resolves a link's fragment among a page's headings only
 _HTML_ANCHOR = re.compile(r"claim-[\w.-]+$")
 
 
@@ -503,22 +533,37 @@ def rewrite_links(
     repo_url: str | None,
     html_links: bool = False,
 ) -> str:
-    """The relative Markdown links of a page written as ``repo_path`` in the repository, for its staged copy at
-    ``staged_path``: a link to a file the book shows (``pages``: repository path → staged path; a notebook's text
-    view ``executed/<key>.md`` counts as its notebook) points at that page; a link to any other file of the
-    repository points at it on GitHub (``repo_url``), or, with no repository URL, becomes its plain text. A link to
-    an anchor the book writes as an HTML id (a cell's ``in-<n>`` on a notebook's page, a claim's ``claim-<id>`` on
-    the ledger page) becomes an HTML link to the page's HTML file; a link's title is kept. ``html_links``: every
-    link to a page becomes an HTML link to its HTML file (for a notebook's Markdown outputs, which MyST-NB renders
-    as CommonMark: it would keep a link to ``claims.md`` as it is, to a file the site does not have).
+    """The relative Markdown links of a page written as ``repo_path`` in the repository, for its
+    staged copy at ``staged_path``: a link to a file the book shows (``pages``: repository path →
+    staged path; a notebook's text view ``executed/<key>.md`` counts as its notebook) points at that
+    page; a link to any other file of the repository points at it on GitHub (``repo_url``), or, with
+    no repository URL, becomes its plain text. A link to an anchor the book writes as an HTML id (a
+    cell's ``in-<n>`` on a notebook's page, a claim's ``claim-<id>`` on the ledger page) becomes an
+    HTML link to the page's HTML file; a link's title is kept. ``html_links``: every link to a page
+    becomes an HTML link to its HTML file (for a notebook's Markdown outputs, which MyST-NB renders
+    as CommonMark: it would keep a link to ``claims.md`` as it is, to a file the site does not
+    have).
 
-    >>> pages = {"docs/verify.md": "docs/verify.md", "executed/li2019.ipynb": "executed/li2019.ipynb",
-    ...          "data/results/CLAIMS.md": "claims.md"}
-    >>> rewrite_links("[v](verify.md) [n](../executed/li2019.md#in-4) [r](../README.md)", "docs/library.md",
-    ...               "docs/library.md", pages, None)
+    >>> pages = {
+    ...     "docs/verify.md": "docs/verify.md",
+    ...     "executed/li2019.ipynb": "executed/li2019.ipynb",
+    ...     "data/results/CLAIMS.md": "claims.md",
+    ... }
+    >>> rewrite_links(
+    ...     "[v](verify.md) [n](../executed/li2019.md#in-4) [r](../README.md)",
+    ...     "docs/library.md",
+    ...     "docs/library.md",
+    ...     pages,
+    ...     None,
+    ... )
     '[v](verify.md) <a href="../executed/li2019.html#in-4">n</a> r'
-    >>> rewrite_links('[a_1](../data/results/CLAIMS.md#claim-a_1 "the claim")', "executed/li2019.ipynb",
-    ...               "executed/li2019.ipynb", pages, None)
+    >>> rewrite_links(
+    ...     '[a_1](../data/results/CLAIMS.md#claim-a_1 "the claim")',
+    ...     "executed/li2019.ipynb",
+    ...     "executed/li2019.ipynb",
+    ...     pages,
+    ...     None,
+    ... )
     '<a href="../claims.html#claim-a_1" title="the claim">a_1</a>'
     """
     import html
@@ -546,16 +591,20 @@ def rewrite_links(
             return f"[{label}]({rel}{'#' + fragment if fragment else ''}{titled})"
         if repo_url and not resolved.startswith(".."):
             kind = "tree" if path.endswith("/") else "blob"
-            return f"[{label}]({repo_url}/{kind}/main/{resolved}{'#' + fragment if fragment else ''}{titled})"
+            return (
+                f"[{label}]({repo_url}/{kind}/main/{resolved}{'#' + fragment if fragment else ''}"
+                f"{titled})"
+            )
         return label
 
     return _MD_LINK.sub(repl, text)
 
 
 def repository_url() -> str | None:
-    """The GitHub URL the launch and repository buttons point at, or None: ``$FAIRLIB_REPOSITORY_URL``, else
-    ``$GITHUB_REPOSITORY``, else a GitHub ``origin`` remote, else ``[project.urls] Repository`` of ``pyproject.toml``
-    (the environment comes first, so a fork's build points at the fork)."""
+    """The GitHub URL the launch and repository buttons point at, or None:
+    ``$FAIRLIB_REPOSITORY_URL``, else ``$GITHUB_REPOSITORY``, else a GitHub ``origin`` remote, else
+    ``[project.urls] Repository`` of ``pyproject.toml`` (the environment comes first, so a fork's
+    build points at the fork)."""
     if os.environ.get("FAIRLIB_REPOSITORY_URL"):
         url = os.environ["FAIRLIB_REPOSITORY_URL"]
         if not re.fullmatch(r"https?://[^\s/]+/\S+", url):
@@ -565,7 +614,10 @@ def repository_url() -> str | None:
             )
         return url.rstrip("/")
     if os.environ.get("GITHUB_REPOSITORY"):
-        return f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/{os.environ['GITHUB_REPOSITORY']}"
+        return (
+            f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/"
+            f"{os.environ['GITHUB_REPOSITORY']}"
+        )
     try:
         url = subprocess.run(
             ["git", "remote", "get-url", "origin"],
@@ -609,9 +661,10 @@ def docs_pages(docs_dir: Path) -> list[Path]:
 
 
 def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> dict:
-    """Write the book's sources under ``src`` (emptied first); returns the table of contents written.
-    ``executed_dir``: where the executed notebooks are (default :func:`fairlib.paths.executed_dir`, ``executed/``
-    or ``$FAIRLIB_OUTPUT_DIR/executed``; the ledger comes from :func:`fairlib.paths.results_root` the same way)."""
+    """Write the book's sources under ``src`` (emptied first); returns the table of contents
+    written. ``executed_dir``: where the executed notebooks are (default
+    :func:`fairlib.paths.executed_dir`, ``executed/`` or ``$FAIRLIB_OUTPUT_DIR/executed``; the
+    ledger comes from :func:`fairlib.paths.results_root` the same way)."""
     import nbformat
     import yaml
 
@@ -633,8 +686,9 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
         config.setdefault("repository", {})["url"] = url
     else:
         print(
-            "book: no repository URL ($FAIRLIB_REPOSITORY_URL, $GITHUB_REPOSITORY or a GitHub 'origin' remote): "
-            "building without the launch (Binder) and repository buttons",
+            "book: no repository URL ($FAIRLIB_REPOSITORY_URL, $GITHUB_REPOSITORY or a "
+            "GitHub 'origin' remote): building without the launch (Binder) and repository "
+            "buttons",
             file=sys.stderr,
         )
         config.pop("launch_buttons", None)
@@ -645,7 +699,8 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
     )
     shutil.copytree(BOOK / "_static", src / "_static")
 
-    # the Markdown pages: repository path -> (staged path, text); the ledger page is written from claims.csv below
+    # the Markdown pages: repository path -> (staged path, text); the ledger page is written from
+    # claims.csv below
     index = (BOOK / "index.md").read_text(encoding="utf-8")
     if "<!-- results at a glance -->" not in index:
         raise BookError(
@@ -654,7 +709,8 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
     # (book/index.md is written with the book's own paths: executed/<key>.ipynb, claims.md)
     if "<!-- the papers -->" not in index:
         raise BookError(
-            "book/index.md has no '<!-- the papers -->' line for the list of papers (from the catalogue)"
+            "book/index.md has no '<!-- the papers -->' line for the list of papers (from "
+            "the catalogue)"
         )
     markdown = {
         "index.md": (
@@ -714,8 +770,9 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
             )
             cells.update({(key, claim): n for claim, n in measured.items()})
 
-    # each figure's full-size file (figures/<key>/<name>.png, saved at print resolution) beside the pages, so a click
-    # on a figure opens it larger than the page shows it (link_full_size points the figure's link at it)
+    # each figure's full-size file (figures/<key>/<name>.png, saved at print resolution) beside the
+    # pages, so a click on a figure opens it larger than the page shows it (link_full_size points
+    # the figure's link at it)
     full_size = {}
     for key in titles:
         for png in sorted((root / "figures" / key).glob("*.png")):
@@ -749,7 +806,8 @@ def stage(src: Path, *, root: Path = ROOT, executed_dir: Path | None = None) -> 
 def build(
     out: Path, *, src: Path | None = None, root: Path = ROOT, executed_dir: Path | None = None
 ) -> Path:
-    """Stage the sources and run ``jupyter-book build``; the site ends up in ``out`` (``out/index.html``)."""
+    """Stage the sources and run ``jupyter-book build``; the site ends up in ``out``
+    (``out/index.html``)."""
     src = src or root / "build" / "book"
     t0 = time.perf_counter()
     stage(src, root=root, executed_dir=executed_dir)
@@ -784,14 +842,15 @@ def build(
             link_full_size(page.read_text(encoding="utf-8"), full_size, "../"), encoding="utf-8"
         )
     print(
-        f"book: {out / 'index.html'} in {time.perf_counter() - t0:.0f} s (sources: {src}; log: {log})"
+        f"book: {out / 'index.html'} in {time.perf_counter() - t0:.0f} s (sources: {src}; "
+        f"log: {log})"
     )
     return out / "index.html"
 
 
 def main(argv=None) -> int:
     """Command line: build the book into ``--out`` (default ``build/site``)."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="where the HTML goes")
     ap.add_argument(
         "--executed",

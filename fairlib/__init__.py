@@ -1,19 +1,20 @@
 """fairlib: fair and market-based resource allocation for shared clusters.
 
-The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``dynamic``, ``traces``) and modules
-(``mechanisms``, ``games``, ``properties``, ``sim``, ``sweep``, ``metrics``, ``paths``, ``timing``, ``tolerances``,
-``testing``), and
-the names most code needs, importable from ``fairlib`` directly (``from fairlib import Cluster, drf, psdsf``). They load
-on first use, so ``import fairlib`` stays light. The reproduction pipeline (ledger, figures, notebooks, the papers'
-drivers) is the package :mod:`fairlib.repro`, imported explicitly (``from fairlib.repro import ledger``); the library
-never imports it.
+The public API is :data:`__all__`: the subpackages (``market``, ``multires``, ``dynamic``,
+``traces``) and modules (``mechanisms``, ``games``, ``properties``, ``sim``, ``sweep``, ``metrics``,
+``paths``, ``timing``, ``tolerances``, ``testing``), and
+the names most code needs, importable from ``fairlib`` directly (``from fairlib import Cluster, drf,
+psdsf``). They load on first use, so ``import fairlib`` stays light. The reproduction pipeline
+(ledger, figures, notebooks, the papers' drivers) is the package :mod:`fairlib.repro`, imported
+explicitly (``from fairlib.repro import ledger``); the library never imports it.
 
-Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache`` (or the ``NUMBA_CACHE_DIR`` you set),
-also when numba was imported first, and keys each kernel module's entries on its sources. numba does not invalidate
-a cached kernel when a kernel it calls changes in another file; keying each module's kernels on its source and every
-fairlib module it imports, transitively (:func:`kernel_keys`, :mod:`fairlib._kernel_cache`), makes an edit recompile
-the kernels that can see it and no other, and an edit to a driver, a notebook helper or the reporting code recompiles
-nothing.
+Importing fairlib points numba's on-disk cache at ``<repo>/build/numba-cache`` (or the
+``NUMBA_CACHE_DIR`` you set), also when numba was imported first, and keys each kernel module's
+entries on its sources. numba does not invalidate a cached kernel when a kernel it calls changes in
+another file; keying each module's kernels on its source and every fairlib module it imports,
+transitively (:func:`kernel_keys`, :mod:`fairlib._kernel_cache`), makes an edit recompile the
+kernels that can see it and no other, and an edit to a driver, a notebook helper or the reporting
+code recompiles nothing.
 """
 
 import hashlib
@@ -52,8 +53,8 @@ _PLAIN_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w., \t]+)", re.M)
 
 
 def _imported_files(here: Path, path: Path, text: bytes) -> list[Path]:
-    """The fairlib source files the ``import`` and ``from ... import`` statements of ``path`` can load (at any
-    indentation: function-level imports count)."""
+    """The fairlib source files the ``import`` and ``from ... import`` statements of ``path`` can
+    load (at any indentation: function-level imports count)."""
     package = path.parent.relative_to(here).parts
     stems = []
     for dots, module, names in _FROM_IMPORT.findall(text):
@@ -96,11 +97,13 @@ def _closure(here: Path, path: Path, texts: dict[Path, bytes]) -> set[Path]:
 
 
 def kernel_keys(texts: dict[Path, bytes] | None = None) -> dict[str, str]:
-    """``{kernel module: key}``: for every module that defines a numba kernel, a hash of what its kernels can read.
+    """``{kernel module: key}``: for every module that defines a numba kernel, a hash of what its
+    kernels can read.
 
-    The hash covers the module's source and every fairlib module it imports at any depth — all a kernel of it can call
-    or read. numba's cache holds each module's kernels under ``<module>-<key>`` (:mod:`fairlib._kernel_cache`), so an
-    edit recompiles the kernels of the modules that depend on the edited file, and nothing else.
+    The hash covers the module's source and every fairlib module it imports at any depth — all a
+    kernel of it can call or read. numba's cache holds each module's kernels under
+    ``<module>-<key>`` (:mod:`fairlib._kernel_cache`), so an edit recompiles the kernels of the
+    modules that depend on the edited file, and nothing else.
 
     Parameters
     ----------
@@ -133,8 +136,8 @@ del _SOURCES
 def kernel_sources(texts: dict[Path, bytes] | None = None) -> list[str]:
     """The source files numba's cache depends on, relative to the package.
 
-    Every module that defines a kernel and every fairlib module those import, at any depth (function-level imports
-    included; the union of the files :func:`kernel_keys` hashes).
+    Every module that defines a kernel and every fairlib module those import, at any depth
+    (function-level imports included; the union of the files :func:`kernel_keys` hashes).
 
     Parameters
     ----------
@@ -155,17 +158,20 @@ def kernel_sources(texts: dict[Path, bytes] | None = None) -> list[str]:
 
 
 def _cache_dir() -> str:
-    """``<repo>/build/numba-cache``, or the directory ``NUMBA_CACHE_DIR`` names (a user's own cache, a benchmark's
-    empty one, or the one a worker inherits from its parent): fairlib's kernels sit there under ``<module>-<key>``
-    (:func:`kernel_keys`), so a directory can be shared by checkouts and edits without reusing a stale callee."""
+    """``<repo>/build/numba-cache``, or the directory ``NUMBA_CACHE_DIR`` names (a user's own cache,
+    a benchmark's empty one, or the one a worker inherits from its parent): fairlib's kernels sit
+    there under ``<module>-<key>`` (:func:`kernel_keys`), so a directory can be shared by checkouts
+    and edits without reusing a stale callee."""
     return os.environ.get("NUMBA_CACHE_DIR") or str(
         Path(__file__).resolve().parents[1] / "build" / "numba-cache"
     )
 
 
-#: where numba caches compiled code; fairlib's kernels under ``<module>-<key>`` in it (:mod:`fairlib._kernel_cache`)
+#: where numba caches compiled code; fairlib's kernels under ``<module>-<key>`` in it
+#: (:mod:`fairlib._kernel_cache`)
 KERNEL_CACHE_DIR = _cache_dir()
-# numba's own locators after ours, for code outside fairlib (numba.core.caching._CacheImpl's default order)
+# numba's own locators after ours, for code outside fairlib (numba.core.caching._CacheImpl's default
+# order)
 _LOCATORS = (
     "fairlib._kernel_cache.KernelModuleLocator,UserProvidedCacheLocator,InTreeCacheLocator,"
     "UserWideCacheLocator,IPythonCacheLocator,ZipCacheLocator"
@@ -178,9 +184,10 @@ if "fairlib._kernel_cache" not in os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES", 
         filter(None, [_LOCATORS, os.environ.get("NUMBA_CACHE_LOCATOR_CLASSES", "")])
     )
 if "numba" in sys.modules:
-    # numba read its configuration when it was imported (by a script, a test module or a plugin before
-    # fairlib); its cache locators read the config when a kernel is decorated, which for fairlib's kernels is after
-    # this line: without it they would be cached beside the sources, unkeyed (stale callees)
+    # numba read its configuration when it was imported (by a script, a test module or a plugin
+    # before fairlib); its cache locators read the config when a kernel is decorated, which for
+    # fairlib's kernels is after this line: without it they would be cached beside the sources,
+    # unkeyed (stale callees)
     from numba.core import config as _numba_config
 
     _numba_config.CACHE_DIR = KERNEL_CACHE_DIR
@@ -208,7 +215,8 @@ _EXPORTS = {
     "psmfa": "multires",
     # pooled DRF served machine by machine, as Mesos's and YARN's offer loops run it
     "drf_machine_offers": "multires",
-    # the offer order of production schedulers' DRF sorters (Mesos, YARN, Kueue), with state across rounds
+    # the offer order of production schedulers' DRF sorters (Mesos, YARN, Kueue), with state across
+    # rounds
     "DRFSorter": "multires",
     # DRF over a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles)
     "hierarchical_drf": "multires",
@@ -225,7 +233,8 @@ _EXPORTS = {
     # the game contract and its registered games (also in the registry, fairlib.games)
     "GameOutcome": "market",
     "proportional_share": "market",
-    # adding a mechanism (fairlib.sweep.sweep runs experiments; the module name is kept for it), adding a game
+    # adding a mechanism (fairlib.sweep.sweep runs experiments; the module name is kept for it),
+    # adding a game
     "register": "mechanisms",
     "register_game": "games",
 }

@@ -1,21 +1,25 @@
-"""fairlib's numba kernels, and the rule that runs a small problem's kernels as plain Python instead.
+"""fairlib's numba kernels, and the rule that runs a small problem's kernels as plain Python
+instead.
 
-numba compiles a kernel, with everything it calls, on its first call; for the interior-point and market solvers
-that is 10–30 s with an empty cache (``benchmarks/bench_cold_start.py``), while the same Python source run by the
-interpreter answers a problem of a few users and servers in milliseconds. So every public mechanism decides by the
-size of its own problem (:func:`interpreted_when_small`): at most :data:`INTERPRET_AT_MOST` cells (users x servers
-x resources for a cluster, the demand matrix's size for a pool, users x machines for a game, the machines for a best
-response) its kernels run interpreted — the same source, nothing compiled — and above it compiled; so do calls whose
-work the size does not bound (an iterative method's thousands of iterations, progressive filling of many tasks:
-``bounded``). The rule depends only on the problem and the options, so a problem takes the same path on every
-machine and in every run, warm or cold; the two paths agree as two CPUs do (``tests/test_interpreted_kernels.py``:
-integral allocations identical, divisible ones within ``run_all.py --verify``'s tolerances).
+numba compiles a kernel, with everything it calls, on its first call; for the interior-point and
+market solvers that is 10–30 s with an empty cache (``benchmarks/bench_cold_start.py``), while the
+same Python source run by the interpreter answers a problem of a few users and servers in
+milliseconds. So every public mechanism decides by the size of its own problem
+(:func:`interpreted_when_small`): at most :data:`INTERPRET_AT_MOST` cells (users x servers x
+resources for a cluster, the demand matrix's size for a pool, users x machines for a game, the
+machines for a best response) its kernels run interpreted — the same source, nothing compiled —
+and above it compiled; so do calls whose work the size does not bound (an iterative method's
+thousands of iterations, progressive filling of many tasks: ``bounded``). The rule depends only on
+the problem and the options, so a problem takes the same path on every machine and in every run,
+warm or cold; the two paths agree as two CPUs do (``tests/test_interpreted_kernels.py``: integral
+allocations identical, divisible ones within ``run_all.py --verify``'s tolerances).
 
-Every kernel is made by :func:`njit` (numba's; a plain dispatcher except while an interpreted call runs, see
-:class:`Kernel`). Inside :func:`compiled` every kernel
-is compiled whatever the size (``python -m fairlib.repro.warm`` and the benchmarks use it); inside :func:`interpreted`
-every kernel runs as Python. :func:`steered` is the third arrangement, whatever the size: a driver's loop as Python
-over compiled kernels, so that a first compilation does not optimise the kernels it calls a second time.
+Every kernel is made by :func:`njit` (numba's; a plain dispatcher except while an interpreted call
+runs, see :class:`Kernel`). Inside :func:`compiled` every kernel
+is compiled whatever the size (``python -m fairlib.repro.warm`` and the benchmarks use it); inside
+:func:`interpreted` every kernel runs as Python. :func:`steered` is the third arrangement, whatever
+the size: a driver's loop as Python over compiled kernels, so that a first compilation does not
+optimise the kernels it calls a second time.
 """
 
 from __future__ import annotations
@@ -49,10 +53,11 @@ __all__ = [
     "referenced_names",
 ]
 
-#: a public mechanism's kernels run interpreted when its problem has at most this many cells (see module doc):
-#: a 4-user, 4-server, 2-resource cluster is 32 cells, 8 users on 4 servers 64. Measured (AMD EPYC, one
-#: thread): 2 users x 2 servers x 2 resources DRFH 4.6 ms interpreted vs 1.8 ms compiled, PF-VDS 25 vs 11 ms;
-#: 5 x 3 x 2 DRFH 13 vs 2.2 ms, PF-VDS 52 vs 13 ms; an empty cache costs 10-30 s per mechanism compiled.
+#: a public mechanism's kernels run interpreted when its problem has at most this many cells (see
+#: module doc): a 4-user, 4-server, 2-resource cluster is 32 cells, 8 users on 4 servers 64.
+#: Measured (AMD EPYC, one thread): 2 users x 2 servers x 2 resources DRFH 4.6 ms interpreted vs 1.8
+#: ms compiled, PF-VDS 25 vs 11 ms; 5 x 3 x 2 DRFH 13 vs 2.2 ms, PF-VDS 52 vs 13 ms; an empty cache
+#: costs 10-30 s per mechanism compiled.
 INTERPRET_AT_MOST = 64
 if os.environ.get(
     "FAIRLIB_INTERPRET_AT_MOST"
@@ -64,17 +69,20 @@ if os.environ.get(
         )
     INTERPRET_AT_MOST = int(_value)
 
-# None: each public mechanism decides by its size; True / False: forced by interpreted() / compiled()
+# None: each public mechanism decides by its size; True / False: forced by interpreted() /
+# compiled()
 _FORCED: contextvars.ContextVar[bool | None] = contextvars.ContextVar(
     "fairlib_forced_tier", default=None
 )
-# whether the kernels called now run as Python (set by the public mechanism being run, per thread and task)
+# whether the kernels called now run as Python (set by the public mechanism being run, per thread
+# and task)
 _INTERPRET: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "fairlib_interpret", default=False
 )
 
 
-#: every kernel made by :func:`njit` (their class is switched while an interpreted call runs, see _interpreting)
+#: every kernel made by :func:`njit` (their class is switched while an interpreted call runs, see
+#: _interpreting)
 KERNELS: list = []
 _SWITCH = threading.Lock()
 _DEPTH = 0  # interpreted calls running now, in any thread
@@ -83,12 +91,13 @@ _DEPTH = 0  # interpreted calls running now, in any thread
 class Kernel(CPUDispatcher):
     """The class of fairlib's kernels while some call runs interpreted.
 
-    A call from Python runs the kernel's Python source when this thread's (or task's) call is interpreted, numba's
-    compiled dispatch otherwise. The rest of the time the kernels are plain numba dispatchers: a Python-level
-    ``__call__`` costs ~2 µs per call, which loops calling small kernels (a per-step timing, a best-response sweep)
-    would pay. Calls from compiled kernels never go through ``__call__`` (numba links them directly), so compiled code
-    stays compiled all the way down; an interpreted kernel calls the others through ``__call__``, so they run
-    interpreted too. Instances are never built directly: :func:`njit` makes numba dispatchers and their class is
+    A call from Python runs the kernel's Python source when this thread's (or task's) call is
+    interpreted, numba's compiled dispatch otherwise. The rest of the time the kernels are plain
+    numba dispatchers: a Python-level ``__call__`` costs ~2 µs per call, which loops calling small
+    kernels (a per-step timing, a best-response sweep) would pay. Calls from compiled kernels never
+    go through ``__call__`` (numba links them directly), so compiled code stays compiled all the way
+    down; an interpreted kernel calls the others through ``__call__``, so they run interpreted too.
+    Instances are never built directly: :func:`njit` makes numba dispatchers and their class is
     switched to this one (same layout).
 
     Parameters
@@ -104,19 +113,22 @@ class Kernel(CPUDispatcher):
     """
 
     def __call__(self, *args, **kwargs):
-        """Run interpreted while :data:`_INTERPRET` is set, compiled (numba's dispatch) otherwise."""
+        """Run interpreted while :data:`_INTERPRET` is set, compiled (numba's dispatch)
+        otherwise."""
         if _INTERPRET.get():
             return self.py_func(*args, **kwargs)
         return super().__call__(*args, **kwargs)
 
 
 def njit(*args: Callable[..., Any], **options: Any) -> Any:
-    """``numba.njit`` (same options, same cache files), with the kernel registered in :data:`KERNELS`.
+    """``numba.njit`` (same options, same cache files), with the kernel registered in
+    :data:`KERNELS`.
 
     Parameters
     ----------
     *args : function
-        Either nothing (``@njit(cache=True)``) or the function to compile (``@njit``); signatures are refused.
+        Either nothing (``@njit(cache=True)``) or the function to compile (``@njit``); signatures
+        are refused.
     **options
         numba's ``njit`` options (``cache``, ``nogil``, ``inline``, ...).
 
@@ -148,8 +160,9 @@ def njit(*args: Callable[..., Any], **options: Any) -> Any:
     return make
 
 
-#: kernels called from Python by a :func:`steered` driver: each has a cache entry of its own even when it is
-#: ``inline="always"`` for compiled callers (``python -m fairlib.repro.warm`` checks them)
+#: kernels called from Python by a :func:`steered` driver: each has a cache entry of its own even
+#: when it is ``inline="always"`` for compiled callers (``python -m fairlib.repro.warm`` checks
+#: them)
 STEERED_CALLS: set = set()
 
 
@@ -174,14 +187,16 @@ def referenced_names(code: types.CodeType) -> set[str]:
 
 
 def steered(kernel: CPUDispatcher, *inner: str) -> types.FunctionType:
-    """``kernel``'s Python source as a plain Python function, in which the kernels named ``inner`` run as Python too.
+    """``kernel``'s Python source as a plain Python function, in which the kernels named ``inner``
+    run as Python too.
 
-    Everything else it calls stays compiled. numba compiles a kernel with a copy of every kernel it calls linked in
-    and optimised again as part of it, so a driver that only sequences a few heavy kernels (a Newton loop: evaluate,
-    solve, line search) costs its callees' optimisation a second time on its first compilation. Steered from Python,
-    each callee compiles once, for a few microseconds per call. Use it where the driver runs a few dozen iterations
-    per call and its own arithmetic is plain IEEE operations (no ``exp``/``log``, sums or ``solve``: NumPy's can
-    round differently from the compiled ones); the compiled kernel stays for compiled callers.
+    Everything else it calls stays compiled. numba compiles a kernel with a copy of every kernel it
+    calls linked in and optimised again as part of it, so a driver that only sequences a few heavy
+    kernels (a Newton loop: evaluate, solve, line search) costs its callees' optimisation a second
+    time on its first compilation. Steered from Python, each callee compiles once, for a few
+    microseconds per call. Use it where the driver runs a few dozen iterations per call and its own
+    arithmetic is plain IEEE operations (no ``exp``/``log``, sums or ``solve``: NumPy's can round
+    differently from the compiled ones); the compiled kernel stays for compiled callers.
 
     Parameters
     ----------
@@ -221,9 +236,10 @@ def steered(kernel: CPUDispatcher, *inner: str) -> types.FunctionType:
 
 @contextlib.contextmanager
 def _interpreting(name: str):
-    """Run the block's kernels interpreted (``name``: the mechanism, for tests). The first interpreted call in
-    the process switches every kernel's class to :class:`Kernel` (same layout: only ``__call__`` differs), the
-    last one switches them back; other threads meanwhile still run compiled code (their context says so)."""
+    """Run the block's kernels interpreted (``name``: the mechanism, for tests). The first
+    interpreted call in the process switches every kernel's class to :class:`Kernel` (same layout:
+    only ``__call__`` differs), the last one switches them back; other threads meanwhile still run
+    compiled code (their context says so)."""
     global _DEPTH
     with _SWITCH:
         _DEPTH += 1
@@ -248,14 +264,14 @@ def problem_cells(problem: object) -> int | None:
     Parameters
     ----------
     problem : object
-        A cluster (users x servers x resources), a game (:class:`fairlib.market.Game`, users x machines), or an
-        array-like (its size).
+        A cluster (users x servers x resources), a game (:class:`fairlib.market.Game`, users x
+        machines), or an array-like (its size).
 
     Returns
     -------
     int or None
-        The number of cells; None when ``problem`` is none of these (the mechanism's own validation then reports the
-        argument).
+        The number of cells; None when ``problem`` is none of these (the mechanism's own validation
+        then reports the argument).
     """
     if (
         type(problem) is np.ndarray
@@ -285,18 +301,19 @@ def interpreted_when_small(
     """Decorate a public mechanism so that its kernels run interpreted on a small problem.
 
     Its kernels run interpreted when its first argument has at most :data:`INTERPRET_AT_MOST` cells
-    (:func:`problem_cells`) and, if given, ``bounded(*args, **kwargs)`` is true, compiled otherwise, unless
-    :func:`compiled` or :func:`interpreted` forces one path. A mechanism called by another decides by its own problem.
+    (:func:`problem_cells`) and, if given, ``bounded(*args, **kwargs)`` is true, compiled otherwise,
+    unless :func:`compiled` or :func:`interpreted` forces one path. A mechanism called by another
+    decides by its own problem.
 
     Parameters
     ----------
     function : callable or None, default None
         The mechanism; None when the decorator is called with ``bounded`` only.
     bounded : callable or None, default None
-        Called with the mechanism's arguments, it says whether the call's work is bounded by the problem's size: an
-        iterative method run for thousands of iterations (PF-VDS's best-response sweeps) or progressive filling of a
-        pool that holds millions of tasks is slow in the interpreter however few users it has, so it stays compiled.
-        None: always bounded.
+        Called with the mechanism's arguments, it says whether the call's work is bounded by the
+        problem's size: an iterative method run for thousands of iterations (PF-VDS's best-response
+        sweeps) or progressive filling of a pool that holds millions of tasks is slow in the
+        interpreter however few users it has, so it stays compiled. None: always bounded.
 
     Returns
     -------
@@ -329,18 +346,21 @@ def interpreted_when_small(
 
 
 def _bounded(bounded, args, kwargs) -> bool:
-    """``bounded(*args, **kwargs)``, False where it cannot tell (bad input: the mechanism then reports it)."""
+    """``bounded(*args, **kwargs)``, False where it cannot tell (bad input: the mechanism then
+    reports it)."""
     if bounded is None:
         return True
     try:
         return bool(bounded(*args, **kwargs))
-    except Exception:  # noqa: BLE001 - any failure here is the mechanism's to report, with its own message
+    except Exception:  # noqa: BLE001
+        # any failure here is the mechanism's to report, with its own message
         return False
 
 
 @contextlib.contextmanager
 def _compiling():
-    """Run the block's kernels compiled, also inside an interpreted call (a larger problem solved within it)."""
+    """Run the block's kernels compiled, also inside an interpreted call (a larger problem solved
+    within it)."""
     token = _INTERPRET.set(False)
     try:
         yield
@@ -359,7 +379,8 @@ def _forced(value: bool):
 
 
 def compiled() -> contextlib.AbstractContextManager[None]:
-    """Context: every kernel compiled, whatever the problem's size (the warm-up, speed measurements).
+    """Context: every kernel compiled, whatever the problem's size (the warm-up, speed
+    measurements).
 
     Returns
     -------
@@ -370,7 +391,8 @@ def compiled() -> contextlib.AbstractContextManager[None]:
 
 
 def interpreting() -> bool:
-    """Whether the kernels called now run as Python (an interpreted public call is running in this thread or task).
+    """Whether the kernels called now run as Python (an interpreted public call is running in this
+    thread or task).
 
     A driver with a compiled fast path and a vectorised Python one takes the Python one then.
 
@@ -383,7 +405,8 @@ def interpreting() -> bool:
 
 
 def interpreted() -> contextlib.AbstractContextManager[None]:
-    """Context: every kernel run as Python, whatever the problem's size (tests comparing the two paths).
+    """Context: every kernel run as Python, whatever the problem's size (tests comparing the two
+    paths).
 
     Returns
     -------

@@ -1,11 +1,13 @@
-"""numba's cache locator for fairlib's kernels: each module's kernels under ``<NUMBA_CACHE_DIR>/<module>-<key>``.
+"""numba's cache locator for fairlib's kernels: each module's kernels under
+``<NUMBA_CACHE_DIR>/<module>-<key>``.
 
-numba checks a cached kernel against its own source file only (its stamp is the file's hash), not against the
-kernels it calls in other files, so after an edit of a callee it would load stale machine code. The key of a module
-(:func:`fairlib.kernel_keys`) hashes its source and every fairlib module it imports at any depth, so an edit moves
-exactly the modules that can see it to a new directory: their kernels recompile, every other kernel loads as it
-was. numba's ``NUMBA_CACHE_LOCATOR_CLASSES`` setting puts this locator first (``import fairlib`` sets it); functions
-outside fairlib fall through to numba's own locators.
+numba checks a cached kernel against its own source file only (its stamp is the file's hash), not
+against the kernels it calls in other files, so after an edit of a callee it would load stale
+machine code. The key of a module (:func:`fairlib.kernel_keys`) hashes its source and every fairlib
+module it imports at any depth, so an edit moves exactly the modules that can see it to a new
+directory: their kernels recompile, every other kernel loads as it was. numba's
+``NUMBA_CACHE_LOCATOR_CLASSES`` setting puts this locator first (``import fairlib`` sets it);
+functions outside fairlib fall through to numba's own locators.
 """
 
 from __future__ import annotations
@@ -22,15 +24,17 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def _numba_cache_dir() -> str:
-    """numba's ``config.CACHE_DIR`` ("" when unset): numba.config assigns its settings at run time, out of sight of
-    a type checker, so the attribute is read by name."""
+    """numba's ``config.CACHE_DIR`` ("" when unset): numba.config assigns its settings at run time,
+    out of sight of a type checker, so the attribute is read by name."""
     return str(getattr(config, "CACHE_DIR", ""))
 
 
 def module_key(py_file: str) -> str | None:
-    """``"<module>-<key>"`` for a fairlib source file (``multires.edrf-3f4ded701c6b9130``), None for any other file.
+    """``"<module>-<key>"`` for a fairlib source file (``multires.edrf-3f4ded701c6b9130``), None for
+    any other file.
 
-    A kernel module fairlib's import did not see (written since) is keyed from the sources as they are now.
+    A kernel module fairlib's import did not see (written since) is keyed from the sources as they
+    are now.
 
     Parameters
     ----------
@@ -55,7 +59,8 @@ def module_key(py_file: str) -> str | None:
 
 
 class KernelModuleLocator(UserProvidedCacheLocator):
-    """numba's locator for a directory of the user's choice, each fairlib module's kernels in a folder of their own.
+    """numba's locator for a directory of the user's choice, each fairlib module's kernels in a
+    folder of their own.
 
     The folder is keyed on the module's sources (:func:`module_key`).
 
@@ -76,7 +81,8 @@ class KernelModuleLocator(UserProvidedCacheLocator):
 
     @classmethod
     def from_function(cls, py_func: Callable[..., Any], py_file: str) -> KernelModuleLocator | None:
-        """The locator for a kernel of fairlib when a cache directory is set, else None (numba tries its next locator).
+        """The locator for a kernel of fairlib when a cache directory is set, else None (numba tries
+        its next locator).
 
         Parameters
         ----------
@@ -98,9 +104,10 @@ class KernelModuleLocator(UserProvidedCacheLocator):
 def stale_folders(cache_dir: str | os.PathLike[str]) -> list[Path]:
     """The folders of ``cache_dir`` no current source can use.
 
-    A kernel module's folder under another key than its current one (left by an edit since), and the folders of the
-    earlier cache layout (one folder per hash of every kernel source, named by 16 hexadecimal digits). Folders of
-    modules fairlib does not have are left alone (another checkout or branch sharing the directory may use them).
+    A kernel module's folder under another key than its current one (left by an edit since), and the
+    folders of the earlier cache layout (one folder per hash of every kernel source, named by 16
+    hexadecimal digits). Folders of modules fairlib does not have are left alone (another checkout
+    or branch sharing the directory may use them).
 
     Parameters
     ----------

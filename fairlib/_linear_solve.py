@@ -1,14 +1,17 @@
-"""``solve(a, b)``: a square linear system inside a kernel, by the LAPACK routine ``np.linalg.solve`` compiles to.
+"""``solve(a, b)``: a square linear system inside a kernel, by the LAPACK routine
+``np.linalg.solve`` compiles to.
 
-numba compiles ``np.linalg.solve`` with its general machinery (any dtype and layout, several right-hand sides,
-formatted error messages): about 3 s of a solver's first compilation with an empty cache, for the small Newton
-systems (a few resources, a few hundred servers) the kernels solve. :func:`solve` makes the same call — LAPACK's
-``dgesv`` through numba's own binding to SciPy's LAPACK, on the same Fortran-ordered copy — so compiled results
-are bit for bit those of ``np.linalg.solve`` compiled (``tests/test_linear_solve.py``), for 0.5 s of compilation.
-Run as Python (an interpreted kernel, see :mod:`fairlib._jit`) it is NumPy's ``np.linalg.solve``, with the
+numba compiles ``np.linalg.solve`` with its general machinery (any dtype and layout, several
+right-hand sides, formatted error messages): about 3 s of a solver's first compilation with an empty
+cache, for the small Newton systems (a few resources, a few hundred servers) the kernels solve.
+:func:`solve` makes the same call — LAPACK's ``dgesv`` through numba's own binding to SciPy's
+LAPACK, on the same Fortran-ordered copy — so compiled results are bit for bit those of
+``np.linalg.solve`` compiled (``tests/test_linear_solve.py``), for 0.5 s of compilation. Run as
+Python (an interpreted kernel, see :mod:`fairlib._jit`) it is NumPy's ``np.linalg.solve``, with the
 compiled path's errors.
 
-Errors as ``np.linalg.solve``'s: :class:`numpy.linalg.LinAlgError` for a non-finite entry or a singular matrix.
+Errors as ``np.linalg.solve``'s: :class:`numpy.linalg.LinAlgError` for a non-finite entry or a
+singular matrix.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ __all__ = ["solve", "solve_compiled"]
 
 
 def solve(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """x with a x = b, for a square float64 matrix ``a`` and a float64 vector ``b`` (compiled: module doc).
+    """x with a x = b, for a square float64 matrix ``a`` and a float64 vector ``b`` (compiled:
+    module doc).
 
-    As Python, NumPy's solve after the compiled path's check for non-finite entries (NumPy's would return NaN).
+    As Python, NumPy's solve after the compiled path's check for non-finite entries (NumPy's would
+    return NaN).
 
     Parameters
     ----------
@@ -45,18 +50,20 @@ def solve(a: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> npt.NDArray
     Raises
     ------
     numpy.linalg.LinAlgError
-        On a non-finite entry, a singular matrix, or (compiled) a non-square ``a`` or a ``b`` of the wrong length.
+        On a non-finite entry, a singular matrix, or (compiled) a non-square ``a`` or a ``b`` of the
+        wrong length.
     """
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
-    # float64 in, float64 out (numpy's annotations widen it to floating); astype without a copy returns x itself
+    # float64 in, float64 out (numpy's annotations widen it to floating); astype without a copy
+    # returns x itself
     return np.linalg.solve(a, b).astype(np.float64, copy=False)
 
 
 @overload(solve)
 def _solve_compiled(a, b):
-    """The compiled :func:`solve`: checks as numba's ``np.linalg.solve`` does (square, finite), then ``dgesv`` on a
-    column-major copy of ``a`` with ``b``'s copy overwritten by the solution."""
+    """The compiled :func:`solve`: checks as numba's ``np.linalg.solve`` does (square, finite), then
+    ``dgesv`` on a column-major copy of ``a`` with ``b``'s copy overwritten by the solution."""
     if not (
         isinstance(a, types.Array)
         and a.ndim == 2
@@ -102,10 +109,11 @@ def _solve_compiled(a, b):
     cache=True, inline="always", nogil=True
 )  # nogil: PF-VDS's certificate calls it from worker threads
 def solve_compiled(a, b):
-    """:func:`solve` as a kernel: from Python, the compiled LAPACK call that kernels make, not NumPy's.
+    """:func:`solve` as a kernel: from Python, the compiled LAPACK call that kernels make, not
+    NumPy's.
 
-    A driver steered from Python (:func:`._jit.steered`) calls it; inside a kernel it is :func:`solve` itself
-    (inlined).
+    A driver steered from Python (:func:`._jit.steered`) calls it; inside a kernel it is
+    :func:`solve` itself (inlined).
 
     Parameters
     ----------

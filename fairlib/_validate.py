@@ -55,12 +55,12 @@ __all__ = [
 
 INT64_MAX = np.iinfo(np.int64).max
 #: the most iterations, rounds or sweeps a caller may ask of an iterative method (each ``max_iter``,
-#: ``iterations``, ``max_sweeps``, ``max_rounds``): every default is at most 50,000, and a count past this one is a
-#: typo that would keep the loop running for hours, not a budget
+#: ``iterations``, ``max_sweeps``, ``max_rounds``): every default is at most 50,000, and a count
+#: past this one is a typo that would keep the loop running for hours, not a budget
 MAX_ITERATIONS = 1_000_000
-#: the range of every tolerance (``tol``, ``gap_tol``): below ``TOL_MIN`` a tolerance is lost in the rounding of
-#: values of order 1 (an unattainable stopping rule, or an exact comparison in disguise), above ``TOL_MAX`` it is no
-#: longer a tolerance but a different question
+#: the range of every tolerance (``tol``, ``gap_tol``): below ``TOL_MIN`` a tolerance is lost in the
+#: rounding of values of order 1 (an unattainable stopping rule, or an exact comparison in
+#: disguise), above ``TOL_MAX`` it is no longer a tolerance but a different question
 TOL_MIN, TOL_MAX = 1e-15, 0.1
 
 
@@ -104,7 +104,8 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
     >>> as_array([[1, 2], [3]], "demands")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: demands = [[1, 2], [3]]: must be a numeric array, got ragged or object data
+    fairlib._validate.InvalidInputError: demands = [[1, 2], [3]]: must be a numeric array, got
+    ragged or object data
     """
     try:
         arr = np.asarray(x)
@@ -122,8 +123,8 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
 def as_real_array(x: ArrayLike, name: str, *, copy: bool = True) -> npt.NDArray[np.float64]:
     """:func:`as_array` as float64, refusing booleans and complex numbers too.
 
-    A boolean matrix passed as task counts, or a complex one, is a mistake, not a number; shape, sign and
-    finiteness are the caller's to check.
+    A boolean matrix passed as task counts, or a complex one, is a mistake, not a number; shape,
+    sign and finiteness are the caller's to check.
 
     Parameters
     ----------
@@ -132,8 +133,8 @@ def as_real_array(x: ArrayLike, name: str, *, copy: bool = True) -> npt.NDArray[
     name : str
         The argument's name, used in the error message.
     copy : bool, default True
-        When False, the input itself is returned if it already is a float64 array (for a caller that keeps nothing
-        of it).
+        When False, the input itself is returned if it already is a float64 array (for a caller that
+        keeps nothing of it).
 
     Returns
     -------
@@ -163,7 +164,8 @@ def as_real_array(x: ArrayLike, name: str, *, copy: bool = True) -> npt.NDArray[
 
 
 def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> np.ndarray:
-    """A 1-D array of identifiers: integers (Google's job ids) or text (Bitbrains VMs are named by file stems).
+    """A 1-D array of identifiers: integers (Google's job ids) or text (Bitbrains VMs are named by
+    file stems).
 
     Parameters
     ----------
@@ -182,7 +184,8 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     Raises
     ------
     InvalidInputError
-        When ``ids`` is not 1-D, is empty (unless ``allow_empty``), or holds anything but integers and text.
+        When ``ids`` is not 1-D, is empty (unless ``allow_empty``), or holds anything but integers
+        and text.
 
     Examples
     --------
@@ -191,7 +194,8 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     >>> as_identifiers([1.5], "users")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: users = [1.5]: identifiers must be integers or text, got dtype float64
+    fairlib._validate.InvalidInputError: users = [1.5]: identifiers must be integers or text, got
+    dtype float64
     """
     try:
         arr = np.asarray(ids)
@@ -290,7 +294,8 @@ def as_demands(
     Raises
     ------
     InvalidInputError
-        On a non-2-D, empty, non-finite or negative matrix, a wrong number of columns, or an all-zero row.
+        On a non-2-D, empty, non-finite or negative matrix, a wrong number of columns, or an
+        all-zero row.
 
     Examples
     --------
@@ -323,9 +328,11 @@ def as_capacities(
     n_resources: int | None = None,
     allow_zero: bool = False,
 ) -> npt.NDArray[np.float64]:
-    """Capacity vector ``capacity[resource]`` (``ndim=1``) or matrix ``capacity[server, resource]`` (``ndim=2``).
+    """Capacity vector ``capacity[resource]`` (``ndim=1``) or matrix ``capacity[server, resource]``
+    (``ndim=2``).
 
-    Entries must be finite and > 0 (>= 0 with ``allow_zero``: a server may lack a resource, but not every one).
+    Entries must be finite and > 0 (>= 0 with ``allow_zero``: a server may lack a resource, but not
+    every one).
 
     Parameters
     ----------
@@ -348,8 +355,8 @@ def as_capacities(
     Raises
     ------
     InvalidInputError
-        On a wrong number of dimensions or resources, a non-finite, negative or (without ``allow_zero``) zero entry,
-        or a server with no capacity at all.
+        On a wrong number of dimensions or resources, a non-finite, negative or (without
+        ``allow_zero``) zero entry, or a server with no capacity at all.
 
     Examples
     --------
@@ -398,7 +405,8 @@ def as_weights(
     Raises
     ------
     InvalidInputError
-        On a wrong length, a non-finite entry, or a negative (or, without ``allow_zero``, zero) weight.
+        On a wrong length, a non-finite entry, or a negative (or, without ``allow_zero``, zero)
+        weight.
 
     Examples
     --------
@@ -464,7 +472,8 @@ def as_task_caps(
 
 
 def as_budgets(budgets: ArrayLike | None, n: int, name: str = "budgets") -> npt.NDArray[np.float64]:
-    """Positive finite budget vector of length ``n``; a scalar is broadcast and ``None`` means all ones.
+    """Positive finite budget vector of length ``n``; a scalar is broadcast and ``None`` means all
+    ones.
 
     Parameters
     ----------
@@ -516,7 +525,8 @@ def as_eligibility(
 ) -> npt.NDArray[np.bool_]:
     """Boolean placement matrix ``eligible[user, server]``; ``None`` means every pair is allowed.
 
-    Accepts booleans or 0/1 numbers; any other value is an error, as is a user eligible for no server.
+    Accepts booleans or 0/1 numbers; any other value is an error, as is a user eligible for no
+    server.
 
     Parameters
     ----------
@@ -607,7 +617,8 @@ def as_number(
     inclusive: bool = False,
     maximum: float = np.inf,
 ) -> float:
-    """A finite real number above ``minimum`` (or equal to it when ``inclusive``) and at most ``maximum``.
+    """A finite real number above ``minimum`` (or equal to it when ``inclusive``) and at most
+    ``maximum``.
 
     Parameters
     ----------
@@ -661,8 +672,9 @@ def as_number(
 
 
 def as_tolerance(value: float, name: str, *, zero: bool = False) -> float:
-    """A tolerance: a finite number from :data:`TOL_MIN` (1e-15) to :data:`TOL_MAX` (0.1), or exactly 0 when
-    ``zero`` (an exact comparison, where the function offers one); anything else is an error naming the argument.
+    """A tolerance: a finite number from :data:`TOL_MIN` (1e-15) to :data:`TOL_MAX` (0.1), or
+    exactly 0 when ``zero`` (an exact comparison, where the function offers one); anything else is
+    an error naming the argument.
 
     Parameters
     ----------
@@ -729,7 +741,8 @@ def as_count(value: int, name: str, *, minimum: int = 1, maximum: int = INT64_MA
     >>> as_count(10**20, "k")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: k = 100000000000000000000: must be an integer >= 1 and <= 9223372036854775807
+    fairlib._validate.InvalidInputError: k = 100000000000000000000: must be an integer >= 1 and <=
+    9223372036854775807
     """
     integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if not integer or value < minimum:
@@ -786,8 +799,8 @@ def as_finite(value: float, name: str) -> float:
 
 
 def as_flag(value, name: str) -> bool:
-    """``value`` when it is a bool (``True``, ``False`` or a NumPy bool); an integer, text such as ``"false"`` (which
-    is truthy) or None is an error naming the argument.
+    """``value`` when it is a bool (``True``, ``False`` or a NumPy bool); an integer, text such as
+    ``"false"`` (which is truthy) or None is an error naming the argument.
 
     Parameters
     ----------
@@ -818,9 +831,9 @@ def as_flag(value, name: str) -> bool:
 
 
 def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
-    """``value`` (text or a path) as a :class:`pathlib.Path` to a ``kind`` of entry, ``"file"`` or ``"directory"``:
-    an existing entry of the other kind is an error naming the argument, and so is a missing one when
-    ``must_exist`` (an input; an output need not exist yet).
+    """``value`` (text or a path) as a :class:`pathlib.Path` to a ``kind`` of entry, ``"file"`` or
+    ``"directory"``: an existing entry of the other kind is an error naming the argument, and so is
+    a missing one when ``must_exist`` (an input; an output need not exist yet).
 
     Parameters
     ----------
@@ -864,8 +877,9 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
 
 
 def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool = True) -> tuple:
-    """``value``, a tuple or list of distinct text labels (``length`` of them when given), as a tuple; an element
-    that is not text, a repeated one or a wrong count is an error naming the argument and the element.
+    """``value``, a tuple or list of distinct text labels (``length`` of them when given), as a
+    tuple; an element that is not text, a repeated one or a wrong count is an error naming the
+    argument and the element.
 
     Parameters
     ----------
@@ -894,7 +908,8 @@ def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool 
     """
     if not isinstance(value, (tuple, list)):
         raise InvalidInputError(
-            f"{name} = {_short(value)}: expected a tuple or list of labels, got {type(value).__name__}"
+            f"{name} = {_short(value)}: expected a tuple or list of labels, got "
+            f"{type(value).__name__}"
         )
     for i, label in enumerate(value):
         if not isinstance(label, str):
@@ -913,9 +928,10 @@ def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool 
 
 
 def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: str) -> list[int]:
-    """``parts``, a non-empty iterable of part numbers of a sharded table, as a list of ints: each an integer from
-    ``first`` to ``first + count - 1``, in increasing order and each once (a file is read or fetched once, in the
-    table's order); anything else is an error naming the argument and the part.
+    """``parts``, a non-empty iterable of part numbers of a sharded table, as a list of ints: each
+    an integer from ``first`` to ``first + count - 1``, in increasing order and each once (a file is
+    read or fetched once, in the table's order); anything else is an error naming the argument and
+    the part.
 
     Parameters
     ----------
@@ -942,7 +958,8 @@ def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: s
     >>> as_parts(range(5, 0, -1), count=500, where="task_events")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: parts: 4 is not after 5 (part numbers are increasing, each once)
+    fairlib._validate.InvalidInputError: parts: 4 is not after 5 (part numbers are increasing, each
+    once)
     """
     last = first + count - 1
     if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
@@ -963,7 +980,8 @@ def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: s
             )
         if i and part <= parts[i - 1]:
             raise InvalidInputError(
-                f"{name}: {int(part)} is not after {int(parts[i - 1])} (part numbers are increasing, "
+                f"{name}: {int(part)} is not after {int(parts[i - 1])} (part numbers are "
+                "increasing, "
                 "each once)"
             )
     return [int(part) for part in parts]
@@ -1056,8 +1074,9 @@ def check_columns(
     Raises
     ------
     InvalidInputError
-        Naming the table, the row (0-based position and index label), the column and the value, when a column is not
-        numeric (text, even text of numbers, and booleans are not) or a value is infinite or of the wrong sign.
+        Naming the table, the row (0-based position and index label), the column and the value, when
+        a column is not numeric (text, even text of numbers, and booleans are not) or a value is
+        infinite or of the wrong sign.
 
     Examples
     --------
@@ -1065,14 +1084,15 @@ def check_columns(
     >>> check_columns(pd.DataFrame({"cpu": [0.5, -2.0]}), "jobs", ["cpu"])
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: jobs row 1 (index 1), column 'cpu' = -2.0: must be finite and >= 0
+    fairlib._validate.InvalidInputError: jobs row 1 (index 1), column 'cpu' = -2.0: must be finite
+    and >= 0
     """
     import pandas as pd
 
     for col in columns:
         column = frame[col]
-        # text that looks like numbers ("0.5") and booleans convert to floats, but are no amounts: refused, as
-        # every other non-numeric column is
+        # text that looks like numbers ("0.5") and booleans convert to floats, but are no amounts:
+        # refused, as every other non-numeric column is
         dtype = (
             column.dtype.categories.dtype
             if isinstance(column.dtype, pd.CategoricalDtype)
@@ -1111,13 +1131,14 @@ def check_columns(
 
 
 def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
-    """``np.random.default_rng(rng)`` for a seed; anything but a seed is an error naming the argument.
+    """``np.random.default_rng(rng)`` for a seed; anything but a seed is an error naming the
+    argument.
 
     Parameters
     ----------
     rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator
-        The seed: None (fresh entropy), an integer >= 0, a SeedSequence, a BitGenerator, or a Generator (returned as
-        it is).
+        The seed: None (fresh entropy), an integer >= 0, a SeedSequence, a BitGenerator, or a
+        Generator (returned as it is).
     name : str, default "rng"
         The argument's name, used in the error message.
 
@@ -1136,7 +1157,8 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     >>> as_rng("abc")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: rng = 'abc': must be None, an integer >= 0, a SeedSequence or a Generator
+    fairlib._validate.InvalidInputError: rng = 'abc': must be None, an integer >= 0, a SeedSequence
+    or a Generator
     """
     ok = (
         rng is None
@@ -1155,7 +1177,8 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
 
 
 def as_instance(value: object, cls: type, name: str) -> Any:
-    """``value`` when it is an instance of ``cls``, else an error naming the argument, what it got and what it needs.
+    """``value`` when it is an instance of ``cls``, else an error naming the argument, what it got
+    and what it needs.
 
     Parameters
     ----------
@@ -1191,7 +1214,8 @@ def as_instance(value: object, cls: type, name: str) -> Any:
 
 
 def check_choice(value: T, choices: Iterable[object], name: str) -> T:
-    """``value`` if it is one of ``choices``, else an error naming the argument, its value and the choices.
+    """``value`` if it is one of ``choices``, else an error naming the argument, its value and the
+    choices.
 
     Parameters
     ----------
@@ -1226,15 +1250,17 @@ _RESULT_MARK = "__fairlib_result_type__"
 
 
 def result_type(cls: type[T]) -> type[T]:
-    """Mark ``cls`` as a result or record type: the library builds its instances and users read them.
+    """Mark ``cls`` as a result or record type: the library builds its instances and users read
+    them.
 
-    The API contract (``tests/test_api_contract.py``) feeds bad values to every public callable's arguments; a
-    result type's constructor is not one users call with their data, so the contract leaves it out, and probes its
-    public methods that take arguments instead. Mark a frozen dataclass or named tuple that a mechanism or game
-    returns; an input type (a cluster, a game, a workload) validates its arguments and is not marked.
+    The API contract (``tests/test_api_contract.py``) feeds bad values to every public callable's
+    arguments; a result type's constructor is not one users call with their data, so the contract
+    leaves it out, and probes its public methods that take arguments instead. Mark a frozen
+    dataclass or named tuple that a mechanism or game returns; an input type (a cluster, a game, a
+    workload) validates its arguments and is not marked.
 
-    ``cls`` is the class to mark (numpydoc reads an argument named ``cls`` as a class method's own class, so it is
-    described here rather than under Parameters).
+    ``cls`` is the class to mark (numpydoc reads an argument named ``cls`` as a class method's own
+    class, so it is described here rather than under Parameters).
 
     Returns
     -------

@@ -1,42 +1,49 @@
-"""The registry of games and market mechanisms: name -> callable, label, colour, capabilities, tolerance.
+"""The registry of games and market mechanisms: name -> callable, label, colour, capabilities,
+tolerance.
 
-Every game-type mechanism follows one contract, ``game_mechanism(game, **options) -> outcome``: it takes an
-instance of the type it registered (``instance``; by default a :class:`~fairlib.market.Game`: weights
-``w[user, machine]``, budgets, optional finite parallelism, the reserve bid) and returns an outcome with the bids,
-what they imply and the certificate ``residual`` (for a ``Game`` a :class:`~fairlib.market.GameOutcome`, residual
-:func:`~fairlib.market.nash_gap`). Another model, whose strategy space or utilities a ``Game`` cannot state (Kelly's
-mechanism with users who pay their bid and have no budget), registers its own instance type (``instance=``), which
-builds a small instance from a weight matrix with a ``from_weights(weights, reserve=...)`` class method
-(:meth:`GameMechanism.example`: the warm-up and the registry-wide checks, :mod:`fairlib.testing`, use it) and has
-``n_users`` and ``n_machines``; its outcome carries ``bids`` and ``shares`` (users × machines), ``residual``,
-``converged``, ``iterations``, ``method``, ``message`` and ``extras`` as a ``GameOutcome`` does.
+Every game-type mechanism follows one contract, ``game_mechanism(game, **options) -> outcome``: it
+takes an instance of the type it registered (``instance``; by default a
+:class:`~fairlib.market.Game`: weights ``w[user, machine]``, budgets, optional finite parallelism,
+the reserve bid) and returns an outcome with the bids, what they imply and the certificate
+``residual`` (for a ``Game`` a :class:`~fairlib.market.GameOutcome`, residual
+:func:`~fairlib.market.nash_gap`). Another model, whose strategy space or utilities a ``Game``
+cannot state (Kelly's mechanism with users who pay their bid and have no budget), registers its own
+instance type (``instance=``), which builds a small instance from a weight matrix with a
+``from_weights(weights, reserve=...)`` class method (:meth:`GameMechanism.example`: the warm-up and
+the registry-wide checks, :mod:`fairlib.testing`, use it) and has ``n_users`` and ``n_machines``;
+its outcome carries ``bids`` and ``shares`` (users × machines), ``residual``, ``converged``,
+``iterations``, ``method``, ``message`` and ``extras`` as a ``GameOutcome`` does.
 
-The registry-wide tests (``pytest -m games``), the kernel warm-up (:mod:`fairlib.repro.warm`) and the plot colours
-(:func:`fairlib.repro.plotting.color`) iterate over it, so adding a game is one function plus one :func:`register_game`
-call. It is the games' counterpart of :mod:`fairlib.mechanisms`
-(static mechanisms on a ``Cluster``), separate because the instance, the result and the rules differ (it refuses a
-static mechanism's name). The registry sits above the mechanisms it lists: nothing in :mod:`fairlib.market` imports
-it.
+The registry-wide tests (``pytest -m games``), the kernel warm-up (:mod:`fairlib.repro.warm`) and
+the plot colours (:func:`fairlib.repro.plotting.color`) iterate over it, so adding a game is one
+function plus one :func:`register_game` call. It is the games' counterpart of
+:mod:`fairlib.mechanisms` (static mechanisms on a ``Cluster``), separate because the instance, the
+result and the rules differ (it refuses a static mechanism's name). The registry sits above the
+mechanisms it lists: nothing in :mod:`fairlib.market` imports it.
 
-Capabilities (what a game mechanism supports; without one, calls through the registry refuse the feature with an
-:class:`~fairlib.InvalidInputError` naming it):
+Capabilities (what a game mechanism supports; without one, calls through the registry refuse the
+feature with an :class:`~fairlib.InvalidInputError` naming it):
 
 - ``"budgets"``: honours budgets other than 1;
-- ``"parallelism"``: honours finite parallelism (``game.parallelism``: user i bids on at most k_i machines);
-- ``"reserve"``: plays the perturbed game, a reserve bid ε > 0 on every machine (EC'05's existence proof). A
-  mechanism that needs one (best-response dynamics do: a user alone on a machine has no best response otherwise)
-  refuses ``reserve = 0`` naming ``reserve``;
-- ``"equilibrium"``: its outcome is a Nash equilibrium whenever it says it converged: with its default options and
-  infinite parallelism a converged outcome has ``residual`` at most its registered ``tol``, and one that did not
-  converge says so in its ``message`` (the tests hold it to that on small random games, and require convergence
-  to the known equilibrium on the EC'05 two-player games that have a unique one).
+- ``"parallelism"``: honours finite parallelism (``game.parallelism``: user i bids on at most k_i
+  machines);
+- ``"reserve"``: plays the perturbed game, a reserve bid ε > 0 on every machine (EC'05's existence
+  proof). A mechanism that needs one (best-response dynamics do: a user alone on a machine has no
+  best response otherwise) refuses ``reserve = 0`` naming ``reserve``;
+- ``"equilibrium"``: its outcome is a Nash equilibrium whenever it says it converged: with its
+  default options and infinite parallelism a converged outcome has ``residual`` at most its
+  registered ``tol``, and one that did not converge says so in its ``message`` (the tests hold it to
+  that on small random games, and require convergence to the known equilibrium on the EC'05
+  two-player games that have a unique one).
 
-Games from other modules join the registry when the modules named (comma-separated) in the environment variable
-``FAIRLIB_GAMES`` are imported, after the built-in ones: each calls :func:`register_game`.
+Games from other modules join the registry when the modules named (comma-separated) in the
+environment variable ``FAIRLIB_GAMES`` are imported, after the built-in ones: each calls
+:func:`register_game`.
 
 >>> get("proportional_share").label, "equilibrium" in get("proportional_share").capabilities
 ('proportional share (best-response equilibrium)', True)
->>> "proportional_share" in names("equilibrium", instance=Game)    # a paper's own games join these lists
+>>> # a paper's own games join these lists
+>>> "proportional_share" in names("equilibrium", instance=Game)
 True
 """
 
@@ -53,7 +60,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import market  # noqa: F401 - registrations added by fairlib.repro.scaffold name market.<name>
+# registrations added by fairlib.repro.scaffold name market.<name>
+from . import market  # noqa: F401
 from . import mechanisms
 from ._validate import InvalidInputError, _short, as_flag, as_instance, result_type, as_tolerance
 from .market import Game, proportional_share, weight_proportional
@@ -80,8 +88,8 @@ DEFAULT_TOL = 1e-6
 class GameMechanism:
     """A registered game mechanism, called as ``game_mechanism(game, **options)``.
 
-    The registered ``options`` (defaults) are updated by the call's, after refusing what its capabilities do not
-    cover. Entries are made by :func:`register_game`.
+    The registered ``options`` (defaults) are updated by the call's, after refusing what its
+    capabilities do not cover. Entries are made by :func:`register_game`.
 
     Parameters
     ----------
@@ -98,7 +106,8 @@ class GameMechanism:
     options : Mapping[str, object]
         Default options, merged under each call's (read-only).
     tol : float or None, default None
-        The largest residual an ``"equilibrium"`` game's default run may leave; None: it claims no equilibrium.
+        The largest residual an ``"equilibrium"`` game's default run may leave; None: it claims no
+        equilibrium.
     instance : type, default Game
         The instance type it plays (a :class:`~fairlib.market.Game`, or another model's type with a
         ``from_weights`` class method).
@@ -110,9 +119,11 @@ class GameMechanism:
     color: str
     capabilities: frozenset
     options: Mapping = field(default_factory=lambda: MappingProxyType({}))
-    #: the largest residual an ``"equilibrium"`` game's default run may leave (None: it claims no equilibrium)
+    #: the largest residual an ``"equilibrium"`` game's default run may leave (None: it claims no
+    #: equilibrium)
     tol: float | None = None
-    #: the instance type it plays (a ``Game``, or another model's type with a ``from_weights`` class method)
+    #: the instance type it plays (a ``Game``, or another model's type with a ``from_weights`` class
+    #: method)
     instance: type = Game
 
     def __call__(self, game, **options):
@@ -123,8 +134,8 @@ class GameMechanism:
     def example(self, weights: ArrayLike, *, reserve: float = 0.0, **kwargs: Any) -> Any:
         """A small instance of the type this mechanism plays, built from a weight matrix.
 
-        ``Game(weights, reserve=reserve, **kwargs)``, or the instance type's ``from_weights(weights, reserve=reserve)``
-        (which states no budgets and no parallelism).
+        ``Game(weights, reserve=reserve, **kwargs)``, or the instance type's ``from_weights(weights,
+        reserve=reserve)`` (which states no budgets and no parallelism).
 
         Parameters
         ----------
@@ -133,8 +144,8 @@ class GameMechanism:
         reserve : float, default 0.0
             The reserve bid ε >= 0 on every machine.
         **kwargs
-            Further :class:`~fairlib.market.Game` arguments (``budgets``, ``parallelism``); ignored by another instance
-            type.
+            Further :class:`~fairlib.market.Game` arguments (``budgets``, ``parallelism``); ignored
+            by another instance type.
 
         Returns
         -------
@@ -151,13 +162,14 @@ class GameMechanism:
         Parameters
         ----------
         game : Game or object
-            The instance to play: a :class:`~fairlib.market.Game`, or one of the mechanism's own instance type.
+            The instance to play: a :class:`~fairlib.market.Game`, or one of the mechanism's own
+            instance type.
 
         Raises
         ------
         InvalidInputError
-            When ``game`` is of another type than the one it plays, or has budgets other than 1, finite parallelism or a
-            reserve without the matching capability.
+            When ``game`` is of another type than the one it plays, or has budgets other than 1,
+            finite parallelism or a reserve without the matching capability.
         """
         as_instance(game, self.instance, "game")
         if self.instance is not Game:
@@ -206,23 +218,26 @@ def register_game(
     Parameters
     ----------
     name : str
-        Its name (case-insensitive), not a registered static mechanism's (:mod:`fairlib.mechanisms`).
+        Its name (case-insensitive), not a registered static mechanism's
+        (:mod:`fairlib.mechanisms`).
     function : callable
         ``function(game, **options) -> GameOutcome``.
     label, color : str, optional
-        Its name in legends and tables, and its colour (default: the name, and a colour fixed by the name).
+        Its name in legends and tables, and its colour (default: the name, and a colour fixed by the
+        name).
     capabilities : iterable of str
         From :data:`CAPABILITIES`.
     options : mapping, optional
         Default options, merged under each call's.
     tol : float, optional
-        With ``"equilibrium"``: the largest residual its default run may leave (default :data:`DEFAULT_TOL`).
+        With ``"equilibrium"``: the largest residual its default run may leave (default
+        :data:`DEFAULT_TOL`).
     replace : bool
         Re-registering a name needs ``replace=True``.
     instance : type
         The instance type it plays (default :class:`~fairlib.market.Game`); another type needs a
-        ``from_weights(weights, reserve=...)`` class method, and the ``"budgets"`` and ``"parallelism"``
-        capabilities are a ``Game``'s only.
+        ``from_weights(weights, reserve=...)`` class method, and the ``"budgets"`` and
+        ``"parallelism"`` capabilities are a ``Game``'s only.
 
     Returns
     -------
@@ -231,7 +246,9 @@ def register_game(
 
     Examples
     --------
-    >>> with registered("even_split", lambda game: weight_proportional(Game(np.ones(game.weights.shape)))):
+    >>> with registered(
+    ...     "even_split", lambda game: weight_proportional(Game(np.ones(game.weights.shape)))
+    ... ):
     ...     "even_split" in names()
     True
     """
@@ -248,7 +265,8 @@ def register_game(
         as_instance(options, Mapping, "options")
     if isinstance(capabilities, (str, bytes)) or not isinstance(capabilities, Iterable):
         raise InvalidInputError(
-            f"capabilities = {_short(capabilities)}: expected an iterable of capability names (text)"
+            f"capabilities = {_short(capabilities)}: expected an iterable of capability "
+            "names (text)"
         )
     caps = frozenset(capabilities)
     if not all(isinstance(c, str) for c in caps):
@@ -433,7 +451,7 @@ def names(*capabilities: str, instance: type | None = None) -> list[str]:
     return [g.name for g in select(*capabilities, instance=instance)]
 
 
-# --- the games of the papers ----------------------------------------------------------------------------------
+# --- the games of the papers ----------------------------------------------------------------------
 
 register_game(
     "proportional_share",
@@ -450,12 +468,13 @@ register_game(
     color=mechanisms._OKABE_ITO["bluish_green"],
     capabilities=("budgets", "parallelism", "reserve"),
 )
-# new games are registered above this line (python -m fairlib.repro.scaffold mechanism NAME --game ...)
+# new games are registered above this line (python -m fairlib.repro.scaffold mechanism NAME --game
+# ...)
 
 
 def _load_plugins(spec: str | None) -> None:
-    """Import each module named in ``spec`` (comma-separated; ``FAIRLIB_GAMES``): each registers its games. A
-    module that cannot be imported is an error naming the variable."""
+    """Import each module named in ``spec`` (comma-separated; ``FAIRLIB_GAMES``): each registers its
+    games. A module that cannot be imported is an error naming the variable."""
     for module in filter(None, (s.strip() for s in (spec or "").split(","))):
         try:
             importlib.import_module(module)

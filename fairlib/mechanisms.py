@@ -1,29 +1,33 @@
 """The registry of static mechanisms: name -> callable, label, colour, capabilities.
 
 Every static mechanism follows one contract, ``mechanism(cluster, **options) -> Allocation`` with
-``tasks[user, server]`` (a single pool is ``Cluster.single_pool(capacity, demand)``). The property tables
-(:func:`fairlib.repro.experiments.heterogeneous_servers.property_table`; :func:`fairlib.properties.mechanism_properties`
-takes a registered name), the trace replays (:func:`fairlib.sim.replay` takes any registered name,
-:func:`fairlib.sim.snapshot_utilisation` defaults to every ``multi_server`` mechanism), the benchmark of every
-mechanism (``benchmarks/bench_mechanisms.py``), the kernel warm-up (:mod:`fairlib.repro.warm`), the plot colours
-(:func:`fairlib.repro.plotting.color`) and the registry-wide tests (``pytest -m registry``) iterate over it, so adding a
-mechanism is one function plus one :func:`register` call. The registry sits above the mechanisms it lists: nothing
-in :mod:`fairlib.multires` imports it. Games and market mechanisms (a ``Game`` in, a ``GameOutcome`` out) have a
-registry of their own, :mod:`fairlib.games`.
+``tasks[user, server]`` (a single pool is ``Cluster.single_pool(capacity, demand)``). The property
+tables (:func:`fairlib.repro.experiments.heterogeneous_servers.property_table`;
+:func:`fairlib.properties.mechanism_properties` takes a registered name), the trace replays
+(:func:`fairlib.sim.replay` takes any registered name, :func:`fairlib.sim.snapshot_utilisation`
+defaults to every ``multi_server`` mechanism), the benchmark of every mechanism
+(``benchmarks/bench_mechanisms.py``), the kernel warm-up (:mod:`fairlib.repro.warm`), the plot
+colours (:func:`fairlib.repro.plotting.color`) and the registry-wide tests (``pytest -m registry``)
+iterate over it, so adding a mechanism is one function plus one :func:`register` call. The registry
+sits above the mechanisms it lists: nothing in :mod:`fairlib.multires` imports it. Games and market
+mechanisms (a ``Game`` in, a ``GameOutcome`` out) have a registry of their own,
+:mod:`fairlib.games`.
 
 Capabilities (what a mechanism supports, used to select them and to choose the tests it must pass):
 
-- ``"pooled"``: allocates a single pool (a one-server cluster); ``"multi_server"``: any cluster, placement
-  constraints honoured (``"placement_aware"``: it uses them in its fairness criterion, not only as feasibility);
+- ``"pooled"``: allocates a single pool (a one-server cluster); ``"multi_server"``: any cluster,
+  placement constraints honoured (``"placement_aware"``: it uses them in its fairness criterion, not
+  only as feasibility);
 - ``"integral"``: whole tasks; ``"divisible"``: real task counts;
 - ``"weights"``: honours the cluster's weights (others refuse weights other than 1);
 - ``"prices"``: reports market prices in ``extras["prices"]``;
-- ``"start"``: continues from held tasks, ``mechanism(cluster, start=held)``, never taking any back (a pooled
-  mechanism without it refuses ``start=`` with an :class:`~fairlib.InvalidInputError` saying why).
+- ``"start"``: continues from held tasks, ``mechanism(cluster, start=held)``, never taking any back
+  (a pooled mechanism without it refuses ``start=`` with an :class:`~fairlib.InvalidInputError`
+  saying why).
 
-Mechanisms from other modules join the registry when the modules named (comma-separated) in the environment
-variable ``FAIRLIB_MECHANISMS`` are imported, after the built-in ones: each calls :func:`register`. The tables,
-replays, benchmarks and tests then include them with no other edit.
+Mechanisms from other modules join the registry when the modules named (comma-separated) in the
+environment variable ``FAIRLIB_MECHANISMS`` are imported, after the built-in ones: each calls
+:func:`register`. The tables, replays, benchmarks and tests then include them with no other edit.
 
 >>> get("psdsf").label, "placement_aware" in get("psdsf").capabilities
 ('PS-DSF', True)
@@ -47,7 +51,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from . import multires  # noqa: F401 - registrations added by fairlib.repro.scaffold name multires.<name>
+# registrations added by fairlib.repro.scaffold name multires.<name>
+from . import multires  # noqa: F401
 from ._validate import InvalidInputError, _short, as_flag, as_instance, result_type
 from .multires import (
     asset_fairness,
@@ -94,7 +99,8 @@ CAPABILITIES = frozenset(
     }
 )
 
-#: the Okabe–Ito palette, as in fairlib.repro.plotting.OKABE_ITO (not imported: the registry must not load matplotlib)
+#: the Okabe–Ito palette, as in fairlib.repro.plotting.OKABE_ITO (not imported: the registry must
+#: not load matplotlib)
 _OKABE_ITO = {
     "black": "#000000",
     "orange": "#E69F00",
@@ -110,7 +116,8 @@ _OKABE_ITO = {
 @result_type
 @dataclass(frozen=True)
 class ByServer:
-    """An option value given per server, by cycling ``values`` over the servers; resolved on the cluster at the call.
+    """An option value given per server, by cycling ``values`` over the servers; resolved on the
+    cluster at the call.
 
     E.g. α = 1, 2, 4, 1, ... for PF-VDS with heterogeneous α.
 
@@ -153,8 +160,8 @@ class ByServer:
 class Mechanism:
     """A registered mechanism, called as ``mechanism(cluster, **options)``.
 
-    ``options`` (defaults) and each variant's options are merged under the call's. Entries are made by
-    :func:`register`.
+    ``options`` (defaults) and each variant's options are merged under the call's. Entries are made
+    by :func:`register`.
 
     Parameters
     ----------
@@ -171,8 +178,8 @@ class Mechanism:
     options : Mapping[str, object]
         Default options, merged under each call's (read-only).
     variants : Mapping[str, Mapping[str, object]]
-        Named runs with fixed options (e.g. PF-VDS at several α; values may be :class:`ByServer`); empty: the
-        mechanism runs once as ``name``.
+        Named runs with fixed options (e.g. PF-VDS at several α; values may be :class:`ByServer`);
+        empty: the mechanism runs once as ``name``.
     """
 
     name: str
@@ -181,7 +188,8 @@ class Mechanism:
     color: str
     capabilities: frozenset
     options: Mapping = field(default_factory=lambda: MappingProxyType({}))
-    #: named runs with fixed options (e.g. PF-VDS at several α); empty: the mechanism runs once as ``name``
+    #: named runs with fixed options (e.g. PF-VDS at several α); empty: the mechanism runs once as
+    #: ``name``
     variants: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
     def __call__(self, cluster, **options):
@@ -202,7 +210,8 @@ class Mechanism:
         return self.function(cluster, **merged)
 
     def sweep_key(self) -> dict:
-        """A description for :mod:`fairlib.sweep`'s seeds and cache keys (the function is keyed by its code).
+        """A description for :mod:`fairlib.sweep`'s seeds and cache keys (the function is keyed by
+        its code).
 
         Returns
         -------
@@ -217,7 +226,8 @@ class Mechanism:
         Returns
         -------
         dict of str to callable
-            Run name -> callable of a cluster (a variant's options bound by :func:`functools.partial`).
+            Run name -> callable of a cluster (a variant's options bound by
+            :func:`functools.partial`).
         """
         if not self.variants:
             return {self.name: self}
@@ -237,13 +247,15 @@ def _accepts(function: Callable, option: str) -> bool:
 
 
 def _fallback_color(name: str) -> str:
-    """A colour for a mechanism registered without one: fixed by its name (the same in every process)."""
+    """A colour for a mechanism registered without one: fixed by its name (the same in every
+    process)."""
     palette = [c for k, c in _OKABE_ITO.items() if k != "yellow"]  # yellow is too light on white
     return palette[int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(palette)]
 
 
 def _check_display(label, color) -> None:
-    """``label`` and ``color`` of a registration: text or None (a legend's entry and a matplotlib colour)."""
+    """``label`` and ``color`` of a registration: text or None (a legend's entry and a matplotlib
+    colour)."""
     for argument, value in (("label", label), ("color", color)):
         if value is not None and not isinstance(value, str):
             raise InvalidInputError(
@@ -275,12 +287,13 @@ def register(
     color : str or None, default None
         Its plot colour (default: an Okabe–Ito colour fixed by the name).
     capabilities : iterable of str, default ()
-        From :data:`CAPABILITIES`; it needs ``"pooled"`` or ``"multi_server"``, and ``"start"`` needs a function
-        that takes ``start=``.
+        From :data:`CAPABILITIES`; it needs ``"pooled"`` or ``"multi_server"``, and ``"start"``
+        needs a function that takes ``start=``.
     options : Mapping[str, object] or None, default None
         Default options, merged under each call's.
     variants : Mapping[str, Mapping[str, object]] or None, default None
-        Run names -> options (values may be :class:`ByServer`); a run name may not be another mechanism's name.
+        Run names -> options (values may be :class:`ByServer`); a run name may not be another
+        mechanism's name.
     replace : bool, default False
         Re-registering a name needs ``replace=True``.
 
@@ -292,8 +305,8 @@ def register(
     Raises
     ------
     InvalidInputError
-        On an empty name, a non-callable function, unknown or inconsistent capabilities, a name already registered
-        (without ``replace``) or a variant named as another mechanism.
+        On an empty name, a non-callable function, unknown or inconsistent capabilities, a name
+        already registered (without ``replace``) or a variant named as another mechanism.
     """
     if not isinstance(name, str) or not name or name != name.strip():
         raise InvalidInputError(f"name = {name!r}: must be a non-empty string")
@@ -308,7 +321,8 @@ def register(
         as_instance(options, Mapping, "options")
     if isinstance(capabilities, (str, bytes)) or not isinstance(capabilities, Iterable):
         raise InvalidInputError(
-            f"capabilities = {_short(capabilities)}: expected an iterable of capability names (text)"
+            f"capabilities = {_short(capabilities)}: expected an iterable of capability "
+            "names (text)"
         )
     caps = frozenset(capabilities)
     if not all(isinstance(c, str) for c in caps):
@@ -488,7 +502,8 @@ def runs(*capabilities: str) -> dict[str, Callable]:
 
 
 def resolve(mechanism: str | Callable | None, name: str = "mechanism") -> Callable | None:
-    """A registered name resolved to its mechanism; a callable ``cluster -> Allocation`` (and None) passes through.
+    """A registered name resolved to its mechanism; a callable ``cluster -> Allocation`` (and None)
+    passes through.
 
     Parameters
     ----------
@@ -505,7 +520,8 @@ def resolve(mechanism: str | Callable | None, name: str = "mechanism") -> Callab
     Raises
     ------
     InvalidInputError
-        When ``mechanism`` is an unknown name or neither a name, a callable nor None, or ``name`` is not a string.
+        When ``mechanism`` is an unknown name or neither a name, a callable nor None, or ``name`` is
+        not a string.
     """
     if not isinstance(name, str):
         raise InvalidInputError(
@@ -529,8 +545,8 @@ def resolve_runs(
     Parameters
     ----------
     mechanisms : Mapping[str, callable], iterable of str, str or None
-        A mapping name -> callable of a cluster (kept), registered names (one name: a str), or None (every run of
-        the mechanisms having ``capabilities``, :func:`runs`).
+        A mapping name -> callable of a cluster (kept), registered names (one name: a str), or None
+        (every run of the mechanisms having ``capabilities``, :func:`runs`).
     *capabilities : str
         With ``mechanisms=None``: the capabilities the runs' mechanisms need.
 
@@ -569,7 +585,7 @@ def resolve_runs(
     return {str(name): _lookup(name, f"mechanisms[{i}]") for i, name in enumerate(mechanisms)}
 
 
-# --- the mechanisms of the papers reproduced ------------------------------------------------------------
+# --- the mechanisms of the papers reproduced ------------------------------------------------------
 
 register(
     "drf",
@@ -630,7 +646,8 @@ register(
     color=_OKABE_ITO["blue"],
     capabilities=("multi_server", "placement_aware", "divisible", "weights"),
     options={"alpha": 1.0},
-    # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index (Theorem 3, §3)
+    # the α of the paper's comparisons (§6); 1_2_4: α_i = 1, 2, 4, 1, ... by server index
+    # (Theorem 3, §3)
     variants={
         "pfvds_0.5": {"alpha": 0.5},
         "pfvds_1": {"alpha": 1.0},
@@ -639,7 +656,8 @@ register(
         "pfvds_1_2_4": {"alpha": ByServer((1.0, 2.0, 4.0))},
     },
 )
-# the DRFH paper's own scheduler: task by task, each on the best-fitting server (never run on merged servers)
+# the DRFH paper's own scheduler: task by task, each on the best-fitting server (never run on merged
+# servers)
 register(
     "drfh_best_fit",
     drfh_best_fit,
@@ -647,7 +665,8 @@ register(
     color=_OKABE_ITO["bluish_green"],
     capabilities=("multi_server", "divisible", "weights"),
 )
-# pooled DRF as offer-based schedulers (Mesos, YARN) run it: machine by machine, users in DRF order (never merged)
+# pooled DRF as offer-based schedulers (Mesos, YARN) run it: machine by machine, users in DRF order
+# (never merged)
 register(
     "drf_machine_offers",
     drf_machine_offers,
@@ -655,12 +674,13 @@ register(
     color=_OKABE_ITO["reddish_purple"],
     capabilities=("multi_server", "weights"),
 )
-# new mechanisms are registered above this line (python -m fairlib.repro.scaffold mechanism NAME ...)
+# new mechanisms are registered above this line (python -m fairlib.repro.scaffold mechanism NAME
+# ...)
 
 
 def _load_plugins(spec: str | None) -> None:
-    """Import each module named in ``spec`` (comma-separated; ``FAIRLIB_MECHANISMS``): each registers its
-    mechanisms. A module that cannot be imported is an error naming the variable."""
+    """Import each module named in ``spec`` (comma-separated; ``FAIRLIB_MECHANISMS``): each
+    registers its mechanisms. A module that cannot be imported is an error naming the variable."""
     for module in filter(None, (s.strip() for s in (spec or "").split(","))):
         try:
             importlib.import_module(module)

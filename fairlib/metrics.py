@@ -1,7 +1,8 @@
-"""Welfare and fairness metrics of allocations (Feldman, Lai, Zhang EC'05 §2; reconstructions §4.2).
+"""Welfare and fairness metrics of allocations (Feldman, Lai, Zhang EC'05 §2; reconstructions
+§4.2).
 
-Allocations are shares ``r[user, machine]``; valuations ``w[user, machine]``. With finite parallelism
-``k[user]``, a user values a bundle by the sum of its k largest w_ij r_ij.
+Allocations are shares ``r[user, machine]``; valuations ``w[user, machine]``. With finite
+parallelism ``k[user]``, a user values a bundle by the sum of its k largest w_ij r_ij.
 """
 
 from __future__ import annotations
@@ -30,12 +31,15 @@ def bundle_values(
     Parameters
     ----------
     weights : array_like
-        Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite and >= 0.
+        Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite
+        and >= 0.
     shares : array_like
-        Shape (n_bundles, n_machines): r[j, machine], the share of each machine in bundle j, finite and >= 0.
+        Shape (n_bundles, n_machines): r[j, machine], the share of each machine in bundle j, finite
+        and >= 0.
     parallelism : int or array_like or None, default None
-        The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a user values a
-        bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the plain sum).
+        The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a
+        user values a bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the
+        plain sum).
 
     Returns
     -------
@@ -45,13 +49,13 @@ def bundle_values(
     Raises
     ------
     InvalidInputError
-        On non-finite or negative entries, mismatched machine columns, or a parallelism that is not an integer >= 1
-        per user.
+        On non-finite or negative entries, mismatched machine columns, or a parallelism that is not
+        an integer >= 1 per user.
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2.
 
     Examples
     --------
@@ -76,16 +80,16 @@ def bundle_values(
 
 
 def _weights_and_shares(weights, shares):
-    """Valuations and shares: two finite, non-negative (users x machines) matrices; shares of one machine's
-    users may have any number of rows (bundles of other users), but the same machines."""
+    """Valuations and shares: two finite, non-negative (users x machines) matrices; shares of one
+    machine's users may have any number of rows (bundles of other users), but the same machines."""
     w = as_values(weights, "weights", ndim=2)
     r = as_values(shares, "shares", ndim=2, shape=(-1, w.shape[1]))
     return w, r
 
 
 def _user_machine_matrices(weights, shares):
-    """Valuations and one share per (user, machine): two finite, non-negative matrices of one shape, or an error
-    naming the argument (the shape first, so a mismatch is named as one)."""
+    """Valuations and one share per (user, machine): two finite, non-negative matrices of one shape,
+    or an error naming the argument (the shape first, so a mismatch is named as one)."""
     w, r = as_array(weights, "weights"), as_array(shares, "shares")
     if w.ndim != 2 or r.shape != w.shape:
         raise InvalidInputError(
@@ -117,12 +121,14 @@ def utilities(
     Parameters
     ----------
     weights : array_like
-        Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite and >= 0.
+        Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite
+        and >= 0.
     shares : array_like
         Shape (n_users, n_machines): r[i, j], user i's share of machine j, finite and >= 0.
     parallelism : int or array_like or None, default None
-        The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a user values a
-        bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the plain sum).
+        The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a
+        user values a bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the
+        plain sum).
 
     Returns
     -------
@@ -132,13 +138,13 @@ def utilities(
     Raises
     ------
     InvalidInputError
-        When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or negative entries, or
-        ``parallelism`` is not an integer >= 1 per user.
+        When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or
+        negative entries, or ``parallelism`` is not an integer >= 1 per user.
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2.
 
     Examples
     --------
@@ -173,8 +179,8 @@ def efficiency(welfare: float, optimum: float) -> float:
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2.
 
     Examples
     --------
@@ -206,8 +212,8 @@ def utility_uniformity(utils: ArrayLike) -> float:
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2.
 
     Examples
     --------
@@ -225,17 +231,20 @@ def envy_freeness(
 ) -> float:
     """ρ = min_{i,j} U_i(r_i) / U_i(r_j) over every pair, j = i included.
 
-    So ρ <= 1, and ρ = 1 means envy-free; pairs with U_i(r_j) = 0 are skipped (1.0 when every pair is).
+    So ρ <= 1, and ρ = 1 means envy-free; pairs with U_i(r_j) = 0 are skipped (1.0 when every pair
+    is).
 
     Parameters
     ----------
     weights : array_like
-        Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite and >= 0.
+        Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite
+        and >= 0.
     shares : array_like
         Shape (n_users, n_machines): r[i, j], user i's share of machine j, finite and >= 0.
     parallelism : int or array_like or None, default None
-        The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a user values a
-        bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the plain sum).
+        The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a
+        user values a bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the
+        plain sum).
 
     Returns
     -------
@@ -245,19 +254,20 @@ def envy_freeness(
     Raises
     ------
     InvalidInputError
-        When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or negative entries, or
-        ``parallelism`` is not an integer >= 1 per user.
+        When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or
+        negative entries, or ``parallelism`` is not an integer >= 1 per user.
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2 (the definition of envy-freeness ρ).
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2 (the definition of envy-freeness ρ).
 
     Examples
     --------
     >>> envy_freeness([[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]])
     1.0
-    >>> envy_freeness([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])   # nobody envies: 1, not infinity
+    >>> # nobody envies: 1, not infinity
+    >>> envy_freeness([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])
     1.0
     """
     w, r = _user_machine_matrices(weights, shares)
@@ -291,8 +301,8 @@ def jain_index(values: ArrayLike) -> float:
 
     References
     ----------
-    .. [1] R. Jain, D.-M. Chiu, W. Hawe, "A Quantitative Measure of Fairness and Discrimination for Resource
-       Allocation in Shared Computer Systems", DEC Research Report TR-301, 1984.
+    .. [1] R. Jain, D.-M. Chiu, W. Hawe, "A Quantitative Measure of Fairness and Discrimination for
+       Resource Allocation in Shared Computer Systems", DEC Research Report TR-301, 1984.
 
     Examples
     --------
@@ -309,7 +319,8 @@ def jain_index(values: ArrayLike) -> float:
         raise InvalidInputError(f"values[{i}] = {x[i]}: must be finite and >= 0")
     if not (x > 0).any():
         raise InvalidInputError("values: all zero (Jain's index is 0/0)")
-    # the index is scale-free: dividing by the largest value first keeps the squares finite and normal for values
-    # from 1e-300 to 1e300 (squared directly, 1e200 overflowed and 1e-200 underflowed to 0/0)
+    # the index is scale-free: dividing by the largest value first keeps the squares finite and
+    # normal for values from 1e-300 to 1e300 (squared directly, 1e200 overflowed and 1e-200
+    # underflowed to 0/0)
     x = x / x.max()
     return float(x.sum() ** 2 / (len(x) * (x**2).sum()))

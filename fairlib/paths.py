@@ -7,16 +7,18 @@ variables redirect output for tests and for users who keep data elsewhere:
 ``FAIRLIB_BUILD_DIR``
     replaces ``build/`` (quick-mode outputs, executed notebooks, run manifest, caches).
 ``FAIRLIB_OUTPUT_DIR``
-    redirects *full-mode* outputs to ``<dir>/figures/<key>`` and ``<dir>/results/<key>`` (``run_all.py --verify``
-    re-executes the notebooks there, never touching the committed outputs).
+    redirects *full-mode* outputs to ``<dir>/figures/<key>`` and ``<dir>/results/<key>``
+    (``run_all.py --verify`` re-executes the notebooks there, never touching the committed outputs).
 ``FAIRLIB_TRACE_DIR``
     where real trace files are looked for first (see :func:`trace_dirs`).
 ``FAIRLIB_SHARED_TRACES``
-    replaces ``../shared/data/traces``, the last place looked (a path that does not exist: a reader's clone).
+    replaces ``../shared/data/traces``, the last place looked (a path that does not exist: a
+    reader's clone).
 
-Each names a directory (``FAIRLIB_TRACE_DIR`` several, separated by ``os.pathsep``); empty means unset. A value
-naming an existing file is an :class:`~fairlib._validate.InvalidInputError` naming the
-variable: a typo there would otherwise write outputs, or look for traces, somewhere no one reads.
+Each names a directory (``FAIRLIB_TRACE_DIR`` several, separated by ``os.pathsep``); empty means
+unset. A value naming an existing file is an :class:`~fairlib._validate.InvalidInputError` naming
+the variable: a typo there would otherwise write outputs, or look for traces, somewhere no one
+reads.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ NOTEBOOKS = ROOT / "notebooks"
 
 
 def _env_dir(variable: str) -> Path | None:
-    """The directory environment variable ``variable`` names (it need not exist yet), or None when it is unset or
-    empty; an existing file is an error naming the variable."""
+    """The directory environment variable ``variable`` names (it need not exist yet), or None when
+    it is unset or empty; an existing file is an error naming the variable."""
     return next(iter(_env_dirs(variable, several=False)), None)
 
 
@@ -55,8 +57,8 @@ def _env_dirs(variable: str, *, several: bool) -> list[Path]:
     return out
 
 
-#: the project's reference excerpts beside the checkout (absent in a reader's clone); ``FAIRLIB_SHARED_TRACES``
-#: moves it (CI points it at nothing to run as a reader's clone would)
+#: the project's reference excerpts beside the checkout (absent in a reader's clone);
+#: ``FAIRLIB_SHARED_TRACES`` moves it (CI points it at nothing to run as a reader's clone would)
 SHARED_TRACES = _env_dir("FAIRLIB_SHARED_TRACES") or ROOT.parent / "shared" / "data" / "traces"
 
 MODES = ("quick", "full")
@@ -85,8 +87,8 @@ def check_key(key: str) -> str:
     Parameters
     ----------
     key : str
-        The notebook's key (``"metin2025"``): letters, digits, ``_`` and ``-`` only, starting with a letter or
-        digit, so it cannot point elsewhere (``../x``).
+        The notebook's key (``"metin2025"``): letters, digits, ``_`` and ``-`` only, starting with a
+        letter or digit, so it cannot point elsewhere (``../x``).
 
     Returns
     -------
@@ -102,7 +104,8 @@ def check_key(key: str) -> str:
 
 
 def _check_file_name(value: object, name: str) -> str:
-    """``value`` (the argument ``name``) becomes a folder or file name: letters, digits, ``_`` and ``-`` only."""
+    """``value`` (the argument ``name``) becomes a folder or file name: letters, digits, ``_`` and
+    ``-`` only."""
     import re
 
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", value):
@@ -123,8 +126,8 @@ def figures_dir(key: str, mode: str = "full") -> Path:
     key : str
         The notebook's key (:func:`check_key`).
     mode : {"full", "quick"}, default "full"
-        Full-mode figures are tracked (``figures/<key>``, or ``$FAIRLIB_OUTPUT_DIR/figures/<key>``); quick-mode
-        figures go to ``<build>/quick/figures/<key>``.
+        Full-mode figures are tracked (``figures/<key>``, or ``$FAIRLIB_OUTPUT_DIR/figures/<key>``);
+        quick-mode figures go to ``<build>/quick/figures/<key>``.
 
     Returns
     -------
@@ -149,7 +152,8 @@ def results_root(mode: str = "full") -> Path:
     Parameters
     ----------
     mode : {"full", "quick"}, default "full"
-        ``"full"``: ``data/results`` (or ``$FAIRLIB_OUTPUT_DIR/results``); ``"quick"``: ``<build>/quick/results``.
+        ``"full"``: ``data/results`` (or ``$FAIRLIB_OUTPUT_DIR/results``); ``"quick"``:
+        ``<build>/quick/results``.
 
     Returns
     -------
@@ -212,15 +216,17 @@ TRACE_FOLDERS = {
 
 
 def trace_dirs() -> list[Path]:
-    """Directories searched for real trace excerpts, in order (the library and the tests use it alike).
+    """Directories searched for real trace excerpts, in order (the library and the tests use it
+    alike).
 
     Returns
     -------
     list of pathlib.Path
-        1. every directory in ``$FAIRLIB_TRACE_DIR`` (several may be given, separated by ``os.pathsep``);
+        1. every directory in ``$FAIRLIB_TRACE_DIR`` (several may be given, separated by
+           ``os.pathsep``);
         2. ``data/traces/`` in the checkout (where ``python -m fairlib.traces.fetch`` writes);
-        3. :data:`SHARED_TRACES`, ``../shared/data/traces`` beside the checkout (the project's reference excerpts,
-           when present).
+        3. :data:`SHARED_TRACES`, ``../shared/data/traces`` beside the checkout (the project's
+           reference excerpts, when present).
     """
     env = _env_dirs("FAIRLIB_TRACE_DIR", several=True)
     return env + [DATA / "traces", SHARED_TRACES]
@@ -237,8 +243,8 @@ def find_traces(folder: str) -> Path | None:
     Returns
     -------
     pathlib.Path or None
-        The folder, or None when no directory holds a finished file of it (a failed fetch leaves empty folders
-        and ``.part`` files, which do not count).
+        The folder, or None when no directory holds a finished file of it (a failed fetch leaves
+        empty folders and ``.part`` files, which do not count).
     """
     _check_file_name(folder, "folder")
     for d in trace_dirs():
@@ -248,7 +254,8 @@ def find_traces(folder: str) -> Path | None:
 
 
 def _holds_data(folder: Path) -> bool:
-    """A folder with at least one finished file (a failed fetch leaves empty folders and ``.part`` files)."""
+    """A folder with at least one finished file (a failed fetch leaves empty folders and ``.part``
+    files)."""
     return folder.is_dir() and any(
         p.is_file() and not p.name.endswith(".part") for p in folder.rglob("*")
     )
@@ -265,7 +272,8 @@ def missing_traces_message(folder: str) -> str:
     Returns
     -------
     str
-        One sentence naming the folder, the directories searched and the ``fetch`` command that downloads it.
+        One sentence naming the folder, the directories searched and the ``fetch`` command that
+        downloads it.
     """
     name = next((k for k, v in TRACE_FOLDERS.items() if v == folder), folder)
     return (

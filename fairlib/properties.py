@@ -1,11 +1,13 @@
 """Properties of a *mechanism*, not of one allocation: run a registered mechanism (or any callable
 ``cluster -> Allocation``) and check what its allocations satisfy.
 
-:func:`mechanism_properties` runs it on a pool or a cluster and measures sharing incentive, envy-freeness, Pareto
-optimality and bottleneck fairness (:func:`fairlib.multires.property_violations`, which checks one allocation) and,
-if asked, strategy-proofness by a search over misreports (:func:`strategyproofness_violation`). This module sits
-above the registry (:mod:`fairlib.mechanisms`), which sits above the mechanisms themselves, so it is the layer where a
-name such as ``"drfh"`` is resolved; nothing in :mod:`fairlib.multires` imports the registry.
+:func:`mechanism_properties` runs it on a pool or a cluster and measures sharing incentive,
+envy-freeness, Pareto optimality and bottleneck fairness
+(:func:`fairlib.multires.property_violations`, which checks one allocation) and, if asked,
+strategy-proofness by a search over misreports (:func:`strategyproofness_violation`). This module
+sits above the registry (:mod:`fairlib.mechanisms`), which sits above the mechanisms themselves, so
+it is the layer where a name such as ``"drfh"`` is resolved; nothing in :mod:`fairlib.multires`
+imports the registry.
 """
 
 from __future__ import annotations
@@ -48,10 +50,11 @@ def strategyproofness_violation(
 ) -> float:
     """The largest relative gain any user gets by misreporting its demand, found by search.
 
-    max over users n and :func:`~fairlib.multires.misreports` d' of (true tasks with the misreported allocation -
-    x_n) / x_n. With demand d' reported, user n receives x'[n, i] tasks of d' on server i; with its true demand d it
-    runs min_{r: d_r > 0} d'_r / d_r of its own tasks per task of d' (:func:`fairlib.multires.leontief_tasks`), rounded
-    down per server when the mechanism allocates whole tasks.
+    max over users n and :func:`~fairlib.multires.misreports` d' of (true tasks with the misreported
+    allocation - x_n) / x_n. With demand d' reported, user n receives x'[n, i] tasks of d' on server
+    i; with its true demand d it runs min_{r: d_r > 0} d'_r / d_r of its own tasks per task of d'
+    (:func:`fairlib.multires.leontief_tasks`), rounded down per server when the mechanism allocates
+    whole tasks.
 
     Parameters
     ----------
@@ -60,20 +63,22 @@ def strategyproofness_violation(
     cluster : Cluster
         The pool (one server) or cluster, with the users' true demands.
     n_random : int, default 8
-        Random misreports tried per user on top of the structured ones (:func:`~fairlib.multires.misreports`).
+        Random misreports tried per user on top of the structured ones
+        (:func:`~fairlib.multires.misreports`).
     rng : None, int or numpy.random.Generator, default 0
         Seed of the random misreports.
 
     Returns
     -------
     float
-        > 0 means some user gains by lying; <= 0 is evidence of strategy-proofness on this instance, not proof.
+        > 0 means some user gains by lying; <= 0 is evidence of strategy-proofness on this instance,
+        not proof.
 
     Raises
     ------
     InvalidInputError
-        When ``cluster`` is not a Cluster, ``mechanism`` is neither a registered name nor a callable, or the
-        mechanism returns something other than an Allocation.
+        When ``cluster`` is not a Cluster, ``mechanism`` is neither a registered name nor a
+        callable, or the mechanism returns something other than an Allocation.
     """
     as_instance(cluster, Cluster, "cluster")
     mech = _resolve(mechanism)
@@ -108,7 +113,8 @@ def mechanism_properties(
     n_random: int = 8,
     rng: RngLike = 0,
 ) -> dict[str, float]:
-    """Run ``mechanism`` on ``cluster`` and check SI, EF, PO, BF and, if asked, strategy-proofness by search ("SP").
+    """Run ``mechanism`` on ``cluster`` and check SI, EF, PO, BF and, if asked, strategy-proofness
+    by search ("SP").
 
     Parameters
     ----------
@@ -117,7 +123,8 @@ def mechanism_properties(
     cluster : Cluster
         A pool (one server) or a cluster.
     strategyproofness : bool, default True
-        Whether to search for profitable misreports (:func:`strategyproofness_violation`; the slow part).
+        Whether to search for profitable misreports (:func:`strategyproofness_violation`; the slow
+        part).
     n_random : int, default 8
         Random misreports tried per user in that search.
     rng : None, int or numpy.random.Generator, default 0
@@ -126,14 +133,15 @@ def mechanism_properties(
     Returns
     -------
     dict of str to float
-        Property -> violation (:func:`fairlib.multires.property_violations`, plus ``"SP"``): <= 0 (or within a
-        tolerance) means the property holds, NaN that it says nothing here (BF without bottlenecks).
+        Property -> violation (:func:`fairlib.multires.property_violations`, plus ``"SP"``): <= 0
+        (or within a tolerance) means the property holds, NaN that it says nothing here (BF without
+        bottlenecks).
 
     Raises
     ------
     InvalidInputError
-        When ``cluster`` is not a Cluster, ``mechanism`` is neither a registered name nor a callable, or the
-        mechanism returns something other than an Allocation.
+        When ``cluster`` is not a Cluster, ``mechanism`` is neither a registered name nor a
+        callable, or the mechanism returns something other than an Allocation.
     """
     strategyproofness = as_flag(strategyproofness, "strategyproofness")
     as_instance(cluster, Cluster, "cluster")

@@ -1,26 +1,30 @@
-"""Trace-driven allocation experiments on a :class:`~fairlib.traces.Fleet` and a :class:`~fairlib.traces.Workload`.
+"""Trace-driven allocation experiments on a :class:`~fairlib.traces.Fleet` and a
+:class:`~fairlib.traces.Workload`.
 
-- :func:`snapshot_utilisation` — the *semi-static* experiment of Khamse-Ashari et al. §6.1 (Bitbrains): the
-  users active at random instants, each mechanism on them, per-resource utilisation. Users sit at a random
-  location and may use the servers of their own and of nearby locations (placement constraints).
-- :func:`open_loop` — every mechanism on the same sequence of active sets, taken from the trace (arrivals,
-  departures, per-window demands), so utilisation and fairness compare epoch by epoch.
-- :func:`replay` — the time-stepped replay of §6.2 (Google): jobs as users, reallocation every 5 minutes and
-  whenever a job leaves, work measured in quanta, completion times, utilisation over time, deviation from a
-  reference mechanism (PS-DSF), conservation checked at every reallocation. Jobs come as :class:`Jobs`
-  (:func:`jobs_from_workload` for constant request-based demands, :func:`jobs_from_demands` for a trace's
-  per-interval demands: :func:`fairlib.traces.task_event_demands` for the requests of the tasks running at each
-  5-minute interval's start, :func:`fairlib.traces.task_usage_demands` for per-window usage).
+- :func:`snapshot_utilisation` — the *semi-static* experiment of Khamse-Ashari et al. §6.1
+  (Bitbrains): the users active at random instants, each mechanism on them, per-resource
+  utilisation. Users sit at a random location and may use the servers of their own and of nearby
+  locations (placement constraints).
+- :func:`open_loop` — every mechanism on the same sequence of active sets, taken from the trace
+  (arrivals, departures, per-window demands), so utilisation and fairness compare epoch by epoch.
+- :func:`replay` — the time-stepped replay of §6.2 (Google): jobs as users, reallocation every 5
+  minutes and whenever a job leaves, work measured in quanta, completion times, utilisation over
+  time, deviation from a reference mechanism (PS-DSF), conservation checked at every reallocation.
+  Jobs come as :class:`Jobs` (:func:`jobs_from_workload` for constant request-based demands,
+  :func:`jobs_from_demands` for a trace's per-interval demands:
+  :func:`fairlib.traces.task_event_demands` for the requests of the tasks running at each 5-minute
+  interval's start, :func:`fairlib.traces.task_usage_demands` for per-window usage).
 
 Any mechanism from :mod:`fairlib.multires` that maps a :class:`~fairlib.multires.Cluster` to a
-:class:`~fairlib.multires.ServerAllocation` plugs in. Fleets are a few server types, so every mechanism is
-run on the distinct servers (:func:`fairlib.multires.cluster.on_merged_servers`, exact) unless
-``merge=False``.
+:class:`~fairlib.multires.ServerAllocation` plugs in. Fleets are a few server types, so every
+mechanism is run on the distinct servers (:func:`fairlib.multires.cluster.on_merged_servers`, exact)
+unless ``merge=False``.
 
-**The job model is a reconstruction [INF]** (reconstructions §5.8): a *quantum* of job n is a block of resources
-shaped like its demand vector D_n, scaled so its dominant component is one normalised unit, held for one
-second. A job that used D_n for T seconds in the trace needs T · max_r D_n,r quanta; the mechanisms allocate
-quanta per second (``x_n``) on the unit-dominant shapes, and a job completes when its quanta are served.
+**The job model is a reconstruction [INF]** (reconstructions §5.8): a *quantum* of job n is a block
+of resources shaped like its demand vector D_n, scaled so its dominant component is one normalised
+unit, held for one second. A job that used D_n for T seconds in the trace needs T · max_r D_n,r
+quanta; the mechanisms allocate quanta per second (``x_n``) on the unit-dominant shapes, and a job
+completes when its quanta are served.
 """
 
 from __future__ import annotations
@@ -70,8 +74,9 @@ __all__ = [
     "SIMULTANEOUS_S",
 ]
 
-#: events of a replay (job completions, reallocation ticks, the horizon) less than this many seconds apart are
-#: simultaneous: the Google trace's resolution is 1 µs, and an ulp of rounding must not split one event into two
+#: events of a replay (job completions, reallocation ticks, the horizon) less than this many seconds
+#: apart are simultaneous: the Google trace's resolution is 1 µs, and an ulp of rounding must not
+#: split one event into two
 SIMULTANEOUS_S = 1e-6
 #: the shortest reallocation interval replay accepts (seconds), well above SIMULTANEOUS_S
 MIN_INTERVAL_S = 1e-3
@@ -87,10 +92,11 @@ def location_eligibility(
     reach: int = 1,
     topology: str = "line",
 ) -> np.ndarray:
-    """``eligible[user, server]`` from a random location per user and a reach over the fleet's sites.
+    """``eligible[user, server]`` from a random location per user and a reach over the fleet's
+    sites.
 
-    Each user gets a uniformly random site among the fleet's locations and may use the servers whose location is within
-    ``reach`` steps of it.
+    Each user gets a uniformly random site among the fleet's locations and may use the servers whose
+    location is within ``reach`` steps of it.
 
     Parameters
     ----------
@@ -103,8 +109,9 @@ def location_eligibility(
     reach : int, default 1
         Steps from a user's site to the farthest site it may use, >= 0 (0: its own site only).
     topology : {"line", "ring"}, default "line"
-        ``"line"`` puts the sites on a line (with 3 sites, the middle one is near both ends, the ends are not near each
-        other); ``"ring"`` closes it (with 3 sites every site is then near every other).
+        ``"line"`` puts the sites on a line (with 3 sites, the middle one is near both ends, the
+        ends are not near each other); ``"ring"`` closes it (with 3 sites every site is then near
+        every other).
 
     Returns
     -------
@@ -131,7 +138,8 @@ def location_eligibility(
 
 
 def _check_fleet_and_workload(fleet: Fleet, workload: Workload) -> None:
-    """A :class:`~fairlib.traces.Fleet` and a :class:`~fairlib.traces.Workload` over the same resources."""
+    """A :class:`~fairlib.traces.Fleet` and a :class:`~fairlib.traces.Workload` over the same
+    resources."""
     as_instance(fleet, Fleet, "fleet")
     as_instance(workload, Workload, "workload")
     if tuple(fleet.resources) != tuple(workload.resources):
@@ -143,7 +151,8 @@ def _check_fleet_and_workload(fleet: Fleet, workload: Workload) -> None:
 def _per_user_rows(
     values: npt.ArrayLike | None, name: str, n_users: int, width: int | None = None
 ) -> np.ndarray | None:
-    """None, or an array with one row (or entry) per workload user, indexable by the active users."""
+    """None, or an array with one row (or entry) per workload user, indexable by the active
+    users."""
     if values is None:
         return None
     arr = as_array(values, name)
@@ -189,8 +198,9 @@ def snapshot_cluster(
     Returns
     -------
     Snapshot
-        ``(cluster, active)``: the :class:`~fairlib.multires.Cluster` of the active users (rows in the order of
-        ``active``) and their indices; ``(None, empty)`` when nobody with a demand is active.
+        ``(cluster, active)``: the :class:`~fairlib.multires.Cluster` of the active users (rows in
+        the order of ``active``) and their indices; ``(None, empty)`` when nobody with a demand is
+        active.
 
     Raises
     ------
@@ -207,7 +217,12 @@ def snapshot_cluster(
     elig = None if eligible is None else eligible[idx]
     w = None if weight is None else weight[idx]
     # Cluster takes None for its defaults; its field annotations name the arrays it holds
-    cluster = Cluster(fleet.capacity, workload.demand[idx], weight=w, eligible=elig)  # type: ignore[arg-type]
+    cluster = Cluster(
+        fleet.capacity,
+        workload.demand[idx],
+        weight=w,  # type: ignore[arg-type]
+        eligible=elig,  # type: ignore[arg-type]
+    )
     return Snapshot(cluster, idx)
 
 
@@ -250,7 +265,8 @@ def snapshot_utilisation(
     """§6.1-style semi-static experiment: every mechanism on the users active at random instants.
 
     ``n_runs`` random instants (uniform over the workload's span), a random location per user
-    (:func:`location_eligibility`), every mechanism on the active users. Runs on :func:`fairlib.sweep.sweep`.
+    (:func:`location_eligibility`), every mechanism on the active users. Runs on
+    :func:`fairlib.sweep.sweep`.
 
     Parameters
     ----------
@@ -259,8 +275,8 @@ def snapshot_utilisation(
     workload : Workload
         The users, over the same resources as ``fleet``.
     mechanisms : mapping of str to callable, iterable of str, or None
-        name -> callable of a cluster, names of registered mechanisms, or None for every run of the registered
-        multi-server mechanisms (:func:`fairlib.mechanisms.runs`).
+        name -> callable of a cluster, names of registered mechanisms, or None for every run of the
+        registered multi-server mechanisms (:func:`fairlib.mechanisms.runs`).
     n_runs : int
         Number of instants, >= 1.
     rng : int or numpy.random.SeedSequence
@@ -271,15 +287,17 @@ def snapshot_utilisation(
     topology : {"line", "ring"}, default "line"
         How the sites are arranged (:func:`location_eligibility`).
     merge : bool, default True
-        Run each mechanism on the distinct servers (:func:`fairlib.multires.cluster.on_merged_servers`, exact).
+        Run each mechanism on the distinct servers
+        (:func:`fairlib.multires.cluster.on_merged_servers`, exact).
     progress : bool, default False
         Show a progress bar.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (run, mechanism, resource): ``run``, ``time``, ``active_users``, ``mechanism``, ``resource``,
-        ``utilisation`` (cluster-wide, 0 to 1) and ``source`` (``workload.source``, to label the data).
+        One row per (run, mechanism, resource): ``run``, ``time``, ``active_users``, ``mechanism``,
+        ``resource``, ``utilisation`` (cluster-wide, 0 to 1) and ``source`` (``workload.source``, to
+        label the data).
 
     Raises
     ------
@@ -290,7 +308,8 @@ def snapshot_utilisation(
     as_instance(fleet, Fleet, "fleet")
     as_instance(workload, Workload, "workload")
     n_runs = as_count(n_runs, "n_runs")
-    # checked here as well as in each run: a bad value is then one error, not a sweep of failed cells
+    # checked here as well as in each run: a bad value is then one error, not a sweep of failed
+    # cells
     as_count(reach, "reach", minimum=0)
     check_choice(topology, ("line", "ring"), "topology")
     from .mechanisms import resolve_runs
@@ -316,7 +335,7 @@ def snapshot_utilisation(
     return out
 
 
-# --- time-stepped replay (§6.2) ------------------------------------------------------------------------------
+# --- time-stepped replay (§6.2) ------------------------------------------------------------------
 
 
 def _check_interval_times(
@@ -328,7 +347,8 @@ def _check_interval_times(
     per: str,
     start_phrase: str,
 ) -> None:
-    """One finite time per ``per`` in each array, and no end before its start; errors name field and index."""
+    """One finite time per ``per`` in each array, and no end before its start; errors name field and
+    index."""
     for name, arr in ((start_name, start), (end_name, end)):
         if arr.shape != (count,):
             raise InvalidInputError(
@@ -349,8 +369,9 @@ def _check_interval_times(
 def _scheduling_classes(
     values: npt.ArrayLike, name: str, n: int | None = None, *, what: str = "one per job"
 ) -> np.ndarray:
-    """A non-empty 1-D array of scheduling classes (``n`` of them when given): whole numbers >= 0 (Google's are
-    0-3), returned as given (an integer array stays one). ``what`` says in an error what the array holds."""
+    """A non-empty 1-D array of scheduling classes (``n`` of them when given): whole numbers >= 0
+    (Google's are 0-3), returned as given (an integer array stays one). ``what`` says in an error
+    what the array holds."""
     arr = as_array(values, name)
     if arr.dtype.kind not in "iuf":
         raise InvalidInputError(
@@ -378,7 +399,8 @@ class Jobs:
     arrival : numpy.ndarray, shape (J,)
         When each job arrives (seconds).
     trace_end : numpy.ndarray, shape (J,)
-        When each job left in the trace (for comparison; the replay finds its own completion time), >= arrival.
+        When each job left in the trace (for comparison; the replay finds its own completion
+        time), >= arrival.
     offsets : numpy.ndarray, shape (J + 1,)
         Job j's segments are ``offsets[j]:offsets[j + 1]`` (integers, from 0, non-decreasing).
     work : numpy.ndarray, shape (S,)
@@ -394,15 +416,15 @@ class Jobs:
     segment_start, segment_end : numpy.ndarray, shape (S,), optional
         When each segment's demand held in the trace (seconds): what :func:`open_loop` schedules by.
     segment_cap : numpy.ndarray, shape (S,), optional
-        The most quanta per second a segment can use at once (``inf`` for none): its dominant demand for the
-        per-interval models (a job is never given more than its running tasks request); :func:`open_loop` and
-        :func:`replay` pass it to the mechanisms as ``Cluster.max_tasks``.
+        The most quanta per second a segment can use at once (``inf`` for none): its dominant demand
+        for the per-interval models (a job is never given more than its running tasks request);
+        :func:`open_loop` and :func:`replay` pass it to the mechanisms as ``Cluster.max_tasks``.
 
     Raises
     ------
     InvalidInputError
-        When a field has the wrong type or shape, a time is not finite, segments overlap or work is negative, naming
-        the field and the job.
+        When a field has the wrong type or shape, a time is not finite, segments overlap or work is
+        negative, naming the field and the job.
     """
 
     ids: np.ndarray
@@ -419,8 +441,8 @@ class Jobs:
     segment_cap: np.ndarray | None = None
 
     def __post_init__(self):
-        """Validate every field (types, shapes, finite times, segments, work >= 0, classes, source); errors name
-        field and job."""
+        """Validate every field (types, shapes, finite times, segments, work >= 0, classes, source);
+        errors name field and job."""
         n = len(as_identifiers(self.ids, "jobs.ids"))
         arrival = as_real_array(self.arrival, "jobs.arrival")
         trace_end = as_real_array(self.trace_end, "jobs.trace_end")
@@ -478,7 +500,8 @@ class Jobs:
         as_instance(self.source, str, "jobs.source")
 
     def _check_segment_times(self, n_segments: int) -> None:
-        """Both or neither of segment_start/segment_end; one finite time per segment; no segment ends first."""
+        """Both or neither of segment_start/segment_end; one finite time per segment; no segment
+        ends first."""
         if (self.segment_start is None) != (self.segment_end is None):
             raise InvalidInputError("jobs.segment_start and jobs.segment_end: give both or neither")
         # neither (both or neither, checked above)
@@ -566,8 +589,9 @@ def _unit_dominant(demand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def jobs_from_workload(workload: Workload) -> Jobs:
     """Jobs of one segment each, from a workload's constant demands.
 
-    Job n holds its demand D_n from arrival to departure: (departure - arrival) · max_r D_n,r quanta of shape
-    D_n / max_r D_n,r. Jobs with zero duration are kept (zero work: they complete at their first reallocation).
+    Job n holds its demand D_n from arrival to departure: (departure - arrival) · max_r D_n,r
+    quanta of shape D_n / max_r D_n,r. Jobs with zero duration are kept (zero work: they complete at
+    their first reallocation).
 
     Parameters
     ----------
@@ -577,7 +601,8 @@ def jobs_from_workload(workload: Workload) -> Jobs:
     Returns
     -------
     Jobs
-        One segment per job, its segment times the job's arrival and departure, its scheduling class the workload's.
+        One segment per job, its segment times the job's arrival and departure, its scheduling class
+        the workload's.
 
     Raises
     ------
@@ -620,16 +645,18 @@ def jobs_from_workload(workload: Workload) -> Jobs:
 def jobs_from_demands(demands: JobDemands) -> Jobs:
     """Jobs from a trace's per-interval demands.
 
-    Each segment of :func:`fairlib.traces.task_event_demands` or :func:`fairlib.traces.task_usage_demands` holds from
-    its start to its end and needs its ``held`` seconds × its dominant demand in quanta of its unit-dominant shape,
-    D_n(k) / max_r D_n,r(k) (at most its dominant demand at once: ``segment_cap``); a job arrives with its first segment
-    and leaves in the trace at its last segment's ``window_end``. Segment times are recorded for :func:`open_loop`.
+    Each segment of :func:`fairlib.traces.task_event_demands` or
+    :func:`fairlib.traces.task_usage_demands` holds from its start to its end and needs its ``held``
+    seconds × its dominant demand in quanta of its unit-dominant shape, D_n(k) / max_r D_n,r(k) (at
+    most its dominant demand at once: ``segment_cap``); a job arrives with its first segment and
+    leaves in the trace at its last segment's ``window_end``. Segment times are recorded for
+    :func:`open_loop`.
 
     Parameters
     ----------
     demands : JobDemands
-        The per-interval demands. Their ``scheduling_class`` (job id -> class, or None) must give a class to every
-        job.
+        The per-interval demands. Their ``scheduling_class`` (job id -> class, or None) must give a
+        class to every job.
 
     Returns
     -------
@@ -639,7 +666,8 @@ def jobs_from_demands(demands: JobDemands) -> Jobs:
     Raises
     ------
     InvalidInputError
-        When ``demands`` is not a :class:`~fairlib.traces.JobDemands` or a job has no scheduling class.
+        When ``demands`` is not a :class:`~fairlib.traces.JobDemands` or a job has no scheduling
+        class.
 
     Examples
     --------
@@ -706,7 +734,8 @@ def class_eligibility(
     reserved: Sequence[str] = ("C", "D"),
     privileged: npt.ArrayLike = (2, 3),
 ) -> np.ndarray:
-    """§6.2 placement: servers of the ``reserved`` classes serve only jobs of a ``privileged`` scheduling class.
+    """§6.2 placement: servers of the ``reserved`` classes serve only jobs of a ``privileged``
+    scheduling class.
 
     Every other server serves everyone.
 
@@ -752,8 +781,8 @@ class ReplayResult:
     Parameters
     ----------
     epochs : pandas.DataFrame
-        One row per reallocation: start, end, active jobs, utilisation per resource overall, on the reserved classes
-        and per server class, deviation from the reference.
+        One row per reallocation: start, end, active jobs, utilisation per resource overall, on the
+        reserved classes and per server class, deviation from the reference.
     jobs : pandas.DataFrame
         One row per job: arrival, completion (NaN when unfinished), quanta, trace duration, delay.
     unfinished : int
@@ -795,10 +824,11 @@ class ReplayResult:
         )
 
     def binned(self, column: str, width: float) -> pd.Series:
-        """Exact time-weighted means of an ``epochs`` column over consecutive bins of ``width`` seconds.
+        """Exact time-weighted means of an ``epochs`` column over consecutive bins of ``width``
+        seconds.
 
-        The bins run from the first reallocation to the horizon (the last bin may be shorter); the running integral of a
-        step function is piecewise linear, so the means are exact.
+        The bins run from the first reallocation to the horizon (the last bin may be shorter); the
+        running integral of a step function is piecewise linear, so the means are exact.
 
         Parameters
         ----------
@@ -833,8 +863,9 @@ class ReplayResult:
 
 
 class _Usage:
-    """Utilisation columns of an epoch: per resource overall, on the ``reserved`` classes (when the fleet has
-    any) and per server class (servers of a class are identical, so these are also per-server values)."""
+    """Utilisation columns of an epoch: per resource overall, on the ``reserved`` classes (when the
+    fleet has any) and per server class (servers of a class are identical, so these are also
+    per-server values)."""
 
     def __init__(self, fleet, reserved):
         self.fleet = fleet
@@ -847,7 +878,8 @@ class _Usage:
         }
 
     def columns(self, used: np.ndarray | None) -> dict:
-        """``used[server, resource]`` -> the epoch's utilisation columns (None: an idle epoch, all zero)."""
+        """``used[server, resource]`` -> the epoch's utilisation columns (None: an idle epoch, all
+        zero)."""
         row = {}
         capacity = self.fleet.capacity
         for r, name in enumerate(self.fleet.resources):
@@ -886,14 +918,16 @@ def replay(
 ) -> ReplayResult:
     """Replay ``jobs`` on ``fleet`` with ``mechanism``, §6.2 style.
 
-    Reallocation at ``start`` and every ``interval`` seconds, and whenever a job completes; a job arriving in between
-    waits for the next reallocation. Between reallocations each active job is served at the rate the mechanism gave it
-    (``tasks`` = quanta per second, on the unit-dominant shape of the segment it is in at the reallocation). At every
-    reallocation the allocation is checked: no server over capacity, nothing on an ineligible server
-    (``AssertionError`` otherwise); allocations whose solver did not converge are used and reported in one
-    ``RuntimeWarning`` at the end. Jobs unfinished at ``horizon`` are counted, not dropped. Completions and reallocation
-    times less than :data:`SIMULTANEOUS_S` apart are one event (the trace's own resolution is 1 µs), so the number of
-    reallocations does not depend on the last bits of a float.
+    Reallocation at ``start`` and every ``interval`` seconds, and whenever a job completes; a job
+    arriving in between waits for the next reallocation. Between reallocations each active job is
+    served at the rate the mechanism gave it (``tasks`` = quanta per second, on the unit-dominant
+    shape of the segment it is in at the reallocation). At every reallocation the allocation is
+    checked: no server over capacity, nothing on an ineligible server (``AssertionError``
+    otherwise); allocations whose solver did not converge are used and reported in one
+    ``RuntimeWarning`` at the end. Jobs unfinished at ``horizon`` are counted, not dropped.
+    Completions and reallocation times less than :data:`SIMULTANEOUS_S` apart are one event (the
+    trace's own resolution is 1 µs), so the number of reallocations does not depend on the last
+    bits of a float.
 
     Parameters
     ----------
@@ -904,7 +938,8 @@ def replay(
     mechanism : str or callable
         A registered name (:mod:`fairlib.mechanisms`) or a callable Cluster -> Allocation.
     eligible : array_like of bool, shape (n_jobs, n_servers), optional
-        ``eligible[job, server]`` (default: every server; :func:`class_eligibility` for §6.2's placement).
+        ``eligible[job, server]`` (default: every server; :func:`class_eligibility` for §6.2's
+        placement).
     start : float, optional
         First reallocation, seconds (default: the first arrival).
     horizon : float, optional
@@ -912,15 +947,17 @@ def replay(
     interval : float, default 300.0
         Seconds between periodic reallocations, at least :data:`MIN_INTERVAL_S`.
     reference : str or callable, optional
-        A mechanism run on the same clusters (e.g. PS-DSF) for the deviation columns: mean and max over active jobs of
+        A mechanism run on the same clusters (e.g. PS-DSF) for the deviation columns: mean and max
+        over active jobs of
         |x_n - x_n^ref| / x_n^ref (our stand-in for the lost eq. 58, [INF]).
     reserved : sequence of str, default ("C", "D")
         Server classes whose utilisation is also reported on its own.
     merge : bool, default True
-        Run the mechanisms on the distinct servers (:func:`fairlib.multires.cluster.on_merged_servers`, exact).
+        Run the mechanisms on the distinct servers
+        (:func:`fairlib.multires.cluster.on_merged_servers`, exact).
     caps : bool, default True
-        Give no job more than its segment's ``jobs.segment_cap`` (``Cluster.max_tasks``; mechanisms without caps
-        refuse); False ignores the caps (the uncapped ablation).
+        Give no job more than its segment's ``jobs.segment_cap`` (``Cluster.max_tasks``; mechanisms
+        without caps refuse); False ignores the caps (the uncapped ablation).
     progress : bool, default False
         Show a progress bar over simulated time.
 
@@ -932,7 +969,8 @@ def replay(
     Raises
     ------
     InvalidInputError
-        When the fleet and jobs disagree on their resources, or a time or the interval is out of range.
+        When the fleet and jobs disagree on their resources, or a time or the interval is out of
+        range.
     RuntimeError
         When the replay would exceed :data:`MAX_EPOCHS` reallocations.
     """
@@ -993,8 +1031,8 @@ def replay(
         row = {"start": t, "active_jobs": int(active.size)}
         row.update(usage.columns(None))  # idle epochs use nothing
         if active.size:
-            # segment each active job is in: the first whose end exceeds its work done (seg_end is one
-            # cumulative sum over all jobs' segments, so one search finds every job's)
+            # segment each active job is in: the first whose end exceeds its work done (seg_end is
+            # one cumulative sum over all jobs' segments, so one search finds every job's)
             seg = np.minimum(
                 np.searchsorted(seg_end, seg_base[active] + done[active], side="right"),
                 jobs.offsets[active + 1] - 1,
@@ -1003,7 +1041,9 @@ def replay(
                 fleet.capacity,
                 jobs.shape[seg],
                 eligible=elig[active],
-                max_tasks=None if segment_cap is None else segment_cap[seg],  # type: ignore[arg-type]
+                max_tasks=(
+                    None if segment_cap is None else segment_cap[seg]  # type: ignore[arg-type]
+                ),
             )
             alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
             unconverged.see(name, alloc)
@@ -1024,8 +1064,8 @@ def replay(
             finish = np.where(rate > 0, t + remaining / rate, np.inf)
         finish[np.isnan(completion) & (remaining <= 0) & (jobs.arrival <= t)] = t  # zero-work jobs
         t_next = min(next_tick, float(finish.min()) if n else np.inf, horizon)
-        # events less than SIMULTANEOUS_S apart happen together: an ulp of difference in a completion time (another
-        # CPU's rounding) must not add or remove a reallocation
+        # events less than SIMULTANEOUS_S apart happen together: an ulp of difference in a
+        # completion time (another CPU's rounding) must not add or remove a reallocation
         for boundary in (next_tick, horizon):
             if t_next < boundary <= t_next + SIMULTANEOUS_S:
                 t_next = boundary
@@ -1060,8 +1100,9 @@ def replay(
 
 
 class _Unconverged:
-    """Allocations whose solver did not meet its tolerance (``Allocation.converged`` False), per mechanism: a run
-    uses them (they are feasible: checked) but says so once at its end, with the count and the largest residual."""
+    """Allocations whose solver did not meet its tolerance (``Allocation.converged`` False), per
+    mechanism: a run uses them (they are feasible: checked) but says so once at its end, with the
+    count and the largest residual."""
 
     def __init__(self):
         self.count, self.worst, self.total = {}, {}, {}
@@ -1080,14 +1121,15 @@ class _Unconverged:
 
         for name, count in self.count.items():
             warnings.warn(
-                f"{where}: {name}'s solver did not converge on {count} of {self.total[name]} allocations "
-                f"(largest residual {self.worst[name]:.3g}); they are used as returned",
+                f"{where}: {name}'s solver did not converge on {count} of {self.total[name]} "
+                f"allocations (largest residual {self.worst[name]:.3g}); they are used as "
+                "returned",
                 RuntimeWarning,
                 stacklevel=3,
             )
 
 
-# --- open-loop scoring: every mechanism on the trace's own active sets -------------------------------------------
+# --- open-loop scoring: every mechanism on the trace's own active sets ----------------------------
 
 
 def open_loop(
@@ -1106,19 +1148,21 @@ def open_loop(
     definition4: bool = False,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Every mechanism on the *same* sequence of active sets, taken from the trace; a row per (epoch, mechanism).
+    """Every mechanism on the *same* sequence of active sets, taken from the trace; a row per
+    (epoch, mechanism).
 
-    In :func:`replay` a job leaves when the mechanism has served its quanta, so late in a replay mechanisms are
-    compared on different sets of jobs. Here the trace decides: a job is active while one of its segments holds
-    (``jobs.segment_start <= t < jobs.segment_end``, its demand then that segment's shape), so utilisation and
-    fairness compare epoch by epoch. Epochs start at ``start``, every ``interval`` seconds and whenever a segment
-    ends (a job leaving, or its demand changing with the next 5-minute window) — the replay's rule, with the
-    trace's departures in place of the replay's completions; a segment starting between two epochs waits for the
-    next one. Events less than :data:`SIMULTANEOUS_S` apart are one. At most :data:`MAX_EPOCHS` epochs (ticks
-    and segment ends, counted before any is built): a shorter ``interval`` is refused, naming it. An epoch whose
-    active set equals the previous one's reuses its allocations (mechanisms are deterministic). Each allocation is
-    checked as in :func:`replay`, and allocations whose solver did not converge are counted and reported in one
-    ``RuntimeWarning`` at the end.
+    In :func:`replay` a job leaves when the mechanism has served its quanta, so late in a replay
+    mechanisms are compared on different sets of jobs. Here the trace decides: a job is active while
+    one of its segments holds (``jobs.segment_start <= t < jobs.segment_end``, its demand then that
+    segment's shape), so utilisation and fairness compare epoch by epoch. Epochs start at ``start``,
+    every ``interval`` seconds and whenever a segment ends (a job leaving, or its demand changing
+    with the next 5-minute window) — the replay's rule, with the trace's departures in place of
+    the replay's completions; a segment starting between two epochs waits for the next one. Events
+    less than :data:`SIMULTANEOUS_S` apart are one. At most :data:`MAX_EPOCHS` epochs (ticks and
+    segment ends, counted before any is built): a shorter ``interval`` is refused, naming it. An
+    epoch whose active set equals the previous one's reuses its allocations (mechanisms are
+    deterministic). Each allocation is checked as in :func:`replay`, and allocations whose solver
+    did not converge are counted and reported in one ``RuntimeWarning`` at the end.
 
     Parameters
     ----------
@@ -1143,32 +1187,35 @@ def open_loop(
     caps : bool, default True
         As in :func:`replay`: each active segment's ``jobs.segment_cap`` becomes its ``max_tasks``.
     ranges : bool, default False
-        Also ``reserved_low_<resource>`` / ``reserved_high_<resource>``, the lowest and highest utilisation on the
-        reserved classes over every placement of the mechanism's per-job totals
-        (:func:`fairlib.multires.utilisation_range`, two HiGHS LPs per resource and epoch): how much of a
-        reserved-class difference between mechanisms is only *where* the same totals were placed.
+        Also ``reserved_low_<resource>`` / ``reserved_high_<resource>``, the lowest and highest
+        utilisation on the reserved classes over every placement of the mechanism's per-job totals
+        (:func:`fairlib.multires.utilisation_range`, two HiGHS LPs per resource and epoch): how much
+        of a reserved-class difference between mechanisms is only *where* the same totals were
+        placed.
     definition4 : bool, default False
-        Also ``psdsf_low_<resource>`` / ``psdsf_high_<resource>`` and ``psdsf_reserved_low_<resource>`` /
-        ``psdsf_reserved_high_<resource>``: certified lower and upper bounds on the utilisation, overall and on the
-        reserved classes, of *every* allocation meeting PS-DSF's Definition 4 on the epoch's cluster
-        (:func:`fairlib.multires.checks.psdsf_range.psdsf_utilisation_bounds`; one pair of small MILPs per resource and
-        measure). They depend on the epoch, not on the mechanism: every row of the epoch carries the same values.
+        Also ``psdsf_low_<resource>`` / ``psdsf_high_<resource>`` and
+        ``psdsf_reserved_low_<resource>`` / ``psdsf_reserved_high_<resource>``: certified lower and
+        upper bounds on the utilisation, overall and on the reserved classes, of *every* allocation
+        meeting PS-DSF's Definition 4 on the epoch's cluster
+        (:func:`fairlib.multires.checks.psdsf_range.psdsf_utilisation_bounds`; one pair of small
+        MILPs per resource and measure). They depend on the epoch, not on the mechanism: every row
+        of the epoch carries the same values.
     progress : bool, default False
         Show a progress bar.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``epoch``, ``start``, ``end``, ``active_jobs``, ``mechanism``, the utilisation columns of
-        :func:`replay` (overall, reserved classes, per class), ``jain_dominant_share`` (Jain's index of the active
-        jobs' dominant shares of the pooled cluster), ``min_dominant_share``, and the columns ``ranges`` and
-        ``definition4`` add.
+        Columns ``epoch``, ``start``, ``end``, ``active_jobs``, ``mechanism``, the utilisation
+        columns of :func:`replay` (overall, reserved classes, per class), ``jain_dominant_share``
+        (Jain's index of the active jobs' dominant shares of the pooled cluster),
+        ``min_dominant_share``, and the columns ``ranges`` and ``definition4`` add.
 
     Raises
     ------
     InvalidInputError
-        When no mechanism is given, the fleet and jobs disagree on their resources, the jobs have no segment times, or
-        a time or the interval is out of range.
+        When no mechanism is given, the fleet and jobs disagree on their resources, the jobs have no
+        segment times, or a time or the interval is out of range.
     """
     reserved = as_labels(reserved, "reserved")
     caps = as_flag(caps, "caps")
@@ -1201,7 +1248,8 @@ def open_loop(
     horizon = float(seg_end.max()) if horizon is None else as_finite(horizon, "horizon")
     if not horizon > start:
         raise InvalidInputError(f"horizon = {horizon}: must be after start = {start}")
-    # counted before the ticks are built: an interval far shorter than the span would allocate them all first
+    # counted before the ticks are built: an interval far shorter than the span would allocate them
+    # all first
     n_ticks = np.ceil((horizon - start) / interval)
     if n_ticks + seg_end.size > MAX_EPOCHS:
         raise InvalidInputError(
@@ -1273,7 +1321,8 @@ def _open_loop_epoch(
     definition4: bool,
     unconverged: _Unconverged,
 ) -> dict:
-    """Every mechanism on one epoch's active segments: name -> its columns (utilisation, fairness)."""
+    """Every mechanism on one epoch's active segments: name -> its columns (utilisation,
+    fairness)."""
     if live.size == 0:
         idle = (
             {f"reserved_{end}_{r}": 0.0 for r in fleet.resources for end in ("low", "high")}
@@ -1336,7 +1385,8 @@ def _open_loop_epoch(
 
 
 def _definition4_bounds(cluster: Cluster, reserved: np.ndarray, resources: Sequence[str]) -> dict:
-    """Certified bounds on every Definition-4 allocation's utilisation, overall and on the ``reserved`` servers."""
+    """Certified bounds on every Definition-4 allocation's utilisation, overall and on the
+    ``reserved`` servers."""
     from .multires.checks.psdsf_range import psdsf_utilisation_bounds
 
     out = {}
@@ -1354,8 +1404,9 @@ def _definition4_bounds(cluster: Cluster, reserved: np.ndarray, resources: Seque
 def _reserved_ranges(
     cluster: Cluster, totals: np.ndarray, reserved: np.ndarray, resources: Sequence[str]
 ) -> dict:
-    """Lowest and highest utilisation of each resource on the ``reserved`` servers over placements of ``totals``,
-    on the merged servers when no merged server mixes reserved and other servers (same range, far smaller LPs)."""
+    """Lowest and highest utilisation of each resource on the ``reserved`` servers over placements
+    of ``totals``, on the merged servers when no merged server mixes reserved and other servers
+    (same range, far smaller LPs)."""
     from .multires.cluster import merge_identical_servers
     from .multires.checks.utilisation_range import utilisation_range
 

@@ -1,7 +1,7 @@
 """Parameter sweeps over a grid x seeds: serial, on local cores (joblib/loky) or on a Dask cluster.
 
-One call runs ``fn(seed=..., **params)`` for every grid point and repetition and gathers the rows into a
-tidy DataFrame::
+One call runs ``fn(seed=..., **params)`` for every grid point and repetition and gathers the rows
+into a tidy DataFrame::
 
     from fairlib.sweep import sweep
 
@@ -64,8 +64,9 @@ from ._validate import InvalidInputError, _short, as_count, check_choice
 __all__ = ["sweep", "SweepError", "cell_seed", "default_backend", "BACKENDS"]
 
 BACKENDS = ("serial", "loky", "dask")
-#: the most cells (grid points x seeds) one sweep runs: each holds its parameters and seed in memory before the
-#: first runs, so a grid or ``seeds`` far beyond any experiment's is refused, naming it, rather than filling memory
+#: the most cells (grid points x seeds) one sweep runs: each holds its parameters and seed in memory
+#: before the first runs, so a grid or ``seeds`` far beyond any experiment's is refused, naming it,
+#: rather than filling memory
 MAX_CELLS = 1_000_000
 _SCHEDULER_ENV = "FAIRLIB_DASK_SCHEDULER"
 _JOBS_ENV = "FAIRLIB_SWEEP_JOBS"
@@ -99,7 +100,7 @@ class _Cell:
     seed: np.random.SeedSequence
 
 
-# --- cells and seeds -----------------------------------------------------------------------------------
+# --- cells and seeds ------------------------------------------------------------------------------
 
 
 def _plain(value):
@@ -135,7 +136,8 @@ def _plain(value):
         value
     ):  # a function by name and code: two lambdas of one function share a name, not a key
         return {
-            "callable": f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', repr(value))}",
+            "callable": f"{getattr(value, '__module__', '?')}."
+            f"{getattr(value, '__qualname__', repr(value))}",
             "code": hashlib.sha256(_code_text(value).encode()).hexdigest(),
         }
     raise InvalidInputError(
@@ -164,8 +166,8 @@ def cell_seed(
 ) -> np.random.SeedSequence:
     """The seed a sweep gives the cell ``params`` at repetition ``rep`` under root seed ``rng``.
 
-    It depends on the root seed, a hash of the parameters' canonical JSON and the repetition only, never on the cell's
-    position in the grid or the schedule.
+    It depends on the root seed, a hash of the parameters' canonical JSON and the repetition only,
+    never on the cell's position in the grid or the schedule.
 
     Parameters
     ----------
@@ -221,7 +223,8 @@ def cell_seed(
 
 
 def _at_most(values: Iterable[Any], name: str) -> list[Any]:
-    """``values`` as a list of at most :data:`MAX_CELLS` items (an endless generator is refused, not drained)."""
+    """``values`` as a list of at most :data:`MAX_CELLS` items (an endless generator is refused, not
+    drained)."""
     out = list(itertools.islice(values, MAX_CELLS + 1))
     if len(out) > MAX_CELLS:
         raise InvalidInputError(f"{name}: more than MAX_CELLS = {MAX_CELLS:,} values")
@@ -236,7 +239,8 @@ def _grid_points(grid: object) -> list[dict]:
             if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
                 raise InvalidInputError(f"grid[{name!r}] = {values!r}: expected a list of values")
             if isinstance(values, (set, frozenset)):
-                # a set's order of strings changes from one interpreter to the next, and with it the table's rows
+                # a set's order of strings changes from one interpreter to the next, and with it the
+                # table's rows
                 raise InvalidInputError(
                     f"grid[{name!r}] = {_short(values)}: a set has no fixed order; give a list "
                     "(e.g. sorted(...))"
@@ -249,8 +253,8 @@ def _grid_points(grid: object) -> list[dict]:
         size = math.prod(len(v) for v in lists.values())
         if size > MAX_CELLS:
             raise InvalidInputError(
-                f"grid: {size:,} points ({' x '.join(str(len(v)) for v in lists.values())}), more than "
-                f"MAX_CELLS = {MAX_CELLS:,}"
+                f"grid: {size:,} points ({' x '.join(str(len(v)) for v in lists.values())}), "
+                f"more than MAX_CELLS = {MAX_CELLS:,}"
             )
         names = list(lists)
         points = [dict(zip(names, combo)) for combo in itertools.product(*lists.values())]
@@ -272,7 +276,8 @@ def _grid_points(grid: object) -> list[dict]:
         for key in p:
             if not isinstance(key, str):
                 raise InvalidInputError(
-                    f"grid point {i}: parameter name {key!r} is not a string (a keyword argument of fn)"
+                    f"grid point {i}: parameter name {key!r} is not a string (a keyword "
+                    "argument of fn)"
                 )
         for reserved in ("seed", "rep"):
             if reserved in p:
@@ -288,7 +293,7 @@ def _grid_points(grid: object) -> list[dict]:
     return points
 
 
-# --- cache -----------------------------------------------------------------------------------------------
+# --- cache ----------------------------------------------------------------------------------------
 
 
 def _code_text(fn: Callable[..., Any]) -> str:
@@ -346,14 +351,16 @@ def _write_atomic(path: Path, payload: object) -> None:
     os.replace(tmp, path)
 
 
-# --- execution -------------------------------------------------------------------------------------------
+# --- execution ------------------------------------------------------------------------------------
 
-#: what a cell comes back as: (index, rows, None), or (index, None, (error, traceback)) when it raised
+#: what a cell comes back as: (index, rows, None), or (index, None, (error, traceback)) when it
+#: raised
 _Outcome = tuple[int, "list[dict] | None", "tuple[str, str] | None"]
 
 
 def _run_cell(fn: Callable[..., Any], fixed: Mapping[str, Any], cell: _Cell) -> _Outcome:
-    """(index, rows, None) or (index, None, (error, traceback)); never raises for an ordinary exception."""
+    """(index, rows, None) or (index, None, (error, traceback)); never raises for an ordinary
+    exception."""
     try:
         out = fn(seed=cell.seed, **cell.params, **fixed)
         return cell.index, _as_rows(out), None
@@ -364,13 +371,14 @@ def _run_cell(fn: Callable[..., Any], fixed: Mapping[str, Any], cell: _Cell) -> 
 def _run_cell_spooled(
     fn: Callable[..., Any], fixed: Mapping[str, Any], cell: _Cell, spool: str
 ) -> _Outcome:
-    """:func:`_run_cell`, its outcome also written to ``spool/<index>.pkl`` as soon as the cell finishes: loky
-    returns a batch's results together, so when a worker dies the cells it had finished are read back from there
-    instead of being reported lost with the rest of the batch."""
+    """:func:`_run_cell`, its outcome also written to ``spool/<index>.pkl`` as soon as the cell
+    finishes: loky returns a batch's results together, so when a worker dies the cells it had
+    finished are read back from there instead of being reported lost with the rest of the batch."""
     out = _run_cell(fn, fixed, cell)
     try:
         _write_atomic(Path(spool) / f"{cell.index}.pkl", out)
-    except Exception:  # noqa: BLE001 - the spool is a safety net; the result still goes back the normal way
+    except Exception:  # noqa: BLE001
+        # the spool is a safety net; the result still goes back the normal way
         pass
     return out
 
@@ -399,7 +407,8 @@ def _as_rows(out: object) -> list[dict]:
     if isinstance(out, (list, tuple)) and all(isinstance(r, Mapping) for r in out):
         return [dict(r) for r in out]
     raise TypeError(
-        f"a sweep function must return a dict, a list of dicts or a DataFrame, got {type(out).__name__}"
+        "a sweep function must return a dict, a list of dicts or a DataFrame, got "
+        f"{type(out).__name__}"
     )
 
 
@@ -416,15 +425,17 @@ def default_backend(scheduler: str | Any | None = None, n_jobs: int | None = Non
     Parameters
     ----------
     scheduler : str or distributed.Client, optional
-        A Dask scheduler address (``tcp://host:port``) or client; default ``$FAIRLIB_DASK_SCHEDULER``.
+        A Dask scheduler address (``tcp://host:port``) or client; default
+        ``$FAIRLIB_DASK_SCHEDULER``.
     n_jobs : int, optional
-        Local processes, 1 to :data:`MAX_JOBS` or -1 for every core (default ``$FAIRLIB_SWEEP_JOBS``, else every core).
+        Local processes, 1 to :data:`MAX_JOBS` or -1 for every core (default
+        ``$FAIRLIB_SWEEP_JOBS``, else every core).
 
     Returns
     -------
     Backend
-        ``("dask", 0)`` when a scheduler is configured, else ``("loky", n)`` for n > 1 local processes or
-        ``("serial", 1)``.
+        ``("dask", 0)`` when a scheduler is configured, else ``("loky", n)`` for n > 1 local
+        processes or ``("serial", 1)``.
 
     Raises
     ------
@@ -440,17 +451,20 @@ def default_backend(scheduler: str | Any | None = None, n_jobs: int | None = Non
     return Backend(("loky" if jobs > 1 else "serial"), jobs)
 
 
-#: more local processes than any machine has cores is a typo, not a request (loky would try to start them all)
+#: more local processes than any machine has cores is a typo, not a request (loky would try to start
+#: them all)
 MAX_JOBS = 4096
 
 
-#: a Dask scheduler address: protocol://host:port (``distributed``'s protocols), e.g. tcp://10.0.0.5:8786
+#: a Dask scheduler address: protocol://host:port (``distributed``'s protocols), e.g.
+#: tcp://10.0.0.5:8786
 _ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[^\s/:]+(:\d{1,5})?")
 
 
 def _check_scheduler(scheduler: object) -> None:
     """None, a Dask scheduler address, or a ``distributed.Client`` (anything with ``submit``); and
-    ``FAIRLIB_DASK_SCHEDULER``, when set, an address (a typo there would otherwise wait for a connection timeout)."""
+    ``FAIRLIB_DASK_SCHEDULER``, when set, an address (a typo there would otherwise wait for a
+    connection timeout)."""
     if (
         scheduler is not None
         and not isinstance(scheduler, str)
@@ -508,9 +522,9 @@ def _execute_serial(fn, fixed, cells):
 def _execute_loky(fn, fixed, cells, n_jobs, spool=None):
     from joblib import Parallel, delayed, parallel_config
 
-    # Each worker gets cores // n_jobs threads for numba, OpenMP and BLAS even when the parent's environment
-    # sets more (run_all.py gives each kernel its share of the cores): oversubscribed numba threads spin-wait,
-    # which made small solves 4-6x slower in the workers.
+    # Each worker gets cores // n_jobs threads for numba, OpenMP and BLAS even when the parent's
+    # environment sets more (run_all.py gives each kernel its share of the cores): oversubscribed
+    # numba threads spin-wait, which made small solves 4-6x slower in the workers.
     threads = max(1, (os.cpu_count() or 1) // n_jobs)
     with parallel_config(backend="loky", inner_max_num_threads=threads):
         parallel = Parallel(n_jobs=n_jobs, batch_size="auto", return_as="generator_unordered")
@@ -523,10 +537,11 @@ def _execute_loky(fn, fixed, cells, n_jobs, spool=None):
 def _execute_dask(fn, fixed, cells, scheduler):
     """Cells in chunks on a Dask cluster, yielded as they finish.
 
-    Kept instead of joblib's Dask backend (``parallel_config("dask")``): that backend sends one task per joblib
-    batch and re-raises the first worker exception, cancelling the rest — here every cell's failure is reported
-    with its traceback while the others finish and are cached, and each chunk carries its cells' own seeds, so
-    results do not depend on how the scheduler batches or orders them.
+    Kept instead of joblib's Dask backend (``parallel_config("dask")``): that backend sends one task
+    per joblib batch and re-raises the first worker exception, cancelling the rest — here every
+    cell's failure is reported with its traceback while the others finish and are cached, and each
+    chunk carries its cells' own seeds, so results do not depend on how the scheduler batches or
+    orders them.
     """
     from distributed import Client, as_completed
 
@@ -570,22 +585,23 @@ def sweep(
     Parameters
     ----------
     fn : callable
-        Called as ``fn(seed=..., **point, **fixed)`` (checked against its signature before any cell runs); returns
-        a dict (one row), a list of dicts or a DataFrame; it must be importable by the workers.
+        Called as ``fn(seed=..., **point, **fixed)`` (checked against its signature before any cell
+        runs); returns a dict (one row), a list of dicts or a DataFrame; it must be importable by
+        the workers.
     grid : dict of str to list, or list of dict
-        name -> list of values (the cartesian product), or a list of dicts (explicit points); at least one point;
-        a set of values is refused (it has no fixed order).
+        name -> list of values (the cartesian product), or a list of dicts (explicit points); at
+        least one point; a set of values is refused (it has no fixed order).
     seeds : int, default 1
         Repetitions per point (the ``rep`` column, 0-based); at most :data:`MAX_CELLS` cells in all.
     rng : int or numpy.random.SeedSequence, default 0
         The root seed (an integer >= 0 or a SeedSequence); each cell's seed is :func:`cell_seed`.
     fixed : mapping of str to object, optional
-        Constant keyword arguments for ``fn`` (names that are strings, neither ``seed`` nor a grid parameter);
-        part of the cache key, not of the seeds or columns.
+        Constant keyword arguments for ``fn`` (names that are strings, neither ``seed`` nor a grid
+        parameter); part of the cache key, not of the seeds or columns.
     seed_by : iterable of str, optional
-        The parameters a cell's seed depends on (default: all). Leaving a parameter out gives every value of it the
-        same seeds — common random numbers, for paired comparisons (e.g. the same random instances under several
-        update orders).
+        The parameters a cell's seed depends on (default: all). Leaving a parameter out gives every
+        value of it the same seeds — common random numbers, for paired comparisons (e.g. the same
+        random instances under several update orders).
     backend : {"serial", "loky", "dask"}, optional
         Where the cells run; None picks one (:func:`default_backend`, and serial for a single cell).
     n_jobs : int, optional
@@ -597,8 +613,8 @@ def sweep(
     desc : str, optional
         The progress bar's label.
     errors : {"raise", "keep"}, default "raise"
-        ``"raise"``: :class:`SweepError` after every cell has run; ``"keep"``: return the finished rows, the failures in
-        ``attrs["failures"]``, with a warning naming them.
+        ``"raise"``: :class:`SweepError` after every cell has run; ``"keep"``: return the finished
+        rows, the failures in ``attrs["failures"]``, with a warning naming them.
     cache : bool, optional
         A resumable per-cell cache under ``build/sweep-cache/<cache_name>`` (default: on when
         ``FAIRLIB_SWEEP_CACHE=1``).
@@ -608,8 +624,8 @@ def sweep(
     Returns
     -------
     pandas.DataFrame
-        The grid's parameters, ``rep`` and ``fn``'s fields, in grid order x rep (never in completion order);
-        ``attrs["sweep"]`` records the backend, workers, cells, cells run and seconds.
+        The grid's parameters, ``rep`` and ``fn``'s fields, in grid order x rep (never in completion
+        order); ``attrs["sweep"]`` records the backend, workers, cells, cells run and seconds.
 
     Raises
     ------
@@ -673,7 +689,8 @@ def sweep(
     cells = _make_cells(points, seeds, root, seed_by)
     backend, jobs = _choose_backend(backend, scheduler, n_jobs, len(cells))
 
-    # 1. what the cache already holds (resumable sweeps); 2. run the rest; 3. one table in grid order
+    # 1. what the cache already holds (resumable sweeps); 2. run the rest; 3. one table in grid
+    # order
     paths = _cache_paths(fn, fixed, root, cells, cache_name) if _cache_enabled(cache) else None
     rows_of = _read_cache(cells, paths) if paths is not None else {}
     todo = [c for c in cells if c.index not in rows_of]
@@ -704,9 +721,9 @@ def sweep(
 def _check_signature(
     fn: Callable[..., Any], points: list[dict[str, Any]], fixed: Mapping[str, Any]
 ) -> None:
-    """Here, before any worker starts: ``fn`` takes ``seed``, every grid point's parameters and ``fixed`` as keyword
-    arguments (a mismatch would fail every cell, in the workers). A callable whose signature Python cannot read is
-    not checked."""
+    """Here, before any worker starts: ``fn`` takes ``seed``, every grid point's parameters and
+    ``fixed`` as keyword arguments (a mismatch would fail every cell, in the workers). A callable
+    whose signature Python cannot read is not checked."""
     import inspect
 
     try:
@@ -733,7 +750,8 @@ def _check_signature(
 def _make_cells(
     points: list[dict], seeds: int, root: np.random.SeedSequence, seed_by: Iterable[str] | None
 ) -> list[_Cell]:
-    """Every (grid point, repetition) with its seed, derived from the root and the parameters in ``seed_by``."""
+    """Every (grid point, repetition) with its seed, derived from the root and the parameters in
+    ``seed_by``."""
     names = set().union(*points) if points else set()
     if seed_by is not None:
         seed_by = list(seed_by)
@@ -754,8 +772,8 @@ def _make_cells(
 def _choose_backend(
     backend: str | None, scheduler: object, n_jobs: int | None, n_cells: int
 ) -> tuple[str, int]:
-    """The backend and its local processes: the default (Dask when a scheduler is set, else loky on every core)
-    falls back to serial for a single cell; an explicit backend is kept."""
+    """The backend and its local processes: the default (Dask when a scheduler is set, else loky on
+    every core) falls back to serial for a single cell; an explicit backend is kept."""
     if backend is None:
         backend, jobs = default_backend(scheduler, n_jobs)
         if backend == "loky" and n_cells < 2:
@@ -771,7 +789,8 @@ def _cache_paths(
     cells: list[_Cell],
     cache_name: str | None,
 ) -> dict[int, Path]:
-    """Per cell, its cache file: keyed on the function's code, the fixed arguments, the root seed and the cell."""
+    """Per cell, its cache file: keyed on the function's code, the fixed arguments, the root seed
+    and the cell."""
     folder = _cache_dir(
         cache_name or getattr(fn, "__qualname__", "sweep").replace("<", "").replace(">", "")
     )
@@ -781,7 +800,8 @@ def _cache_paths(
 
 
 def _read_cache(cells: list[_Cell], paths: dict[int, Path]) -> dict[int, list[dict]]:
-    """The rows of every cell found in the cache; a half-written or stale entry is recomputed, never trusted."""
+    """The rows of every cell found in the cache; a half-written or stale entry is recomputed, never
+    trusted."""
     rows_of = {}
     for c in cells:
         if paths[c.index].exists():
@@ -793,7 +813,8 @@ def _read_cache(cells: list[_Cell], paths: dict[int, Path]) -> dict[int, list[di
                         f"holds a {type(rows).__name__}, not a cell's rows (a list of dicts)"
                     )
                 rows_of[c.index] = rows
-            except Exception as exc:  # noqa: BLE001 - any unreadable or foreign file: recompute, never trust
+            except Exception as exc:  # noqa: BLE001
+                # any unreadable or foreign file: recompute, never trust
                 warnings.warn(
                     f"sweep cache: {paths[c.index]} is unreadable ({type(exc).__name__}: {exc}); "
                     "recomputing that cell",
@@ -817,8 +838,9 @@ def _run_cells(
     progress: bool,
     desc: str | None,
 ) -> dict:
-    """Run ``todo`` on the backend, filling ``rows_of`` (and the cache) as cells finish, with a progress bar; a
-    broken worker pool keeps what finished and names what did not. Returns failures: index -> (error, traceback).
+    """Run ``todo`` on the backend, filling ``rows_of`` (and the cache) as cells finish, with a
+    progress bar; a broken worker pool keeps what finished and names what did not. Returns failures:
+    index -> (error, traceback).
     """
     from tqdm import tqdm
 
@@ -863,7 +885,8 @@ def _run_cells(
             record(index, rows, failure)
     except (ValueError, TypeError):
         raise
-    except Exception as exc:  # noqa: BLE001 - a broken worker pool: keep what finished, name what did not
+    except Exception as exc:  # noqa: BLE001
+        # a broken worker pool: keep what finished, name what did not
         lost = f"{type(exc).__name__}: {exc} (the workers stopped; this cell did not finish)"
         for c in todo:
             if c.index not in rows_of and c.index not in failures:
@@ -890,8 +913,8 @@ def _report_failures(
     n_finished: int,
     errors: str,
 ) -> None:
-    """Raise :class:`SweepError` naming the failed cells (``errors="raise"``), or warn and attach them to
-    ``table.attrs["failures"]``."""
+    """Raise :class:`SweepError` naming the failed cells (``errors="raise"``), or warn and attach
+    them to ``table.attrs["failures"]``."""
     failed = pd.DataFrame(
         [
             {

@@ -1,16 +1,20 @@
-"""The registry's rules as checks a plugin author can run: every registered mechanism and game must meet them.
+"""The registry's rules as checks a plugin author can run: every registered mechanism and game must
+meet them.
 
-A mechanism registered from another repository (``FAIRLIB_MECHANISMS=mymodule``, or :func:`fairlib.mechanisms.register`
-in a test) is checked with :func:`check_mechanism`; a game with :func:`check_game`. In a pytest suite,
-:func:`parametrize_with_checks` makes one test per (mechanism, check) pair, as fairlib's own suite does
-(tests/test_registry.py, tests/test_game_registry.py).
+A mechanism registered from another repository (``FAIRLIB_MECHANISMS=mymodule``, or
+:func:`fairlib.mechanisms.register` in a test) is checked with :func:`check_mechanism`; a game with
+:func:`check_game`. In a pytest suite, :func:`parametrize_with_checks` makes one test per
+(mechanism, check) pair, as fairlib's own suite does (tests/test_registry.py,
+tests/test_game_registry.py).
 
 Each check is a small function of one registry entry (a :class:`fairlib.mechanisms.Mechanism` or a
-:class:`fairlib.games.GameMechanism`) that returns None or raises :class:`AssertionError`. A check that needs a
-capability (``check.requires``) applies only to the entries that have it. :func:`check_mechanism` and
-:func:`check_game` stop at the first failure, naming the check and the entry.
+:class:`fairlib.games.GameMechanism`) that returns None or raises :class:`AssertionError`. A check
+that needs a capability (``check.requires``) applies only to the entries that have it.
+:func:`check_mechanism` and :func:`check_game` stop at the first failure, naming the check and the
+entry.
 
-The checks take registry entries, not data: they do not validate their argument beyond looking it up.
+The checks take registry entries, not data: they do not validate their argument beyond looking it
+up.
 """
 
 from __future__ import annotations
@@ -41,11 +45,13 @@ __all__ = [
 #: Ghodsi et al. 2011, §4: 9 CPUs, 18 GB; A = <1 CPU, 4 GB>, B = <3 CPUs, 1 GB>
 DRF_EXAMPLE: tuple[list[float], list[list[float]]] = ([9, 18], [[1, 4], [3, 1]])
 
-#: the reserve bid of the perturbed game, for the games that play it (EC'05's existence proof, ε -> 0)
+#: the reserve bid of the perturbed game, for the games that play it (EC'05's existence proof, ε ->
+#: 0)
 RESERVE = 1e-9
 
-#: EC'05 §3.3 (Fig. 1): two users, two machines, budgets 1; weights (α, 1-α) for both ("equal") or (α, 1-α) and
-#: (1-α, α) ("opposite"). These have a unique equilibrium (the opposite game has three for α above about 0.854)
+#: EC'05 §3.3 (Fig. 1): two users, two machines, budgets 1; weights (α, 1-α) for both ("equal")
+#: or (α, 1-α) and (1-α, α) ("opposite"). These have a unique equilibrium (the opposite game has
+#: three for α above about 0.854)
 TWO_PLAYER = [("equal", 0.7), ("equal", 0.9), ("opposite", 0.6), ("opposite", 0.75)]
 
 
@@ -58,8 +64,9 @@ def _requires(capability: str) -> Callable[[Callable], Callable]:
 
 
 def _plays_game(check):
-    """A check of the bidding game's own features (EC'05's equilibria, budgets, parallelism): it applies to games
-    that play a :class:`~fairlib.market.Game`, not to another model's instance type."""
+    """A check of the bidding game's own features (EC'05's equilibria, budgets, parallelism): it
+    applies to games that play a :class:`~fairlib.market.Game`, not to another model's instance
+    type."""
     check.instance = Game
     return check
 
@@ -90,22 +97,27 @@ def _extras_are_immutable(extras: Any) -> None:
     raise AssertionError("extras can be changed (expected an immutable mapping)")
 
 
-# --------------------------------------------------------------------------------------------------- mechanisms
+# --------------------------------------------------------------------------------------- mechanisms
 
 
 def _drf_example(mech: mechanisms.Mechanism, weight: list[float] | None = None) -> Cluster:
-    """The DRF example as a pool, or (multi-server mechanisms) as two servers of half the capacity each."""
+    """The DRF example as a pool, or (multi-server mechanisms) as two servers of half the capacity
+    each."""
     cap, dem = DRF_EXAMPLE
     if "pooled" in mech.capabilities:
         return Cluster.single_pool(cap, dem, weight=weight)
     # Cluster takes None (its default) and lists; its field annotation names the array it holds
-    return Cluster(np.array([[c / 2 for c in cap]] * 2), np.asarray(dem), weight=weight)  # type: ignore[arg-type]
+    return Cluster(
+        np.array([[c / 2 for c in cap]] * 2),
+        np.asarray(dem),
+        weight=weight,  # type: ignore[arg-type]
+    )
 
 
 def check_converges_on_the_drf_example(mech: mechanisms.Mechanism) -> None:
-    """Every run (variants expanded) converges on the DRF paper's example and returns a feasible, read-only
-    :class:`~fairlib.multires.Allocation` with immutable extras; whole tasks when ``"integral"``,
-    ``extras["prices"]`` (one per resource) when ``"prices"``.
+    """Every run (variants expanded) converges on the DRF paper's example and returns a feasible,
+    read-only :class:`~fairlib.multires.Allocation` with immutable extras; whole tasks when
+    ``"integral"``, ``extras["prices"]`` (one per resource) when ``"prices"``.
 
     Examples
     --------
@@ -133,8 +145,8 @@ def check_converges_on_the_drf_example(mech: mechanisms.Mechanism) -> None:
 
 @_requires("pooled")
 def check_keeps_a_start_or_refuses_it(mech: mechanisms.Mechanism) -> None:
-    """A pooled mechanism keeps held tasks (one each) within the capacities; without ``"start"`` it refuses
-    ``start=`` with an InvalidInputError naming ``start``.
+    """A pooled mechanism keeps held tasks (one each) within the capacities; without ``"start"`` it
+    refuses ``start=`` with an InvalidInputError naming ``start``.
 
     Examples
     --------
@@ -153,8 +165,8 @@ def check_keeps_a_start_or_refuses_it(mech: mechanisms.Mechanism) -> None:
 
 
 def check_honours_or_refuses_weights(mech: mechanisms.Mechanism) -> None:
-    """Weights (1, 2) give a feasible converged allocation with ``"weights"``, an InvalidInputError naming
-    ``weight`` without it.
+    """Weights (1, 2) give a feasible converged allocation with ``"weights"``, an InvalidInputError
+    naming ``weight`` without it.
 
     Examples
     --------
@@ -171,7 +183,8 @@ def check_honours_or_refuses_weights(mech: mechanisms.Mechanism) -> None:
 
 @_requires("pooled")
 def check_refuses_several_servers(mech: mechanisms.Mechanism) -> None:
-    """A pooled mechanism refuses a cluster of two servers with an InvalidInputError naming ``server``.
+    """A pooled mechanism refuses a cluster of two servers with an InvalidInputError naming
+    ``server``.
 
     Examples
     --------
@@ -209,8 +222,9 @@ def _random_instance(
 
 
 def check_runs_on_small_random_clusters(mech: mechanisms.Mechanism) -> None:
-    """On eight seeded random instances (1-7 users; a pool, or 1-4 servers with placement constraints; 1-3
-    resources) the default run returns a feasible Allocation of the cluster's shape.
+    """On eight seeded random instances (1-7 users; a pool, or 1-4 servers with placement
+    constraints; 1-3 resources) the default run returns a feasible Allocation of the cluster's
+    shape.
 
     Examples
     --------
@@ -257,16 +271,18 @@ def _run_checks(kind: str, entry: Any, checks: Iterable[Callable]) -> None:
 
 
 def check_mechanism(name_or_callable: str | Callable, **register_options: Any) -> None:
-    """Run every check of :data:`MECHANISM_CHECKS` that applies to one mechanism; stop at the first failure.
+    """Run every check of :data:`MECHANISM_CHECKS` that applies to one mechanism; stop at the first
+    failure.
 
     Parameters
     ----------
     name_or_callable : str or callable
-        A registered mechanism's name, or a function ``f(cluster, **options) -> Allocation``, registered for the
-        duration of the checks with :func:`fairlib.mechanisms.registered` under its ``__name__``.
+        A registered mechanism's name, or a function ``f(cluster, **options) -> Allocation``,
+        registered for the duration of the checks with :func:`fairlib.mechanisms.registered` under
+        its ``__name__``.
     **register_options
-        For a callable: ``capabilities``, ``label``, ``options``, ... as :func:`fairlib.mechanisms.register` takes
-        them. Not allowed with a name.
+        For a callable: ``capabilities``, ``label``, ``options``, ... as
+        :func:`fairlib.mechanisms.register` takes them. Not allowed with a name.
 
     Raises
     ------
@@ -290,13 +306,13 @@ def check_mechanism(name_or_callable: str | Callable, **register_options: Any) -
         _run_checks("mechanism", mech, MECHANISM_CHECKS)
 
 
-# ------------------------------------------------------------------------------------------------------- games
+# -------------------------------------------------------------------------------------------- games
 
 
 def _game(entry, weights, **kwargs):
-    """An instance for ``entry``: the perturbed one (reserve ε) when it has the ``"reserve"`` capability; a
-    :class:`~fairlib.market.Game`, or the model's own instance type (:meth:`fairlib.games.GameMechanism.example`,
-    budgets and parallelism being a Game's)."""
+    """An instance for ``entry``: the perturbed one (reserve ε) when it has the ``"reserve"``
+    capability; a :class:`~fairlib.market.Game`, or the model's own instance type
+    (:meth:`fairlib.games.GameMechanism.example`, budgets and parallelism being a Game's)."""
     reserve = RESERVE if "reserve" in entry.capabilities else 0.0
     if entry.instance is not Game:
         return entry.example(weights, reserve=reserve)
@@ -313,7 +329,8 @@ def _two_player(entry: Any, kind: str, alpha: float) -> Game:
 
 
 def _random_games(entry: Any, count: int = 12) -> Iterator[tuple[int, Any]]:
-    """Small games of 2-5 users and 1-4 machines (EC §5's uniform preferences), budgets 1, 2 or 4 where honoured."""
+    """Small games of 2-5 users and 1-4 machines (EC §5's uniform preferences), budgets 1, 2 or 4
+    where honoured."""
     for seed in range(count):
         rng = np.random.default_rng(seed)
         users, machines = int(rng.integers(2, 6)), int(rng.integers(1, 5))
@@ -351,8 +368,8 @@ def _check_feasible(game: Any, out: Any) -> None:
 
 
 def check_game_contract_on_the_two_player_game(entry: games.GameMechanism) -> None:
-    """``game_mechanism(game, **options) -> GameOutcome``: types, shapes, a feasible allocation, read-only arrays
-    and extras, the residual from the bids alone.
+    """``game_mechanism(game, **options) -> GameOutcome``: types, shapes, a feasible allocation,
+    read-only arrays and extras, the residual from the bids alone.
 
     Examples
     --------
@@ -381,7 +398,8 @@ def check_game_contract_on_the_two_player_game(entry: games.GameMechanism) -> No
 
 
 def check_game_is_feasible_on_small_random_games(entry: games.GameMechanism) -> None:
-    """Feasible outcomes on twelve seeded random games (and, with ``"parallelism"``, with finite parallelism).
+    """Feasible outcomes on twelve seeded random games (and, with ``"parallelism"``, with finite
+    parallelism).
 
     Examples
     --------
@@ -403,8 +421,8 @@ def check_game_is_feasible_on_small_random_games(entry: games.GameMechanism) -> 
 @_plays_game
 @_requires("equilibrium")
 def check_game_finds_the_two_player_equilibria(entry: games.GameMechanism) -> None:
-    """The EC'05 two-player games with a unique equilibrium (:data:`TWO_PLAYER`): converged, certified (residual at
-    most ``tol``), and the paper's bids.
+    """The EC'05 two-player games with a unique equilibrium (:data:`TWO_PLAYER`): converged,
+    certified (residual at most ``tol``), and the paper's bids.
 
     Examples
     --------
@@ -426,8 +444,8 @@ def check_game_finds_the_two_player_equilibria(entry: games.GameMechanism) -> No
 
 @_requires("equilibrium")
 def check_game_certifies_small_random_games(entry: games.GameMechanism) -> None:
-    """On 24 small random games a converged outcome has a residual at most ``tol``; one that did not converge says
-    so in its message; at least one converges.
+    """On 24 small random games a converged outcome has a residual at most ``tol``; one that did not
+    converge says so in its message; at least one converges.
 
     Examples
     --------
@@ -466,8 +484,9 @@ def check_game_is_deterministic(entry: games.GameMechanism) -> None:
 def check_game_honours_or_refuses_budgets_parallelism_and_a_reserve(
     entry: games.GameMechanism,
 ) -> None:
-    """Budgets, parallelism and a reserve played feasibly with the capability, refused (InvalidInputError naming
-    it) without; the unperturbed game played or refused naming ``reserve``.
+    """Budgets, parallelism and a reserve played feasibly with the capability, refused
+    (InvalidInputError naming it) without; the unperturbed game played or refused naming
+    ``reserve``.
 
     Examples
     --------
@@ -515,8 +534,9 @@ def _keyword_options(entry: Any) -> list[inspect.Parameter]:
 
 
 def check_game_refuses_bad_input_naming_the_argument(entry: games.GameMechanism) -> None:
-    """Anything but a Game, and a bad value of each keyword option (by the kind of its default: NaN and a negative
-    for a number, an unknown word for a choice), end in an InvalidInputError naming the argument.
+    """Anything but a Game, and a bad value of each keyword option (by the kind of its default: NaN
+    and a negative for a number, an unknown word for a choice), end in an InvalidInputError naming
+    the argument.
 
     Examples
     --------
@@ -542,8 +562,9 @@ def check_game_refuses_bad_input_naming_the_argument(entry: games.GameMechanism)
 
 
 def check_game_kernels_agree_interpreted_and_compiled(entry: games.GameMechanism) -> None:
-    """The same games both ways, on both sides of the size rule (fairlib._jit: up to 64 cells run interpreted),
-    within the library's tolerances for a change of rounding order (:mod:`fairlib.tolerances`).
+    """The same games both ways, on both sides of the size rule (fairlib._jit: up to 64 cells run
+    interpreted), within the library's tolerances for a change of rounding order
+    (:mod:`fairlib.tolerances`).
 
     Examples
     --------
@@ -569,7 +590,8 @@ def check_game_kernels_agree_interpreted_and_compiled(entry: games.GameMechanism
 
 
 def check_game_is_documented(entry: games.GameMechanism) -> None:
-    """The registered function has a docstring with a summary line and a Returns section (a GameOutcome).
+    """The registered function has a docstring with a summary line and a Returns section (a
+    GameOutcome).
 
     Examples
     --------
@@ -598,7 +620,8 @@ GAME_CHECKS = (
 
 
 def check_game(name: str) -> None:
-    """Run every check of :data:`GAME_CHECKS` that applies to one registered game; stop at the first failure.
+    """Run every check of :data:`GAME_CHECKS` that applies to one registered game; stop at the first
+    failure.
 
     Parameters
     ----------
@@ -619,7 +642,7 @@ def check_game(name: str) -> None:
     _run_checks("game", games.get(name), GAME_CHECKS)
 
 
-# ------------------------------------------------------------------------------------------------------ pytest
+# ------------------------------------------------------------------------------------------- pytest
 
 
 def _pairs(
@@ -638,20 +661,23 @@ def parametrize_with_checks(
 ) -> pytest.MarkDecorator:
     """A ``pytest.mark.parametrize`` over (name, check) pairs: every applicable check for each name.
 
-    The test takes ``name`` and ``check`` and runs ``check(registry.get(name))``. Ids read ``drf-check_...``, so
-    ``-k drf`` selects one mechanism's checks. pytest is imported on call, so fairlib never needs it.
+    The test takes ``name`` and ``check`` and runs ``check(registry.get(name))``. Ids read
+    ``drf-check_...``, so ``-k drf`` selects one mechanism's checks. pytest is imported on call, so
+    fairlib never needs it.
 
     Parameters
     ----------
     names : iterable of str, optional
-        Registered names; every registered mechanism (or game) by default, read when the decorator is made.
+        Registered names; every registered mechanism (or game) by default, read when the decorator
+        is made.
     kind : {"mechanism", "game"}, default "mechanism"
         The registry and checks: :data:`MECHANISM_CHECKS` or :data:`GAME_CHECKS`.
 
     Returns
     -------
     pytest.MarkDecorator
-        ``pytest.mark.parametrize("name, check", pairs, ids=...)`` over every (name, applicable check) pair.
+        ``pytest.mark.parametrize("name, check", pairs, ids=...)`` over every (name, applicable
+        check) pair.
 
     Raises
     ------

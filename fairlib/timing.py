@@ -15,8 +15,8 @@ from ._validate import InvalidInputError, _short, as_count, as_number
 __all__ = ["median_time", "cpu_model"]
 
 
-#: the most samples (``repeat``) and warm-up calls (``warmup``) a timing takes: a median needs a few dozen; more is a
-#: typo that would time the machine for hours
+#: the most samples (``repeat``) and warm-up calls (``warmup``) a timing takes: a median needs a few
+#: dozen; more is a typo that would time the machine for hours
 MAX_SAMPLES = 1000
 
 
@@ -28,12 +28,14 @@ def median_time(
     warmup: int = 1,
     slow: float = 0.5,
 ) -> float:
-    """Median wall time of ``fn()`` in seconds, sampled with :class:`timeit.Timer` (garbage collection off).
+    """Median wall time of ``fn()`` in seconds, sampled with :class:`timeit.Timer` (garbage
+    collection off).
 
-    ``Timer.autorange`` is not used: its 0.2 s floor per sample would make the notebooks' speed sweeps (hundreds of
-    cells) ten times longer for no better median.
-    Every call runs the compiled kernels, whatever the problem's size (:func:`fairlib._jit.compiled`): a speed
-    comparison is of the methods, not of numba against the interpreter that answers a mechanism's small problems.
+    ``Timer.autorange`` is not used: its 0.2 s floor per sample would make the notebooks' speed
+    sweeps (hundreds of cells) ten times longer for no better median.
+    Every call runs the compiled kernels, whatever the problem's size
+    (:func:`fairlib._jit.compiled`): a speed comparison is of the methods, not of numba against the
+    interpreter that answers a mechanism's small problems.
 
     Parameters
     ----------
@@ -42,13 +44,13 @@ def median_time(
     repeat : int, default 5
         Samples whose median is returned (>= 1).
     min_time : float, default 0.02
-        Seconds each sample lasts at least: calls cheaper than this are looped within a sample and the loop's time
-        divided by its count (0 to 60).
+        Seconds each sample lasts at least: calls cheaper than this are looped within a sample and
+        the loop's time divided by its count (0 to 60).
     warmup : int, default 1
         Untimed calls first (numba compilation, caches), >= 0.
     slow : float, default 0.5
-        Seconds above which a call is sampled three times at most, the (already compiled) first timed call
-        counting as a sample (>= 0).
+        Seconds above which a call is sampled three times at most, the (already compiled) first
+        timed call counting as a sample (>= 0).
 
     Returns
     -------
@@ -86,9 +88,11 @@ def _median_time(
 
 
 def cpu_model() -> str:
-    """The processor as what decides the numbers: architecture, vendor, family/model and widest vector unit.
+    """The processor as what decides the numbers: architecture, vendor, family/model and widest
+    vector unit.
 
-    Described by these fields rather than by its marketing name, which virtual machines often truncate.
+    Described by these fields rather than by its marketing name, which virtual machines often
+    truncate.
 
     Returns
     -------
@@ -114,6 +118,6 @@ def cpu_model() -> str:
         else "?"
     )
     return (
-        f"{platform.machine()} {fields.get('vendor_id', '')} family {fields.get('cpu family', '?')} "
-        f"model {fields.get('model', '?')}, {vector}"
+        f"{platform.machine()} {fields.get('vendor_id', '')} family "
+        f"{fields.get('cpu family', '?')} model {fields.get('model', '?')}, {vector}"
     )

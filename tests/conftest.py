@@ -30,22 +30,23 @@ def pytest_addoption(parser):
         action="append",
         default=[],
         metavar="KEY",
-        help="notebook tests (tests/test_notebooks.py) for these catalogued papers only (repeatable; "
-        "default: every paper, or $FAIRLIB_PAPER)",
+        help="notebook tests (tests/test_notebooks.py) for these catalogued papers only "
+        "(repeatable; default: every paper, or $FAIRLIB_PAPER)",
     )
     parser.addoption(
         "--contract-modules",
         default="",
         metavar="FILES",
-        help="tests/test_api_contract.py probes, and tests/test_docstrings.py checks, only the public "
-        "callables (and kernels) defined in these fairlib source files (paths relative to the "
-        "repository, separated by spaces, commas or newlines: what `python -m fairlib.repro.catalog "
-        "--modules KEY` prints; make test-paper passes them)",
+        help="tests/test_api_contract.py probes, and tests/test_docstrings.py checks, only the "
+        "public callables (and kernels) defined in these fairlib source files (paths "
+        "relative to the repository, separated by spaces, commas or newlines: what `python "
+        "-m fairlib.repro.catalog --modules KEY` prints; make test-paper passes them)",
     )
 
 
 def contract_modules(config) -> set[str] | None:
-    """The source files ``--contract-modules`` names, as absolute paths, or None when the option is not given."""
+    """The source files ``--contract-modules`` names, as absolute paths, or None when the option is
+    not given."""
     from pathlib import Path
 
     text = config.getoption("--contract-modules")
@@ -56,7 +57,8 @@ def contract_modules(config) -> set[str] | None:
 
 
 def _defined_in(item) -> str | None:
-    """The source file that defines the callable a contract test probes (None for the file's other tests)."""
+    """The source file that defines the callable a contract test probes (None for the file's other
+    tests)."""
     import inspect
 
     params = getattr(getattr(item, "callspec", None), "params", {})
@@ -72,7 +74,8 @@ def _defined_in(item) -> str | None:
 
 
 def _documented_in(item) -> str | None:
-    """The source file that defines the callable a docstring test checks (None for the file's other tests)."""
+    """The source file that defines the callable a docstring test checks (None for the file's other
+    tests)."""
     import inspect
     import sys
 
@@ -90,8 +93,9 @@ def _documented_in(item) -> str | None:
 
 
 def selected_papers(config) -> list[str]:
-    """The paper keys the notebook tests run for: ``--paper`` options, else ``$FAIRLIB_PAPER`` (comma-separated),
-    else every catalogued paper; an unknown key is a usage error listing the known ones."""
+    """The paper keys the notebook tests run for: ``--paper`` options, else ``$FAIRLIB_PAPER``
+    (comma-separated), else every catalogued paper; an unknown key is a usage error listing the
+    known ones."""
     from fairlib.repro.catalog import NOTEBOOKS
 
     keys = config.getoption("--paper") or [
@@ -107,19 +111,20 @@ def selected_papers(config) -> list[str]:
 
 
 def pytest_configure(config):
-    """Under pytest-xdist every worker is already one of the machine's cores: a sweep in a test (or in a notebook's
-    quick run, which inherits the environment) runs its cells in the worker's own process instead of starting a loky
-    pool of one process per core on top of it — that doubled the busy processes and paid each pool's start-up and
-    kernel loading. Tests of the process backends ask for them by name (``backend="loky", n_jobs=2``); results do not
-    depend on the backend (tests/test_sweep.py)."""
+    """Under pytest-xdist every worker is already one of the machine's cores: a sweep in a test (or
+    in a notebook's quick run, which inherits the environment) runs its cells in the worker's own
+    process instead of starting a loky pool of one process per core on top of it — that doubled
+    the busy processes and paid each pool's start-up and kernel loading. Tests of the process
+    backends ask for them by name (``backend="loky", n_jobs=2``); results do not depend on the
+    backend (tests/test_sweep.py)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault("FAIRLIB_SWEEP_JOBS", "1")
 
 
-#: the work units that take longest under ``make test``, longest first (each 15-65 s on the 2-core machine; the rest
-#: take under 15 s each). They are handed out first so that the two workers finish together (longest processing time
-#: first): pytest-xdist's own order, units with the most tests first, left the one-test notebook runs to the end and
-#: one worker idle for half a minute.
+#: the work units that take longest under ``make test``, longest first (each 15-65 s on the 2-core
+#: machine; the rest take under 15 s each). They are handed out first so that the two workers finish
+#: together (longest processing time first): pytest-xdist's own order, units with the most tests
+#: first, left the one-test notebook runs to the end and one worker idle for half a minute.
 LONGEST_FIRST = (
     "tests/test_scaffold.py",
     "tests/test_scaffold_game.py",
@@ -138,8 +143,9 @@ LONGEST_FIRST = (
 
 
 def _work_unit(item) -> str:
-    """The unit pytest-xdist's ``loadgroup`` hands to one worker: its group name as pytest-xdist forms it (every
-    ``xdist_group`` marker's name, positional or ``name=``, sorted and joined by ``_``), else the item itself."""
+    """The unit pytest-xdist's ``loadgroup`` hands to one worker: its group name as pytest-xdist
+    forms it (every ``xdist_group`` marker's name, positional or ``name=``, sorted and joined by
+    ``_``), else the item itself."""
     names = {
         str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
         for mark in item.iter_markers("xdist_group")
@@ -156,14 +162,15 @@ def _long_rank(unit: str) -> int:
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup --no-loadscope-reorder``) the tests of one file run
-    on one worker, as they share module fixtures and files; the quick runs of the paper notebooks are spread one by
-    one (each has its own build folder). Units are handed out in the order of ``items``: the longest
-    (:data:`LONGEST_FIRST`) first, then the others with the most tests first (pytest-xdist's own order).
+    """Under pytest-xdist (``make test``: ``-n 2 --dist loadgroup --no-loadscope-reorder``) the
+    tests of one file run on one worker, as they share module fixtures and files; the quick runs of
+    the paper notebooks are spread one by one (each has its own build folder). Units are handed out
+    in the order of ``items``: the longest (:data:`LONGEST_FIRST`) first, then the others with the
+    most tests first (pytest-xdist's own order).
 
     With ``--contract-modules``, the per-callable tests of ``tests/test_api_contract.py`` and
-    ``tests/test_docstrings.py`` are kept only for the callables those files define (a callable whose module is not
-    a file, or whose target is unknown, is kept)."""
+    ``tests/test_docstrings.py`` are kept only for the callables those files define (a callable
+    whose module is not a file, or whose target is unknown, is kept)."""
     chosen = contract_modules(config)
     if chosen is not None:
         from pathlib import Path
@@ -224,9 +231,9 @@ def pytest_sessionstart(session):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """Fail the run if any numba cache file was written beside fairlib's sources: every entry point must cache in
-    keyed ``build/numba-cache/<module>-<key>`` folders (see fairlib/_kernel_cache.py), or an edited callee can run
-    stale."""
+    """Fail the run if any numba cache file was written beside fairlib's sources: every entry point
+    must cache in keyed ``build/numba-cache/<module>-<key>`` folders (see fairlib/_kernel_cache.py),
+    or an edited callee can run stale."""
     from pathlib import Path
 
     here = Path(__file__).resolve().parents[1] / "fairlib"
@@ -237,7 +244,7 @@ def pytest_sessionfinish(session, exitstatus):
     )
     if stray:
         print(
-            f"\nnumba cache files written under fairlib/ during this run (not in the keyed cache): {stray[:5]}"
-            f"{' ...' if len(stray) > 5 else ''}"
+            "\nnumba cache files written under fairlib/ during this run (not in the keyed "
+            f"cache): {stray[:5]}{' ...' if len(stray) > 5 else ''}"
         )
         session.exitstatus = 1

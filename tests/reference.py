@@ -24,12 +24,13 @@ def progressive_filling_exact(
     start=None,
     accumulated=False,
 ):
-    """Progressive filling in exact rational arithmetic (``fractions.Fraction``), the obvious O(n) scan per task.
+    """Progressive filling in exact rational arithmetic (``fractions.Fraction``), the obvious O(n)
+    scan per task.
 
-    Every share is compared exactly, so users whose shares are equal as fractions are tied and the tie rule
-    decides: lowest index, or (``"higher_share"``) the higher per-task weighted share, then the lowest index.
-    ``accumulated=True`` instead keeps each share as the float running sum ``s += step`` (the author's scripts).
-    Returns ``(tasks, order)``.
+    Every share is compared exactly, so users whose shares are equal as fractions are tied and the
+    tie rule decides: lowest index, or (``"higher_share"``) the higher per-task weighted share, then
+    the lowest index. ``accumulated=True`` instead keeps each share as the float running sum ``s +=
+    step`` (the author's scripts). Returns ``(tasks, order)``.
     """
     from fractions import Fraction
 
@@ -89,18 +90,21 @@ def hierarchical_filling_reference(
     limit=None,
     lending_limit=None,
 ):
-    """Hierarchical progressive filling recomputed from scratch before every task (O(nodes · m) per task).
+    """Hierarchical progressive filling recomputed from scratch before every task (O(nodes · m) per
+    task).
 
-    Every node's blocked flag, share and (H-DRF) direction are rebuilt bottom-up from the tasks held, by the
-    definitions in :mod:`fairlib.multires.schedulers.hierarchy`'s docstring; then the root's path of lowest (weighted
-    share, node number) unblocked children is walked to a leaf. The floating-point operations are those of the
-    definitions, in child order, so the kernel, which updates them incrementally, must match exactly (with integer
-    demands the naive rule's sums are exact in any order). Returns ``(tasks, order)``.
+    Every node's blocked flag, share and (H-DRF) direction are rebuilt bottom-up from the tasks
+    held, by the definitions in :mod:`fairlib.multires.schedulers.hierarchy`'s docstring; then the
+    root's path of lowest (weighted share, node number) unblocked children is walked to a leaf. The
+    floating-point operations are those of the definitions, in child order, so the kernel, which
+    updates them incrementally, must match exactly (with integer demands the naive rule's sums are
+    exact in any order). Returns ``(tasks, order)``.
 
-    Quotas (``guarantee``, ``limit``, ``lending_limit``: (n, m) or None, as ``Quotas``): caps are the most whole
-    tasks within the limit (and ``max_tasks``); phase 1 fills up to the whole tasks within the guarantee, phase 2 up
-    to the caps; a leaf is blocked when ``Σ_j max(tasks_j d_j, guarantee_j - lending_limit_j)`` with one more of its
-    tasks exceeds the capacity on some resource (recomputed from scratch).
+    Quotas (``guarantee``, ``limit``, ``lending_limit``: (n, m) or None, as ``Quotas``): caps are
+    the most whole tasks within the limit (and ``max_tasks``); phase 1 fills up to the whole tasks
+    within the guarantee, phase 2 up to the caps; a leaf is blocked when ``Σ_j max(tasks_j d_j,
+    guarantee_j - lending_limit_j)`` with one more of its tasks exceeds the capacity on some
+    resource (recomputed from scratch).
     """
     from fairlib.multires.schedulers.hierarchy import queue_tree
 
@@ -145,8 +149,8 @@ def hierarchical_filling_reference(
 
 
 def _hierarchical_phase(d, cap, tree, kids, per_task, step, caps, reserved, variant, tasks, order):
-    """One phase of :func:`hierarchical_filling_reference`: fill until the root is blocked (``tasks`` and ``order``
-    are updated in place)."""
+    """One phase of :func:`hierarchical_filling_reference`: fill until the root is blocked
+    (``tasks`` and ``order`` are updated in place)."""
     from fairlib.multires.progressive_filling import FIT_RTOL
 
     n, m = d.shape
@@ -211,14 +215,15 @@ def quota_filling_reference(
     max_tasks=None,
     start=None,
 ):
-    """``drf(..., quotas=Quotas(guarantee, limit, lending_limit, share))`` written from its definition, in exact
-    rational arithmetic with an O(n) scan per task (ties: lowest index).
+    """``drf(..., quotas=Quotas(guarantee, limit, lending_limit, share))`` written from its
+    definition, in exact rational arithmetic with an O(n) scan per task (ties: lowest index).
 
-    Caps: the most whole tasks within the limit (and ``max_tasks``); guaranteed tasks: the most within the guarantee
-    too. A task fits when ``Σ_j max(tasks_j d_j, guarantee_j - lending_limit_j) <= capacity`` after it. Phase 1
-    fills up to the guaranteed tasks, phase 2 up to the caps, each by the lowest share: the weighted dominant share
-    of all tasks held, or (``share="borrowed"``) ``max(0, max_r (t d_ir - G_ir) / lendable_r) / w_i`` over the
-    resources with ``lendable_r = capacity_r - Σ_j reserved_jr > 0``. Returns ``(tasks, order)``.
+    Caps: the most whole tasks within the limit (and ``max_tasks``); guaranteed tasks: the most
+    within the guarantee too. A task fits when ``Σ_j max(tasks_j d_j, guarantee_j -
+    lending_limit_j) <= capacity`` after it. Phase 1 fills up to the guaranteed tasks, phase 2 up to
+    the caps, each by the lowest share: the weighted dominant share of all tasks held, or
+    (``share="borrowed"``) ``max(0, max_r (t d_ir - G_ir) / lendable_r) / w_i`` over the resources
+    with ``lendable_r = capacity_r - Σ_j reserved_jr > 0``. Returns ``(tasks, order)``.
     """
     from fractions import Fraction
 
@@ -300,15 +305,17 @@ def quota_filling_reference(
 def borrowed_waterfilling_reference(
     demands, capacity, *, guarantee, limit=None, lending_limit=None, weights=None
 ):
-    """Divisible-task counterpart of ``drf(..., quotas=Quotas(guarantee, limit, lending_limit, "borrowed"))``
-    (Kueue's fair sharing), by water-filling with bisection on the level (the borrowed share is a maximum over
-    resources, so "share >= level" is not a linear constraint and this is not an LP).
+    """Divisible-task counterpart of ``drf(..., quotas=Quotas(guarantee, limit, lending_limit,
+    "borrowed"))`` (Kueue's fair sharing), by water-filling with bisection on the level (the
+    borrowed share is a maximum over resources, so "share >= level" is not a linear constraint and
+    this is not an LP).
 
-    Every user starts at its guarantee in tasks (``min_r G_ir / d_ir``, within its limit); the unfrozen users sit at
-    the most tasks whose borrowed share is at most the level λ, ``min_r (G_ir + λ w_i lendable_r) / d_ir`` over the
-    resources with something to lend, within their limits; λ is raised (bisection) until a resource is committed in
-    full (``Σ_j max(x_j d_j, reserved_j) = capacity``); users at their limit or needing a full resource freeze.
-    Returns tasks per user (float). Assumes every user demands some resource with ``lendable_r > 0``.
+    Every user starts at its guarantee in tasks (``min_r G_ir / d_ir``, within its limit); the
+    unfrozen users sit at the most tasks whose borrowed share is at most the level λ, ``min_r
+    (G_ir + λ w_i lendable_r) / d_ir`` over the resources with something to lend, within their
+    limits; λ is raised (bisection) until a resource is committed in full (``Σ_j max(x_j d_j,
+    reserved_j) = capacity``); users at their limit or needing a full resource freeze. Returns tasks
+    per user (float). Assumes every user demands some resource with ``lendable_r > 0``.
     """
     d, cap = np.asarray(demands, dtype=float), np.asarray(capacity, dtype=float)
     n, m = d.shape
@@ -364,10 +371,11 @@ def borrowed_waterfilling_reference(
 
 
 def maxmin_levels_reference(cluster, coef, floors=None):
-    """Weighted max-min of coef_n x_n (x_n a user's total tasks) with ``floors_n <= x_n <= max_tasks_n``, by
-    progressive filling written as LPs: raise the common level t of the unfrozen users as far as capacities, caps and
-    floors allow, then freeze every unfrozen user that cannot exceed t while the others keep theirs (one LP each; a
-    user whose floor is above t can, so it stays unfrozen). Variables: x per eligible pair, then t. Returns levels."""
+    """Weighted max-min of coef_n x_n (x_n a user's total tasks) with ``floors_n <= x_n <=
+    max_tasks_n``, by progressive filling written as LPs: raise the common level t of the unfrozen
+    users as far as capacities, caps and floors allow, then freeze every unfrozen user that cannot
+    exceed t while the others keep theirs (one LP each; a user whose floor is above t can, so it
+    stays unfrozen). Variables: x per eligible pair, then t. Returns levels."""
     from scipy.optimize import linprog
 
     n, (users, servers) = cluster.n_users, np.nonzero(cluster.eligible)
@@ -411,14 +419,16 @@ def maxmin_levels_reference(cluster, coef, floors=None):
                 bounds=[(0, None)] * p + [(0, 0)],
                 method="highs",
             )
-            # infeasible: HiGHS's t (met to its tolerance) is a hair above what all can keep, so j cannot exceed it
+            # infeasible: HiGHS's t (met to its tolerance) is a hair above what all can keep, so j
+            # cannot exceed it
             if best.status == 2 or -best.fun <= t * (1 + 1e-6) + 1e-12:
                 level[j] = t
     raise AssertionError("reference did not converge")
 
 
 def best_fit_reference(cluster, quantum):
-    """Best-Fit DRFH written step by step with NumPy: shares and fitness as whole vectors, argmin picks."""
+    """Best-Fit DRFH written step by step with NumPy: shares and fitness as whole vectors, argmin
+    picks."""
     pooled = cluster.capacity.sum(axis=0)
     share_per_task = np.max(
         np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1
@@ -455,8 +465,8 @@ def best_fit_reference(cluster, quantum):
 
 
 def machine_offers_reference(cluster):
-    """The offer loop with NumPy vectors: for each machine, argmin of the shares of the users that may still take a
-    task there (lexicographic on (share, index) by argmin's first-minimum rule)."""
+    """The offer loop with NumPy vectors: for each machine, argmin of the shares of the users that
+    may still take a task there (lexicographic on (share, index) by argmin's first-minimum rule)."""
     pooled = cluster.capacity.sum(axis=0)
     share_per_task = np.max(
         np.where(pooled > 0, cluster.demand / np.where(pooled > 0, pooled, 1), 0), axis=1
@@ -479,8 +489,8 @@ def machine_offers_reference(cluster):
 
 
 def random_capped_cluster(seed, users, servers, resources, capped, weighted, *, whole_caps=False):
-    """A random cluster (:func:`fairlib.multires.random_cluster`) where, if ``capped``, about half the users have a
-    task cap: whole numbers 0-29 (``whole_caps``) or reals in [0.5, 30)."""
+    """A random cluster (:func:`fairlib.multires.random_cluster`) where, if ``capped``, about half
+    the users have a task cap: whole numbers 0-29 (``whole_caps``) or reals in [0.5, 30)."""
     rng = np.random.default_rng(seed)
     base = random_cluster(rng, users, servers, resources, weights=weighted)
     caps = None

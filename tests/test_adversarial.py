@@ -1,6 +1,7 @@
-"""Bad input and faults: every call ends in one of two ways — a documented exception naming the argument,
-index and value, or a result that passes the mechanism's own invariants. Each reproducer of issue-listed
-failures is a regression test here; hypothesis strategies push magnitudes, zeros and ties."""
+"""Bad input and faults: every call ends in one of two ways — a documented exception naming the
+argument, index and value, or a result that passes the mechanism's own invariants. Each reproducer
+of issue-listed failures is a regression test here; hypothesis strategies push magnitudes, zeros and
+ties."""
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from fairlib._validate import InvalidInputError
 from fairlib.multires import drf, psdsf
 from tests.test_sim import _jobs, _one_server_fleet
 
-# --- hangs ------------------------------------------------------------------------------------------------
+# --- hangs ----------------------------------------------------------------------------------------
 
 
 def test_drf_refuses_instances_beyond_its_step_bound():
@@ -73,7 +74,7 @@ def test_jobs_reject_nonsense(field, value, message):
         sim.Jobs(**fields)
 
 
-# --- silent wrong answers -----------------------------------------------------------------------------------
+# --- silent wrong answers -------------------------------------------------------------------------
 
 
 def test_drf_uint64_caps_do_not_wrap():
@@ -101,7 +102,7 @@ def test_drf_either_refuses_or_allocates_feasibly(demands, capacity, caps):
     assert (res.tasks @ d <= np.array(capacity) * (1 + 1e-9)).all()
 
 
-# --- overflow and underflow in kernels ---------------------------------------------------------------------
+# --- overflow and underflow in kernels ------------------------------------------------------------
 
 from fairlib import market  # noqa: E402
 from fairlib.multires import Cluster, edrf, pdrf, pfvds  # noqa: E402
@@ -189,7 +190,8 @@ def test_pdrf_overflowing_share_is_named():
     st.lists(st.integers(1, 60), min_size=3, max_size=3),
 )
 def test_pdrf_documented_guarantee_with_zero_demands(demands, capacity):
-    # PDRF = floor(first round of EDRF) <= floor(EDRF); equality when every user demands every resource
+    # PDRF = floor(first round of EDRF) <= floor(EDRF); equality when every user demands every
+    # resource
     d = np.array(demands, dtype=float)
     d[d.sum(axis=1) == 0, 0] = 1.0
     p, e = pdrf(d, capacity).tasks, edrf(d, capacity).tasks
@@ -200,7 +202,7 @@ def test_pdrf_documented_guarantee_with_zero_demands(demands, capacity):
         assert (p >= np.floor(e - 1e-9)).all()
 
 
-# --- results that said converged when they did not ----------------------------------------------------------
+# --- results that said converged when they did not ------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -243,7 +245,7 @@ def test_nash_residual_sees_nan_tasks():
     assert nash_residual(c, [[np.nan], [1.0]], 1.0) == np.inf
 
 
-# --- trace loaders against generated corruptions -------------------------------------------------------------
+# --- trace loaders against generated corruptions --------------------------------------------------
 
 import gzip  # noqa: E402
 import os  # noqa: E402
@@ -342,7 +344,7 @@ def test_google_loader_any_corruption_is_an_error_or_clean(tmp_path_factory, row
     assert "part-00000-of-00500.csv.gz" in str(err.value)
 
 
-# --- unvalidated helpers and secondary parameters ------------------------------------------------------------
+# --- unvalidated helpers and secondary parameters -------------------------------------------------
 
 from fairlib import metrics  # noqa: E402
 from fairlib.multires import drfh, tsf  # noqa: E402
@@ -465,7 +467,7 @@ def test_dynamic_drf_step_from_a_feasible_state_stays_feasible(rows, extra):
     assert (x @ d <= k / n * (1 + 1e-9) + 1e-12).all()
 
 
-# --- sweep, report and run_all faults ------------------------------------------------------------------------
+# --- sweep, report and run_all faults -------------------------------------------------------------
 
 from fairlib.repro.ledger import ClaimLog  # noqa: E402
 from fairlib.sweep import SweepError, sweep  # noqa: E402
@@ -562,7 +564,7 @@ def test_a_failed_table_write_leaves_the_old_file(tmp_path, monkeypatch):
     assert path.read_text() == "a\n1\n" and not [p for p in tmp_path.rglob("*") if ".tmp" in p.name]
 
 
-# --- every mechanism at extreme magnitudes: a named error or a result meeting its invariants ----------------
+# --- every mechanism at extreme magnitudes: a named error or a result meeting its invariants ------
 
 MAGNITUDE = st.sampled_from([1e-300, 1e-150, 1e-30, 1e-6, 1.0, 1e6, 1e30, 1e150, 1e300])
 
@@ -611,7 +613,7 @@ def test_cluster_mechanisms_at_extreme_magnitudes(c_scale, d_scale, seed):
         )
 
 
-# --- secondary parameters across the public API ----------------------------------------------------------------
+# --- secondary parameters across the public API ---------------------------------------------------
 
 from fairlib import dynamic as _dyn  # noqa: E402
 from fairlib import sim as _sim  # noqa: E402

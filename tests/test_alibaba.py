@@ -106,9 +106,9 @@ def test_real_excerpt():
     ],
 )
 def test_rows_the_documentation_rules_out_name_file_line_and_column(tmp_path, table, row, message):
-    """A task that ends before it starts (more than the 1 s the v2017 excerpt itself holds; an end of 0 is a task
-    not ended within the window), a fractional or negative instance count, an id beyond int64 (pandas' bare
-    OverflowError) and a negative v2018 time are refused."""
+    """A task that ends before it starts (more than the 1 s the v2017 excerpt itself holds; an end
+    of 0 is a task not ended within the window), a fractional or negative instance count, an id
+    beyond int64 (pandas' bare OverflowError) and a negative v2018 time are refused."""
     good = {
         "2017": "6459,6524,3,4,15,Terminated,50,0.0079\n",
         "2018": "M1,10,j_1,1,Terminated,157297,0,100,0.39\n",
@@ -146,7 +146,8 @@ def test_machines_up_and_tasks_present_on_the_fixture():
     assert machines.tolist() == [[96.0, 1.0]] * 6  # 96 cores, memory 100 / 100
     batch = read_batch_task("2017", directory=folder)
     present = tasks_present(batch, 8000)
-    # created at or before 8,000 s and ending after it: tasks 2 (4 instances) and 3 (no plan: left out)
+    # created at or before 8,000 s and ending after it: tasks 2 (4 instances) and 3 (no plan: left
+    # out)
     assert present.task.tolist() == [2] and present.instances.tolist() == [4]
     assert present.cpu.tolist() == [1.0] and present.memory.tolist() == [pytest.approx(0.006013019)]
     assert present.attrs["skipped"] == {"without a plan": 1, "with a zero plan or no instance": 0}

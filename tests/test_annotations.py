@@ -1,9 +1,11 @@
-"""Every public callable of the annotated modules names the type of each parameter and of what it returns.
+"""Every public callable of the annotated modules names the type of each parameter and of what it
+returns.
 
-The modules in :data:`ANNOTATED` are also held by mypy to ``disallow_incomplete_defs`` (``[tool.mypy]`` in
-``pyproject.toml``): here, a public function whose parameters carry no annotation at all (which mypy would leave
-unchecked) fails too. A module joins :data:`ANNOTATED` once its public callables are annotated; list it in the
-strict ``[[tool.mypy.overrides]]`` of ``pyproject.toml`` at the same time.
+The modules in :data:`ANNOTATED` are also held by mypy to ``disallow_incomplete_defs``
+(``[tool.mypy]`` in ``pyproject.toml``): here, a public function whose parameters carry no
+annotation at all (which mypy would leave unchecked) fails too. A module joins :data:`ANNOTATED`
+once its public callables are annotated; list it in the strict ``[[tool.mypy.overrides]]`` of
+``pyproject.toml`` at the same time.
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ def _public_names(module) -> list[str]:
 
 
 def _callables() -> list[tuple[str, object]]:
-    """(dotted name, function) of every public function, public method and class constructor defined there."""
+    """(dotted name, function) of every public function, public method and class constructor defined
+    there."""
     out = {}
     for modname in _modules():
         module = importlib.import_module(modname)

@@ -1,47 +1,52 @@
 """One contract over the whole public API, in the spirit of scikit-learn's ``check_estimator``.
 
-The test walks ``fairlib.__all__`` and the ``__all__`` of every public subpackage and module (a module without
-``__all__``: its public names defined there). For every public function and constructor, and every public method
-with arguments of a type the API returns (``DynamicDRFResult.shares``), it first finds a **valid baseline call**:
+The test walks ``fairlib.__all__`` and the ``__all__`` of every public subpackage and module (a
+module without ``__all__``: its public names defined there). For every public function and
+constructor, and every public method with arguments of a type the API returns
+(``DynamicDRFResult.shares``), it first finds a **valid baseline call**:
 
 1. an entry of :data:`EXAMPLES` (the contributor's fallback), else
 2. the first call of the function in its own docstring examples (doctests), else
-3. arguments built by parameter name from :data:`FACTORIES` (a small valid Cluster, Game, Workload, demand matrix,
-   ...), trying the candidates until one call succeeds.
+3. arguments built by parameter name from :data:`FACTORIES` (a small valid Cluster, Game, Workload,
+   demand matrix, ...), trying the candidates until one call succeeds.
 
-A public callable with no derivable baseline **fails** :func:`test_every_public_callable_has_a_valid_baseline`
-naming what to add (a doctest example, a factory, or an EXAMPLES entry). Then, on top of the baseline, each argument
-in turn gets a battery of bad values chosen by the kind of its valid value (:func:`battery`): None, a wrong type,
-a bool where a number is meant, text, complex, NaN, ±inf, a negative, zero where the function's own message says
-positive, a float where an integer is meant, a huge integer, empty and ragged arrays, wrong shapes and dimensions,
-and a wrong object in place of a Cluster/Game/Workload/DataFrame. On top of these, :func:`type_battery` derives bad
-values from the argument's annotation (from its valid value's kind where it has none): 0, 1 and "false" for a bool,
-2**63 for an int, 1e±300 for a float, missing, wrong-kind and garbage paths, wrong keys and values in mappings,
-empty, repeated and wrong-typed labels, empty and reversed ranges, and None where the annotation does not allow it;
-the arguments these still find unchecked are listed in :data:`TYPED_GAPS`. A stateful class's methods
+A public callable with no derivable baseline **fails**
+:func:`test_every_public_callable_has_a_valid_baseline` naming what to add (a doctest example, a
+factory, or an EXAMPLES entry). Then, on top of the baseline, each argument in turn gets a battery
+of bad values chosen by the kind of its valid value (:func:`battery`): None, a wrong type, a bool
+where a number is meant, text, complex, NaN, ±inf, a negative, zero where the function's own
+message says positive, a float where an integer is meant, a huge integer, empty and ragged arrays,
+wrong shapes and dimensions, and a wrong object in place of a Cluster/Game/Workload/DataFrame. On
+top of these, :func:`type_battery` derives bad values from the argument's annotation (from its valid
+value's kind where it has none): 0, 1 and "false" for a bool, 2**63 for an int, 1e±300 for a float,
+missing, wrong-kind and garbage paths, wrong keys and values in mappings, empty, repeated and
+wrong-typed labels, empty and reversed ranges, and None where the annotation does not allow it; the
+arguments these still find unchecked are listed in :data:`TYPED_GAPS`. A stateful class's methods
 (:data:`STATEFUL`, the sorter) get a fresh instance per call. Each call must end in
 
-- an :class:`~fairlib._validate.InvalidInputError` (or an exception the docstring's *Raises* section documents)
-  whose message names the argument and, for a scalar, the value; or
+- an :class:`~fairlib._validate.InvalidInputError` (or an exception the docstring's *Raises* section
+  documents) whose message names the argument and, for a scalar, the value; or
 - a result, only where :data:`ACCEPTED` says that value is valid for that argument, with the reason.
 
-Everything left out is in :data:`EXEMPT` (whole callables or modules), :data:`ACCEPTED` (values) or is a class
-marked by :func:`fairlib._validate.result_type` (a type the library returns; its methods with arguments are probed),
-each with its reason — nothing is skipped silently, and :func:`test_exemptions_name_public_callables` keeps both
-lists current.
-A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds arbitrary scalars, one test per
-callable, its draws seeded from the callable's name: a public function added or removed elsewhere changes no other
-callable's draws (:func:`test_scalar_draws_of_a_callable_do_not_depend_on_the_others`).
+Everything left out is in :data:`EXEMPT` (whole callables or modules), :data:`ACCEPTED` (values) or
+is a class marked by :func:`fairlib._validate.result_type` (a type the library returns; its methods
+with arguments are probed), each with its reason — nothing is skipped silently, and
+:func:`test_exemptions_name_public_callables` keeps both lists current.
+A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds arbitrary
+scalars, one test per callable, its draws seeded from the callable's name: a public function added
+or removed elsewhere changes no other callable's draws
+(:func:`test_scalar_draws_of_a_callable_do_not_depend_on_the_others`).
 
-The probes run in a child process (:class:`_Prober`): a value a callable does not check can crash or hang compiled
-code, and that must fail one target, not end the test run.
+The probes run in a child process (:class:`_Prober`): a value a callable does not check can crash or
+hang compiled code, and that must fail one target, not end the test run.
 
-Mutation evidence: :func:`test_the_contract_fails_a_target_whose_validation_is_removed` makes one validator of each
-of three passing targets (:data:`MUTATIONS`) a pass-through and asserts that the contract then fails that target;
-:func:`test_the_contract_fails_a_callable_whose_validation_site_is_removed` does the same site by site, for a
-fixed window (FAIRLIB_MUTATION_WINDOW picks another) of every call of a ``fairlib._validate`` helper in
-``fairlib/`` (:func:`validation_sites`). The callables in KNOWN_GAPS are strict expected failures, so a
-mutation there would show nothing.
+Mutation evidence: :func:`test_the_contract_fails_a_target_whose_validation_is_removed` makes one
+validator of each of three passing targets (:data:`MUTATIONS`) a pass-through and asserts that the
+contract then fails that target;
+:func:`test_the_contract_fails_a_callable_whose_validation_site_is_removed` does the same site by
+site, for a fixed window (FAIRLIB_MUTATION_WINDOW picks another) of every call of a
+``fairlib._validate`` helper in ``fairlib/`` (:func:`validation_sites`). The callables in KNOWN_GAPS
+are strict expected failures, so a mutation there would show nothing.
 """
 
 from __future__ import annotations
@@ -67,46 +72,55 @@ from hypothesis import strategies as st
 import fairlib
 from fairlib._validate import InvalidInputError, is_result_type
 
-#: modules walked besides fairlib itself (fairlib.__all__ names them), and the pipeline modules whose functions take
-#: user input (fairlib.repro); packages are walked through their __all__
+#: modules walked besides fairlib itself (fairlib.__all__ names them), and the pipeline modules
+#: whose functions take user input (fairlib.repro); packages are walked through their __all__
 MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES] + [
     f"fairlib.repro.{m}"
     for m in ("experiments", "ledger", "outputs", "plotting", "verify", "catalog")
 ]
 
-#: ONE place for everything the contract leaves out: a qualified name or fnmatch pattern -> the reason
+#: ONE place for everything the contract leaves out: a qualified name or fnmatch pattern -> the
+#: reason
 EXEMPT = {
-    "fairlib.repro.experiments*": "the papers' drivers: each takes the tables of the previous step of its notebook; "
-    "they are run by the notebooks' smoke tests and tests/test_*_findings.py, and "
-    "validate through the library functions they call",
-    "fairlib.repro.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib and seaborn validate "
-    "their own arguments, tests/test_site.py renders every figure",
-    "fairlib.testing*": "the registry's checks for plugin authors: they take registered mechanisms and games (or a "
-    "callable to register), not data; tests/test_testing.py and tests/test_registry.py run them",
-    "fairlib.games.GameMechanism.refuse_unsupported": "called by the registry with the game of each call; its refusals "
-    "are tested in tests/test_games.py and, per registered game, in "
+    "fairlib.repro.experiments*": "the papers' drivers: each takes the tables of the previous "
+    "step of its notebook; they are run by the notebooks' smoke tests and "
+    "tests/test_*_findings.py, and validate through the library functions they call",
+    "fairlib.repro.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib "
+    "and seaborn validate their own arguments, tests/test_site.py renders every figure",
+    "fairlib.testing*": "the registry's checks for plugin authors: they take registered "
+    "mechanisms and games (or a callable to register), not data; tests/test_testing.py and "
+    "tests/test_registry.py run them",
+    "fairlib.games.GameMechanism.refuse_unsupported": "called by the registry with the game of "
+    "each call; its refusals are tested in tests/test_games.py and, per registered game, in "
     "tests/test_game_registry.py",
     "fairlib.repro.plotting.use_style": "no arguments",
-    "fairlib.repro.catalog.Paper": "the repository's own catalogue entries (fairlib/repro/catalog.py), checked "
-    "together by _check_catalogue when the module loads; tests/test_scaffold.py writes new ones",
-    "fairlib.repro.catalog.Notebook": "the repository's own catalogue entries, checked with the papers when the "
-    "module loads; tests/test_run_all.py builds registries of them",
+    "fairlib.repro.catalog.Paper": "the repository's own catalogue entries "
+    "(fairlib/repro/catalog.py), checked together by _check_catalogue when the module loads; "
+    "tests/test_scaffold.py writes new ones",
+    "fairlib.repro.catalog.Notebook": "the repository's own catalogue entries, checked with the "
+    "papers when the module loads; tests/test_run_all.py builds registries of them",
     "fairlib.*Error": "an exception class",
-    "fairlib.repro.ledger.ClaimLog.*": "the claims ledger's recording methods: their rules and errors are tested in "
-    "tests/test_report.py against declared registries",
-    "fairlib.repro.ledger.load_registry": "parses claim registries (TOML); its errors are tested in "
+    "fairlib.repro.ledger.ClaimLog.*": "the claims ledger's recording methods: their rules and "
+    "errors are tested in tests/test_report.py against declared registries",
+    "fairlib.repro.ledger.load_registry": "parses claim registries (TOML); its errors are tested "
+    "in tests/test_report.py",
+    "fairlib.repro.verify.*": "compares files on disk by path; tests/test_verify.py covers "
+    "missing and malformed files",
+    "fairlib.multires.Quotas.resolve": "called by drf(quotas=...) with validated arrays; "
+    "tests/test_quotas.py",
+    "fairlib.multires.HierarchicalDRFResult.node": "looks a queue up by its path; "
+    "tests/test_hierarchy.py",
+    "fairlib.repro.ledger.Declared.rule_text": "formats a declared rule for display; "
     "tests/test_report.py",
-    "fairlib.repro.verify.*": "compares files on disk by path; tests/test_verify.py covers missing and malformed files",
-    "fairlib.multires.Quotas.resolve": "called by drf(quotas=...) with validated arrays; tests/test_quotas.py",
-    "fairlib.multires.HierarchicalDRFResult.node": "looks a queue up by its path; tests/test_hierarchy.py",
-    "fairlib.repro.ledger.Declared.rule_text": "formats a declared rule for display; tests/test_report.py",
     "fairlib.mechanisms.ByServer.resolve": "called by the mechanisms with a validated Cluster",
     "fairlib.repro.ledger.ClaimsFailed": "an exception class",
-    "fairlib.repro.ledger.Rule*": "a claim's rule, built by load_registry from a checked registry; its methods take "
-    "the measurements of its claim, and tests/test_report.py decides every rule kind on good and bad ones",
+    "fairlib.repro.ledger.Rule*": "a claim's rule, built by load_registry from a checked "
+    "registry; its methods take the measurements of its claim, and tests/test_report.py "
+    "decides every rule kind on good and bad ones",
 }
 
-#: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern) -> reason
+#: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern)
+#: -> reason
 ACCEPTED = {
     (
         "fairlib.traces.machines_up",
@@ -177,7 +191,8 @@ ACCEPTED = {
         "fairlib.multires.DRFSorter.update_weight",
         "name",
         "'no-such-choice'*",
-    ): "a role's weight: under Mesos it may be set for a role no client has yet (its clients take it)",
+    ): "a role's weight: under Mesos it may be set for a role no client has yet (its clients "
+    "take it)",
     (
         "fairlib.multires.DRFSorter.contains",
         "name",
@@ -202,36 +217,40 @@ ACCEPTED = {
         "fairlib.market.best_response",
         "budget",
         "1e*",
-    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y and the budget, so "
-    "any positive finite budget is answered (tests/test_market.py checks both ends of the float range)",
+    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y "
+    "and the budget, so any positive finite budget is answered (tests/test_market.py checks "
+    "both ends of the float range)",
     (
         "fairlib.market.best_response_numpy",
         "budget",
         "1e*",
-    ): "the closed form of the best response holds at any positive budget (tests/test_market.py checks both ends "
-    "of the float range against the unit-scale kernels)",
+    ): "the closed form of the best response holds at any positive budget (tests/test_market.py "
+    "checks both ends of the float range against the unit-scale kernels)",
     (
         "fairlib.market.best_response_finite",
         "budget",
         "1e*",
-    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y and the budget, so "
-    "any positive finite budget is answered (tests/test_market.py checks both ends of the float range)",
+    ): "the best response is scale-free: its kernels run at the unit scale of the largest of y "
+    "and the budget, so any positive finite budget is answered (tests/test_market.py checks "
+    "both ends of the float range)",
     (
         "fairlib.traces.*",
         "at_s",
         "1e*",
-    ): "a trace time in seconds: any finite time >= 0 is one (before a machine's or task's first row it is absent, "
-    "after its last row it keeps its last status)",
+    ): "a trace time in seconds: any finite time >= 0 is one (before a machine's or task's "
+    "first row it is absent, after its last row it keeps its last status)",
     (
         "fairlib.dynamic.maxmin_tight_example",
         "eps",
         "1e-300 (tiny)",
-    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is a normal double",
+    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is "
+    "a normal double",
     (
         "fairlib.dynamic.maxsum_counterexample",
         "eps",
         "1e-300 (tiny)",
-    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is a normal double",
+    ): "the worked example's small demand, any eps in (0, 0.5] (the paper: eps -> 0); 1e-300 is "
+    "a normal double",
     (
         "fairlib.multires.random_cluster",
         "eligible_fraction",
@@ -256,7 +275,8 @@ ACCEPTED = {
         "fairlib.repro.ledger.measured_values",
         "measured",
         "an unknown key",
-    ): "any claim id: it only reads the values; ClaimLog.measure_all checks ids against the registry",
+    ): "any claim id: it only reads the values; ClaimLog.measure_all checks ids against the "
+    "registry",
     (
         "fairlib.traces.synthetic_*",
         "dest",
@@ -281,7 +301,8 @@ ACCEPTED = {
         "fairlib.timing.median_time",
         "slow",
         "1e*",
-    ): "a threshold in seconds: any finite value >= 0 is one (a call slower than it is sampled three times)",
+    ): "a threshold in seconds: any finite value >= 0 is one (a call slower than it is sampled "
+    "three times)",
     (
         "fairlib.timing.median_time",
         "min_time",
@@ -438,20 +459,22 @@ ACCEPTED = {
 }
 
 
-#: callables the contract still finds bad values accepted or refused without a name (the first full run found
-#: 1,025 such probes over these callables): expected failures, strict — a callable fixed here turns its XFAIL into
-#: an XPASS that fails the run until it is removed from this list. Listed with the reason "not yet validated".
+#: callables the contract still finds bad values accepted or refused without a name (the first full
+#: run found 1,025 such probes over these callables): expected failures, strict — a callable fixed
+#: here turns its XFAIL into an XPASS that fails the run until it is removed from this list. Listed
+#: with the reason "not yet validated".
 KNOWN_GAPS_REASON = (
     "not yet validated: the contract finds bad values accepted or refused by a raw error"
 )
 KNOWN_GAPS: set[str] = set()
 
 
-#: arguments whose typed probes (:func:`type_battery`) still find a bad value accepted or refused by a raw error:
-#: (callable, argument) -> what the probes found. Strict, like KNOWN_GAPS: an argument fixed here fails
-#: test_contract until it is removed from this list; the argument's other probes are judged as usual. Each entry is
-#: "not yet validated" — a float of 1e±300 where the argument's scale makes it nonsense, labels, mappings, ranges and
-#: paths the boundary does not check yet.
+#: arguments whose typed probes (:func:`type_battery`) still find a bad value accepted or refused by
+#: a raw error: (callable, argument) -> what the probes found. Strict, like KNOWN_GAPS: an argument
+#: fixed here fails test_contract until it is removed from this list; the argument's other probes
+#: are judged as usual. Each entry is "not yet validated" — a float of 1e±300 where the
+#: argument's scale makes it nonsense, labels, mappings, ranges and paths the boundary does not
+#: check yet.
 TYPED_GAPS: dict[tuple[str, str], str] = {
     ("fairlib.games.GameMechanism.example", "reserve"): "1e±300",
     ("fairlib.market.Game", "reserve"): "1e±300",
@@ -485,7 +508,7 @@ TYPED_GAPS: dict[tuple[str, str], str] = {
 }
 
 
-# --- valid examples ----------------------------------------------------------------------------------------------
+# --- valid examples -------------------------------------------------------------------------------
 
 
 def _cluster():
@@ -601,7 +624,8 @@ def _cell(seed, x):
     return {"y": x}
 
 
-#: candidate valid values by parameter name (tried in order); a callable is called once per baseline search
+#: candidate valid values by parameter name (tried in order); a callable is called once per baseline
+#: search
 FACTORIES: dict[str, list] = {
     "cluster": [_cluster],
     "game": [_game],
@@ -686,8 +710,8 @@ def _write_vm():
     if not path.exists():
         path.write_text(
             ";\t".join(BITBRAINS_HEADER)
-            + "\n1375308120;\t4;\t10400.0;\t100.0;\t1.0;\t16000.0;\t1000.0;\t0.0;\t0.0;"  # noqa: E501
-            "\t1.0;\t0.0\n"
+            + "\n1375308120;\t4;\t10400.0;\t100.0;\t1.0;\t16000.0;\t1000.0;\t0.0;"
+            "\t0.0;\t1.0;\t0.0\n"
         )
     return path
 
@@ -831,8 +855,9 @@ EXAMPLES = {
         (_tmp() / "usage",),
         {"rng": 0, "parts": [0], "job_fraction": 0.5},
     ),
-    # a task scheduled at the trace's first instant (600 s, the default origin) runs at the first interval start
-    # whatever the window, so a valid window never meets "no task runs at any interval start"
+    # a task scheduled at the trace's first instant (600 s, the default origin) runs at the first
+    # interval start whatever the window, so a valid window never meets "no task runs at any
+    # interval start"
     "fairlib.traces.task_event_demands": lambda: (
         (
             _task_events().assign(
@@ -903,12 +928,13 @@ EXAMPLES = {
 _STATE: dict = {}
 
 
-# --- walking the API ---------------------------------------------------------------------------------------------
+# --- walking the API ------------------------------------------------------------------------------
 
 
 @dataclass
 class Target:
-    """One public callable: its qualified name, the object, and (for a method) the type whose instances carry it."""
+    """One public callable: its qualified name, the object, and (for a method) the type whose
+    instances carry it."""
 
     name: str
     obj: object
@@ -930,7 +956,8 @@ def _public_names(module) -> list[str]:
     return list(names)
 
 
-#: the reason every class marked by fairlib._validate.result_type is left out (its methods with arguments are probed)
+#: the reason every class marked by fairlib._validate.result_type is left out (its methods with
+#: arguments are probed)
 RESULT_TYPE = "a result or record type the library builds and returns (marked @result_type)"
 
 
@@ -941,8 +968,8 @@ def _exempt_reason(name: str, obj=None) -> str:
 
 
 def public_targets() -> list[Target]:
-    """Every public function and class (each object once, under its first public name), then the public methods with
-    arguments of the public classes."""
+    """Every public function and class (each object once, under its first public name), then the
+    public methods with arguments of the public classes."""
     seen, out = set(), []
     # the subpackages first: a name re-exported by fairlib is known by the module that defines it
     queue = [importlib.import_module(m) for m in MODULES] + [fairlib]
@@ -981,7 +1008,7 @@ def public_targets() -> list[Target]:
 TARGETS = public_targets()
 
 
-# --- baselines ---------------------------------------------------------------------------------------------------
+# --- baselines ------------------------------------------------------------------------------------
 
 
 class _Recorder:
@@ -1013,7 +1040,8 @@ def _doctest_call(target: Target):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 exec(compile(ex.source, "<doctest>", "exec"), namespace)
-        except BaseException:  # noqa: BLE001 - an example expected to raise, or one needing earlier state
+        except BaseException:  # noqa: BLE001
+            # an example expected to raise, or one needing earlier state
             pass
         if recorder.calls:
             return recorder.calls[0]
@@ -1084,7 +1112,8 @@ def _factory_call(target: Target):
 
 
 def _instance_of(cls):
-    """An instance of a public class, from its baseline constructor or from any baseline that returns one."""
+    """An instance of a public class, from its baseline constructor or from any baseline that
+    returns one."""
     if cls in _STATE["instances"]:
         return _STATE["instances"][cls]
     raise LookupError(cls)
@@ -1099,8 +1128,9 @@ def _sorter():
     return sorter
 
 
-#: stateful classes, by qualified name: each call of one of their methods (a baseline or a probe) gets a fresh
-#: instance from the factory, so a probe's refused (or wrongly accepted) call cannot change the next one's state
+#: stateful classes, by qualified name: each call of one of their methods (a baseline or a probe)
+#: gets a fresh instance from the factory, so a probe's refused (or wrongly accepted) call cannot
+#: change the next one's state
 STATEFUL = {"fairlib.multires.DRFSorter": _sorter}
 
 #: callables that change the process-wide registries: each call's changes are undone after it
@@ -1164,7 +1194,8 @@ class _Timeout(Exception):
 
 
 class _deadline:
-    """A guard against a hang (SIGALRM), not a timing assertion: a probe still running after it is reported."""
+    """A guard against a hang (SIGALRM), not a timing assertion: a probe still running after it is
+    reported."""
 
     def __init__(self, seconds):
         self.seconds = seconds
@@ -1182,16 +1213,16 @@ class _deadline:
         return False
 
 
-#: seconds before a probe call is reported as running on with a bad value. A callable that validates refuses up front
-#: (in milliseconds), so for one that meets the contract the limit only catches a hang and is far above any machine's
-#: time; a known gap's probes may compute on with nonsense, and are cut sooner to keep the run short (their outcome
-#: is an expected failure either way).
+#: seconds before a probe call is reported as running on with a bad value. A callable that validates
+#: refuses up front (in milliseconds), so for one that meets the contract the limit only catches a
+#: hang and is far above any machine's time; a known gap's probes may compute on with nonsense, and
+#: are cut sooner to keep the run short (their outcome is an expected failure either way).
 PROBE_SECONDS, GAP_PROBE_SECONDS = 600, 30
 
 
 def _guarded_invoke(target, args, kwargs):
-    """One probe call: warnings silenced, numpy's floating-point errors ignored, a hang cut (SIGALRM; compiled code
-    is cut by the probing process's guard instead)."""
+    """One probe call: warnings silenced, numpy's floating-point errors ignored, a hang cut
+    (SIGALRM; compiled code is cut by the probing process's guard instead)."""
     seconds = GAP_PROBE_SECONDS if target.name in KNOWN_GAPS else PROBE_SECONDS
     with warnings.catch_warnings(), _deadline(seconds), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -1214,8 +1245,9 @@ def baseline(target: Target):
 
 
 def _find_baselines(tmp: Path) -> dict:
-    """Every target's baseline (classes first, so their instances exist for their methods), with the files and
-    folders the calls write redirected under ``tmp``; changes this process's environment."""
+    """Every target's baseline (classes first, so their instances exist for their methods), with the
+    files and folders the calls write redirected under ``tmp``; changes this process's
+    environment."""
     import os
 
     os.environ.update(
@@ -1234,12 +1266,13 @@ def _find_baselines(tmp: Path) -> dict:
     }
 
 
-# --- the probing process -----------------------------------------------------------------------------------------
-# A probe feeds nonsense to callables that may not check it (the known gaps): an unchecked array can reach a compiled
-# kernel and read out of bounds, and an unchecked size can allocate without limit. Neither a segmentation fault nor
-# the kernel's out-of-memory killer can be caught in the process that suffers it, and SIGALRM cannot stop compiled
-# code. So the probes run in one child process (spawned, not forked: numba's threads do not survive a fork), with
-# its address space capped; if it dies or hangs, the target in hand fails with the reason and a new child takes over.
+# --- the probing process --------------------------------------------------------------------------
+# A probe feeds nonsense to callables that may not check it (the known gaps): an unchecked array can
+# reach a compiled kernel and read out of bounds, and an unchecked size can allocate without limit.
+# Neither a segmentation fault nor the kernel's out-of-memory killer can be caught in the process
+# that suffers it, and SIGALRM cannot stop compiled code. So the probes run in one child process
+# (spawned, not forked: numba's threads do not survive a fork), with its address space capped; if it
+# dies or hangs, the target in hand fails with the reason and a new child takes over.
 
 _PROBE_MEMORY = (
     8 << 30
@@ -1254,8 +1287,8 @@ _CHILD: dict = {}
 
 
 def _serve(conn, tmp: str) -> None:
-    """The probing process: answers each ``(function, args)`` it is sent with ``function(*args)`` until the pipe
-    closes."""
+    """The probing process: answers each ``(function, args)`` it is sent with ``function(*args)``
+    until the pipe closes."""
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (_PROBE_MEMORY, _PROBE_MEMORY))
@@ -1311,8 +1344,9 @@ class _Prober:
         child.close()
 
     def call(self, fn, *args, guard: float = _PROBE_GUARD):
-        """``fn(*args)`` in the probing process. Raises :class:`_ProbeLost` if the process dies, or is still at it
-        after ``guard`` seconds (it is then stopped); the next call starts another."""
+        """``fn(*args)`` in the probing process. Raises :class:`_ProbeLost` if the process dies, or
+        is still at it after ``guard`` seconds (it is then stopped); the next call starts
+        another."""
         if self.proc is None:
             self._start()
         doing = f"running {getattr(fn, '__name__', fn)}{args!r}"
@@ -1329,7 +1363,8 @@ class _Prober:
                 code = self.proc.exitcode
                 self.close()
                 raise _ProbeLost(
-                    f"the probing process died {doing} (exit code {code}; a negative code is the signal "
+                    f"the probing process died {doing} (exit code {code}; a negative code is "
+                    "the signal "
                     "that ended it: -11 a segmentation fault, -9 killed)"
                 ) from None
         self.close()
@@ -1360,14 +1395,15 @@ def test_every_public_callable_has_a_valid_baseline(prober):
     assert not missing, (
         "no valid example call could be derived for: "
         + ", ".join(missing)
-        + ".\nAdd a doctest example that calls "
-        "it to its docstring, a valid value per required argument name to FACTORIES, or an entry to EXAMPLES in "
-        "tests/test_api_contract.py (or, with the reason, to EXEMPT)."
+        + ".\nAdd a doctest example that calls it to its docstring, a valid value per required "
+        "argument name to FACTORIES, or an entry to EXAMPLES in tests/test_api_contract.py "
+        "(or, with the reason, to EXEMPT)."
     )
 
 
 def test_a_probe_that_ends_its_process_fails_alone(tmp_path):
-    """A crash or a hang in the probing process fails the call in hand; the next call gets a new process."""
+    """A crash or a hang in the probing process fails the call in hand; the next call gets a new
+    process."""
     import os
     import time
 
@@ -1383,8 +1419,9 @@ def test_a_probe_that_ends_its_process_fails_alone(tmp_path):
         p.close()
 
 
-# Mutation evidence: with one validator of a passing target made a pass-through (it returns its argument unchecked),
-# the contract must fail that target. (target, module whose name the target calls, validator's name there)
+# Mutation evidence: with one validator of a passing target made a pass-through (it returns its
+# argument unchecked), the contract must fail that target. (target, module whose name the target
+# calls, validator's name there)
 MUTATIONS = [
     ("fairlib.metrics.efficiency", "fairlib.metrics", "as_number"),
     ("fairlib.sim.jobs_from_workload", "fairlib.sim", "as_instance"),
@@ -1393,7 +1430,8 @@ MUTATIONS = [
 
 
 def _probe_mutated_in_child(name: str, module: str, validator: str):
-    """:func:`_probe_in_child` with ``module.validator`` replaced by a pass-through for the one probe."""
+    """:func:`_probe_in_child` with ``module.validator`` replaced by a pass-through for the one
+    probe."""
     mod = importlib.import_module(module)
     kept = getattr(mod, validator)
     setattr(mod, validator, lambda value, *args, **kwargs: value)
@@ -1418,34 +1456,35 @@ def test_the_contract_fails_a_target_whose_validation_is_removed(prober, name, m
     )
 
 
-# Mutation evidence, site by site: every call of a fairlib._validate helper in fairlib/ (found with ast), made a
-# pass-through (the call replaced by its first argument, in that one function's code), must make the contract fail
-# the callable it guards — the public callable whose own body holds the call, or one in the same module that calls
-# the function holding it. All sites take about 15 minutes of probes, beyond make test's budget (2 minutes of CPU),
-# so each run takes one window of MUTATION_SITES_PER_RUN consecutive sites of the sorted list. The windows tile the
-# list from an offset keyed by the list itself (the SHA-256 of every site's module, function and helper); a run
-# takes window 0, or FAIRLIB_MUTATION_WINDOW when set: the same sites on every day and machine, so make test stays
-# put, and an audit runs every window in turn (a failure names the window to rerun).
+# Mutation evidence, site by site: every call of a fairlib._validate helper in fairlib/ (found with
+# ast), made a pass-through (the call replaced by its first argument, in that one function's code),
+# must make the contract fail the callable it guards — the public callable whose own body holds
+# the call, or one in the same module that calls the function holding it. All sites take about 15
+# minutes of probes, beyond make test's budget (2 minutes of CPU), so each run takes one window of
+# MUTATION_SITES_PER_RUN consecutive sites of the sorted list. The windows tile the list from an
+# offset keyed by the list itself (the SHA-256 of every site's module, function and helper); a run
+# takes window 0, or FAIRLIB_MUTATION_WINDOW when set: the same sites on every day and machine, so
+# make test stays put, and an audit runs every window in turn (a failure names the window to rerun).
 # Set MUTATION_SITES_PER_RUN = None to run them all.
 
 #: sites probed per run (None: every site)
 MUTATION_SITES_PER_RUN: int | None = 12
 
-#: sites whose pass-through the contract cannot see, each with the reason: (module, function, helper) -> why.
-#: Strict: a listed site the contract catches fails until it is removed.
+#: sites whose pass-through the contract cannot see, each with the reason: (module, function,
+#: helper) -> why. Strict: a listed site the contract catches fails until it is removed.
 UNSEEN_SITES = {
     (
         "fairlib.multires.edrf",
         "_raise_scan_error",
         "as_demands",
-    ): "an error path: it runs only after the fast scan failed, to name the bad value precisely; made a "
-    "pass-through, the function still refuses, naming demands[i]",
+    ): "an error path: it runs only after the fast scan failed, to name the bad value "
+    "precisely; made a pass-through, the function still refuses, naming demands[i]",
     (
         "fairlib.market.dynamics",
         "run_dynamics",
         "as_rng",
-    ): "rng is checked twice, before the run and where the random order draws from it: either check alone "
-    "refuses a bad seed by name",
+    ): "rng is checked twice, before the run and where the random order draws from it: either "
+    "check alone refuses a bad seed by name",
     (
         "fairlib.market.equilibrium",
         "two_player_equilibria_numeric",
@@ -1460,27 +1499,32 @@ UNSEEN_SITES = {
         "fairlib.properties",
         "strategyproofness_violation",
         "as_rng",
-    ): "rng is checked again by misreports, which the function calls with it before any draw, with the same name",
+    ): "rng is checked again by misreports, which the function calls with it before any draw, "
+    "with the same name",
     (
         "fairlib.properties",
         "strategyproofness_violation",
         "as_instance",
-    ): "cluster is checked again by the mechanism, which the function runs on it first, with the same name",
+    ): "cluster is checked again by the mechanism, which the function runs on it first, with "
+    "the same name",
     (
         "fairlib.properties",
         "mechanism_properties",
         "as_instance",
-    ): "cluster is checked again by the mechanism, which the function runs on it first, with the same name",
+    ): "cluster is checked again by the mechanism, which the function runs on it first, with "
+    "the same name",
     (
         "fairlib.repro.catalog",
         "paper_tests",
         "as_instance",
-    ): "nb is checked again by library_modules, which the function calls with it first, with the same name",
+    ): "nb is checked again by library_modules, which the function calls with it first, with "
+    "the same name",
     (
         "fairlib.repro.catalog",
         "library_modules",
         "as_instance",
-    ): "nb is checked again by source_path, which the function calls with it first, with the same name",
+    ): "nb is checked again by source_path, which the function calls with it first, with the "
+    "same name",
 }
 
 
@@ -1491,8 +1535,8 @@ def _validators() -> frozenset[str]:
 
 
 def validation_sites() -> list[tuple[str, str, int, int, str]]:
-    """(module, function's qualified name, line, column, helper) of every call of a :mod:`fairlib._validate`
-    helper inside a function of ``fairlib/``, sorted."""
+    """(module, function's qualified name, line, column, helper) of every call of a
+    :mod:`fairlib._validate` helper inside a function of ``fairlib/``, sorted."""
     import ast
 
     helpers, root, sites = _validators(), Path(fairlib.__file__).parent, []
@@ -1528,10 +1572,11 @@ def mutation_windows(sites: list, size: int) -> int:
 
 
 def mutation_window(sites: list, size: int | None) -> int:
-    """The window this run probes: ``FAIRLIB_MUTATION_WINDOW`` when set, else window 0, modulo the number of
-    windows. The default depends on the code alone (the sites tile from an offset keyed by their list), so a run
-    gives the same answer on every day and machine; an audit of every site sets the variable to each window in
-    turn (``for w in $(seq 0 N); do FAIRLIB_MUTATION_WINDOW=$w pytest ... ; done``)."""
+    """The window this run probes: ``FAIRLIB_MUTATION_WINDOW`` when set, else window 0, modulo the
+    number of windows. The default depends on the code alone (the sites tile from an offset keyed by
+    their list), so a run gives the same answer on every day and machine; an audit of every site
+    sets the variable to each window in turn (``for w in $(seq 0 N); do FAIRLIB_MUTATION_WINDOW=$w
+    pytest ... ; done``)."""
     import os
 
     if size is None:
@@ -1545,11 +1590,13 @@ def mutation_window(sites: list, size: int | None) -> int:
 
 
 def mutation_subset(sites: list, size: int | None, window: int = 0) -> list:
-    """Window ``window`` of ``sites``: ``size`` consecutive entries (the last window may be shorter), the windows
-    tiling the list from an offset keyed by the whole list; every site is in exactly one window."""
+    """Window ``window`` of ``sites``: ``size`` consecutive entries (the last window may be
+    shorter), the windows tiling the list from an offset keyed by the whole list; every site is in
+    exactly one window."""
     if size is None or size >= len(sites):
         return list(sites)
-    # keyed by where the calls are (module, function, helper), not their lines: an edited docstring moves no site
+    # keyed by where the calls are (module, function, helper), not their lines: an edited docstring
+    # moves no site
     named = [(s[0], s[1], s[-1]) if isinstance(s, tuple) and len(s) == 5 else s for s in sites]
     key = hashlib.sha256("\n".join(map(repr, named)).encode()).digest()
     start = int.from_bytes(key[:8], "big") % len(sites)
@@ -1566,8 +1613,8 @@ def _functions_of(target: Target) -> list:
 
 
 def _site_targets(module: str, qualname: str) -> list[str]:
-    """The probed callables that guard a site: those whose own code holds it, else those of the same module that
-    call its function by name."""
+    """The probed callables that guard a site: those whose own code holds it, else those of the same
+    module that call its function by name."""
     direct, hop = [], []
     short = qualname.rsplit(".", 1)[-1]
     for t in TARGETS:
@@ -1589,8 +1636,8 @@ class _NotMutable(Exception):
 
 
 def _mutate(module: str, qualname: str, line: int, col: int):
-    """Replace the helper call at (line, col) of function ``module.qualname`` by its first argument, in the
-    function's code object; returns (function, its original code)."""
+    """Replace the helper call at (line, col) of function ``module.qualname`` by its first argument,
+    in the function's code object; returns (function, its original code)."""
     import __future__
     import ast
 
@@ -1636,8 +1683,8 @@ def _mutate(module: str, qualname: str, line: int, col: int):
 
 
 def _probe_site_in_child(site) -> tuple[str, str]:
-    """("caught", target) when a guarding target fails its probes with the site a pass-through; ("missed",
-    targets), ("unguarded", "") or ("not mutable", why)."""
+    """("caught", target) when a guarding target fails its probes with the site a pass-through;
+    ("missed", targets), ("unguarded", "") or ("not mutable", why)."""
     module, qualname, line, col, _ = site
     names = [n for n in _site_targets(module, qualname) if _child_baselines().get(n) is not None]
     if not names:
@@ -1659,14 +1706,16 @@ SITES = validation_sites()
 
 
 def test_validation_sites_are_found():
-    """The enumeration sees the helpers' calls (a refactoring that hid them from it would make the test vacuous)."""
+    """The enumeration sees the helpers' calls (a refactoring that hid them from it would make the
+    test vacuous)."""
     assert len(SITES) > 300 and {s[4] for s in SITES} >= {"as_count", "as_number", "as_instance"}
     assert mutation_subset(SITES, 4) == mutation_subset(list(SITES), 4)
     assert len(mutation_subset(SITES, 4)) == 4 and mutation_subset(SITES, None) == SITES
 
 
 def test_the_mutation_windows_cover_every_site_once():
-    """Over ``mutation_windows`` consecutive runs (days), the rotation probes every site, each once."""
+    """Over ``mutation_windows`` consecutive runs (days), the rotation probes every site, each
+    once."""
     size = MUTATION_SITES_PER_RUN or len(SITES)
     probed = [
         site
@@ -1692,13 +1741,13 @@ def test_the_contract_fails_a_callable_whose_validation_site_is_removed(prober, 
         assert outcome == "missed", f"{site} is caught now: remove it from UNSEEN_SITES"
         return
     assert outcome == "caught", (
-        f"{site[4]} at {site[0]}:{site[2]} ({site[1]}) made a pass-through, and the contract still passes "
-        f"{detail}: its probes do not reach what this call checks (rerun it with "
-        f"FAIRLIB_MUTATION_WINDOW={mutation_window(SITES, MUTATION_SITES_PER_RUN)})"
+        f"{site[4]} at {site[0]}:{site[2]} ({site[1]}) made a pass-through, and the contract "
+        f"still passes {detail}: its probes do not reach what this call checks (rerun it "
+        f"with FAIRLIB_MUTATION_WINDOW={mutation_window(SITES, MUTATION_SITES_PER_RUN)})"
     )
 
 
-# --- the battery -------------------------------------------------------------------------------------------------
+# --- the battery ----------------------------------------------------------------------------------
 
 NAN, INF = float("nan"), float("inf")
 
@@ -1804,13 +1853,14 @@ def battery(name: str, value, annotation) -> list[tuple[str, object]]:
     return []
 
 
-#: the prefix of every probe :func:`type_battery` adds: the problems it finds say the value came from the type
+#: the prefix of every probe :func:`type_battery` adds: the problems it finds say the value came
+#: from the type
 TYPED = "typed: "
 
 
 def annotation_text(annotation) -> str:
-    """A parameter's annotation as its source spells it (``from __future__ import annotations`` keeps strings; a
-    class is shown by its name); empty when there is none."""
+    """A parameter's annotation as its source spells it (``from __future__ import annotations``
+    keeps strings; a class is shown by its name); empty when there is none."""
     if annotation is inspect.Parameter.empty:
         return ""
     if isinstance(annotation, str):
@@ -1821,8 +1871,8 @@ def annotation_text(annotation) -> str:
 
 
 def _kind(ann: str, value) -> str:
-    """The kind of bad values an argument gets: from its annotation when it has one (without ``| None``), else from
-    its valid value."""
+    """The kind of bad values an argument gets: from its annotation when it has one (without ``|
+    None``), else from its valid value."""
     parts = [a.strip() for a in ann.split("|") if a.strip() not in ("None", "")]
     base = " | ".join(parts)
     if base:
@@ -1861,15 +1911,18 @@ def _garbage_file() -> Path:
 
 
 def type_battery(name: str, value, annotation) -> list[tuple[str, object]]:
-    """(label, bad value) pairs from the type of an argument: its annotation when it has one, else the kind of its
-    valid ``value`` (:func:`_kind`) — on top of :func:`battery`'s, whose labels it does not repeat.
+    """(label, bad value) pairs from the type of an argument: its annotation when it has one, else
+    the kind of its valid ``value`` (:func:`_kind`) — on top of :func:`battery`'s, whose labels it
+    does not repeat.
 
     - ``bool``: 0, 1, ``"false"``;
     - ``int``: 2**63 (past int64), -1, 1.5, True;
     - ``float``: NaN, ±inf, 1e300, 1e-300;
-    - a path: a missing file, a directory where a file is meant and a file where a directory is meant, a file of
-      garbage (for an input that exists; an output path, not there yet, gets the wrong kind of existing entry);
-    - a mapping: a key of the wrong type, an unknown key, a value of the wrong type, a NaN value (for numbers);
+    - a path: a missing file, a directory where a file is meant and a file where a directory is
+      meant, a file of garbage (for an input that exists; an output path, not there yet, gets the
+      wrong kind of existing entry);
+    - a mapping: a key of the wrong type, an unknown key, a value of the wrong type, a NaN value
+      (for numbers);
     - labels (a tuple or list of text): empty, a duplicate, an element of the wrong type;
     - a range: empty, reversed;
     - None wherever the annotation does not say ``| None``.
@@ -2030,13 +2083,13 @@ def probe(target: Target, base) -> list[str]:
                 )
                 if not names_it:
                     problems.append(
-                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} without naming "
-                        f"{p.name!r}: {message[:160]}"
+                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} "
+                        f"without naming {p.name!r}: {message[:160]}"
                     )
                 elif texts and not any(t in message for t in texts):
                     problems.append(
-                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} without the value: "
-                        f"{message[:160]}"
+                        f"{target.name}({p.name}={label}) raised {type(exc).__name__} "
+                        f"without the value: {message[:160]}"
                     )
                 if label.endswith("(negative)") and ("> 0" in message or ">= 1" in message):
                     zero = 0 if isinstance(bad, int) else 0.0
@@ -2053,7 +2106,8 @@ def probe(target: Target, base) -> list[str]:
                 if not _accepted(target, p.name, label):
                     problems.append(
                         f"{target.name}({p.name}={label}) returned a result: validate {p.name} "
-                        "(fairlib._validate), or list the value in ACCEPTED with the reason it is valid"
+                        "(fairlib._validate), or list the value in ACCEPTED with the reason "
+                        "it is valid"
                     )
     del bound_names
     return problems
@@ -2077,12 +2131,14 @@ def test_contract(target, prober):
         pytest.fail(f"{target.name}: {exc}; run probe() on it in a debugger to see which bad value")
     if problems is None:
         pytest.fail(
-            f"{target.name}: no valid baseline (see test_every_public_callable_has_a_valid_baseline)"
+            f"{target.name}: no valid baseline (see "
+            "test_every_public_callable_has_a_valid_baseline)"
         )
     problems, known = split_typed_gaps(target.name, problems)
     fixed = sorted(p for f, p in TYPED_GAPS if f == target.name and p not in known)
     assert not fixed, (
-        f"{target.name}: the typed probes of {fixed} find nothing any more: remove them from TYPED_GAPS"
+        f"{target.name}: the typed probes of {fixed} find nothing any more: remove them from "
+        "TYPED_GAPS"
     )
     assert not problems, f"{len(problems)} bad value(s) not refused by name:\n  " + "\n  ".join(
         problems
@@ -2090,8 +2146,8 @@ def test_contract(target, prober):
 
 
 def split_typed_gaps(name: str, problems: list[str]) -> tuple[list[str], set[str]]:
-    """``problems`` of callable ``name`` without those of its typed probes listed in :data:`TYPED_GAPS`, and the
-    arguments whose listed probes found something."""
+    """``problems`` of callable ``name`` without those of its typed probes listed in
+    :data:`TYPED_GAPS`, and the arguments whose listed probes found something."""
     left, known = [], set()
     for problem in problems:
         m = re.match(re.escape(name) + r"\((\w+)=" + re.escape(TYPED), problem)
@@ -2107,7 +2163,8 @@ def test_exemptions_name_public_callables():
     stale = sorted(KNOWN_GAPS - {t.name for t in TARGETS if not t.exempt})
     stale += sorted(f for f, _ in TYPED_GAPS if f not in {t.name for t in TARGETS if not t.exempt})
     assert not stale, (
-        f"KNOWN_GAPS names no probed callable (renamed, exempt or listed under another module): {stale}"
+        "KNOWN_GAPS names no probed callable (renamed, exempt or listed under another "
+        f"module): {stale}"
     )
     for pattern, why in EXEMPT.items():
         assert (
@@ -2117,11 +2174,12 @@ def test_exemptions_name_public_callables():
         assert why and any(fnmatch.fnmatchcase(n, f) for n in names), (f, p, lab)
 
 
-# --- hypothesis: arbitrary scalars -------------------------------------------------------------------------------
+# --- hypothesis: arbitrary scalars ----------------------------------------------------------------
 
-#: any scalar a user could pass for a numeric argument. Integers are drawn within ±1000: a size (users, servers,
-#: hours) of 10**12 is a request the machine cannot serve, not nonsense to refuse, and the deterministic battery
-#: already tries the huge ones (10**20, 10**400) where they are nonsense
+#: any scalar a user could pass for a numeric argument. Integers are drawn within ±1000: a size
+#: (users, servers, hours) of 10**12 is a request the machine cannot serve, not nonsense to refuse,
+#: and the deterministic battery already tries the huge ones (10**20, 10**400) where they are
+#: nonsense
 SCALARS = st.one_of(
     st.none(),
     st.booleans(),
@@ -2130,11 +2188,12 @@ SCALARS = st.one_of(
     st.complex_numbers(),
     st.text(max_size=3),
 )
-#: seconds one hypothesis call may run in the probing process before it is discarded as slow (not judged: a slow
-#: machine is not a raw error; hangs are the deterministic probes' concern)
+#: seconds one hypothesis call may run in the probing process before it is discarded as slow (not
+#: judged: a slow machine is not a raw error; hangs are the deterministic probes' concern)
 SCALAR_SECONDS = 20
-#: seconds before the parent stops a probing process still at one hypothesis call (compiled code, which the alarm of
-#: SCALAR_SECONDS cannot stop); the baselines are found before the call, under their own guard
+#: seconds before the parent stops a probing process still at one hypothesis call (compiled code,
+#: which the alarm of SCALAR_SECONDS cannot stop); the baselines are found before the call, under
+#: their own guard
 SCALAR_GUARD = 3 * SCALAR_SECONDS
 
 
@@ -2169,8 +2228,9 @@ def _baselines_in_child() -> int:
 
 
 def _call_with_scalar_in_child(name: str, i: int, pname: str, value):
-    """Target ``name``'s baseline call with argument ``i`` (``pname``) replaced by ``value``, in the probing process:
-    ("ok", ""), ("named", message) for a documented error, ("raw", type and message) or ("slow", "")."""
+    """Target ``name``'s baseline call with argument ``i`` (``pname``) replaced by ``value``, in the
+    probing process: ("ok", ""), ("named", message) for a documented error, ("raw", type and
+    message) or ("slow", "")."""
     target = next(t for t in TARGETS if t.name == name)
     args, kwargs = _child_baselines()[name]
     args, kwargs = list(args), dict(kwargs)
@@ -2196,22 +2256,24 @@ def scalar_arguments(prober):
     return prober.call(_scalar_arguments_in_child, guard=_BASELINE_GUARD)
 
 
-#: examples drawn per numeric argument of a callable (each callable's budget: this times its numeric arguments)
+#: examples drawn per numeric argument of a callable (each callable's budget: this times its numeric
+#: arguments)
 SCALAR_EXAMPLES_PER_ARGUMENT = 5
 
 
 def _scalar_seed(name: str) -> int:
-    """A stable seed for the draws of callable ``name``: its qualified name's SHA-256, so the same in every process
-    and whichever other callables exist."""
+    """A stable seed for the draws of callable ``name``: its qualified name's SHA-256, so the same
+    in every process and whichever other callables exist."""
     return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
 
 
 def _scalar_test(scalar_arguments, name: str, check, *, seeded: bool | None = None):
-    """A hypothesis test over the numeric arguments of callable ``name`` alone (the entries of ``scalar_arguments``
-    for it, in signature order): each example draws one argument and one of :data:`SCALARS` and calls
-    ``check(name, position, argument, value)``. Seeded from the name (:func:`_scalar_seed`) when ``seeded``,
-    by default when the active hypothesis profile derandomises: the draws then depend on this callable's arguments
-    only, not on which other callables the registry holds or in which order. None when it has no numeric argument."""
+    """A hypothesis test over the numeric arguments of callable ``name`` alone (the entries of
+    ``scalar_arguments`` for it, in signature order): each example draws one argument and one of
+    :data:`SCALARS` and calls ``check(name, position, argument, value)``. Seeded from the name
+    (:func:`_scalar_seed`) when ``seeded``, by default when the active hypothesis profile
+    derandomises: the draws then depend on this callable's arguments only, not on which other
+    callables the registry holds or in which order. None when it has no numeric argument."""
     arguments = [a for a in scalar_arguments if a[0] == name]
     if not arguments:
         return None
@@ -2230,17 +2292,18 @@ def _scalar_test(scalar_arguments, name: str, check, *, seeded: bool | None = No
     return run
 
 
-#: every callable the contract probes (known gaps are expected failures of test_contract); one whose baseline has no
-#: numeric argument passes with nothing to draw
+#: every callable the contract probes (known gaps are expected failures of test_contract); one whose
+#: baseline has no numeric argument passes with nothing to draw
 SCALAR_TARGETS = [t.name for t in TARGETS if not t.exempt and t.name not in KNOWN_GAPS]
 
 
 @pytest.mark.parametrize("name", SCALAR_TARGETS)
 def test_scalars_from_hypothesis_never_raise_raw_errors(name, scalar_arguments, prober):
-    """Any scalar for a numeric argument: a result, or a named refusal — never a raw Python or NumPy error, never a
-    crash. Each call runs in the probing process (its memory capped), so a value that makes a kernel abort fails
-    this test alone; a call still running after :data:`SCALAR_SECONDS` (compiled code: :data:`SCALAR_GUARD`) is
-    discarded. One test per callable, its draws its own (:func:`_scalar_test`)."""
+    """Any scalar for a numeric argument: a result, or a named refusal — never a raw Python or
+    NumPy error, never a crash. Each call runs in the probing process (its memory capped), so a
+    value that makes a kernel abort fails this test alone; a call still running after
+    :data:`SCALAR_SECONDS` (compiled code: :data:`SCALAR_GUARD`) is discarded. One test per
+    callable, its draws its own (:func:`_scalar_test`)."""
 
     def check(name, i, pname, value):
         try:
@@ -2270,8 +2333,8 @@ def test_scalars_from_hypothesis_never_raise_raw_errors(name, scalar_arguments, 
 
 
 def test_scalar_draws_of_a_callable_do_not_depend_on_the_others():
-    """Adding a public function (or reordering the registry) leaves another callable's draws as they were; the
-    draws are the same on every run, and two callables draw from streams of their own."""
+    """Adding a public function (or reordering the registry) leaves another callable's draws as they
+    were; the draws are the same on every run, and two callables draw from streams of their own."""
 
     def draws(registry, name):
         drawn = []
@@ -2303,7 +2366,7 @@ def test_scalar_draws_of_a_callable_do_not_depend_on_the_others():
     assert _scalar_test(registry, "fairlib.market.no_numeric_argument", None) is None
 
 
-# --- values ACCEPTED for their scale, checked against what they must answer ------------------------------------
+# --- values ACCEPTED for their scale, checked against what they must answer -----------------------
 
 
 def test_a_tiny_eligibility_fraction_leaves_each_user_one_server():

@@ -1,4 +1,5 @@
-"""The benchmark harness measures what it says: a fresh interpreter's own peak memory, not its parent's."""
+"""The benchmark harness measures what it says: a fresh interpreter's own peak memory, not its
+parent's."""
 
 import numpy as np
 
@@ -19,7 +20,8 @@ def test_peak_memory_of_a_fresh_interpreter_does_not_inherit_the_parents():
 
 
 def _executed_notebook(path, duration_s, end_time, cells):
-    """A fake executed notebook: papermill's run metadata and one code cell per (execution count, cell metadata)."""
+    """A fake executed notebook: papermill's run metadata and one code cell per (execution count,
+    cell metadata)."""
     import json
 
     import datetime as dt
@@ -49,8 +51,9 @@ def _executed_notebook(path, duration_s, end_time, cells):
 
 
 def test_the_full_run_row_is_read_from_the_executed_notebooks_and_gated(tmp_path):
-    """Papermill's durations become minutes per notebook and in all (against 30 min) and the longest cell (against
-    4 min, from papermill's cell duration or, without it, the kernel's execution stamps); nothing is executed."""
+    """Papermill's durations become minutes per notebook and in all (against 30 min) and the longest
+    cell (against 4 min, from papermill's cell duration or, without it, the kernel's execution
+    stamps); nothing is executed."""
     import json
 
     from benchmarks import _results, bench_full_run
@@ -107,7 +110,8 @@ def test_the_full_run_row_is_read_from_the_executed_notebooks_and_gated(tmp_path
         quick[landing.FULL_RUN_CELL].met
         and quick[landing.FULL_RUN_CELL].note == "0 cells over 4 min"
     )
-    # the results file: the date is the span of the runs, the machine what the notebooks record of theirs
+    # the results file: the date is the span of the runs, the machine what the notebooks record of
+    # theirs
     path = _results.run_one(
         "full_run",
         bench_full_run.main,
@@ -132,7 +136,8 @@ def test_the_full_run_row_is_read_from_the_executed_notebooks_and_gated(tmp_path
         f.write_text(json.dumps(doc))
     recorded = bench_full_run.context(["--executed", str(tmp_path)])
     assert recorded["cpu"] == "x86_64 AuthenticAMD family 26, AVX-512" and recorded["cores"] == "2"
-    # notebooks run side by side: the wall time counts their overlap once, the note gives the notebook time
+    # notebooks run side by side: the wall time counts their overlap once, the note gives the
+    # notebook time
     side = tmp_path / "side"
     side.mkdir()
     one_cell = [(1, {"papermill": {"duration": 60}})]
@@ -178,8 +183,9 @@ def _scale_rows(seconds: float, memory_gb: float) -> list:
 
 
 def test_scale_gates_peak_memory_and_regression_against_the_committed_result_only():
-    """At the largest size DRFH, TSF and PS-DSF are held to their peak memory and to their 2-thread time against
-    the committed run's; the time itself, the 1 → 2 thread speed-up and the exponent are reported."""
+    """At the largest size DRFH, TSF and PS-DSF are held to their peak memory and to their 2-thread
+    time against the committed run's; the time itself, the 1 → 2 thread speed-up and the exponent
+    are reported."""
     from dataclasses import asdict
 
     from benchmarks import bench_scale
@@ -224,14 +230,16 @@ def test_the_committed_scale_rows_carry_the_targets_bench_scale_declares():
     record = json.loads((_results.RESULTS_DIR / "scale.json").read_text(encoding="utf-8"))
     for r in record["rows"]:
         assert r["target"] == bench_scale.target(r["row"]), (
-            f"{r['row']}: committed target {r['target']!r}, bench_scale declares {bench_scale.target(r['row'])!r}"
+            f"{r['row']}: committed target {r['target']!r}, bench_scale declares "
+            f"{bench_scale.target(r['row'])!r}"
         )
     assert any(bench_scale.row_kind(r["row"])[1] == "regression" for r in record["rows"])
 
 
 def test_a_results_file_is_read_strictly_naming_the_file_and_the_key(tmp_path):
-    """A hand-edited ``"gated": "false"`` would count as gated (a non-empty string is true): every field of a row
-    has its JSON type exactly, and a wrong one is refused naming the file, the row and the key."""
+    """A hand-edited ``"gated": "false"`` would count as gated (a non-empty string is true): every
+    field of a row has its JSON type exactly, and a wrong one is refused naming the file, the row
+    and the key."""
     import json
 
     import pytest

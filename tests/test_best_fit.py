@@ -1,6 +1,6 @@
-"""Best-Fit DRFH (fairlib.multires.best_fit): the kernel against a slow step-by-step NumPy reference, hand-computed
-placements, the termination axiom (every user stops at its cap or with no usable server that has room), caps,
-weights, and that it is never run on merged servers."""
+"""Best-Fit DRFH (fairlib.multires.best_fit): the kernel against a slow step-by-step NumPy
+reference, hand-computed placements, the termination axiom (every user stops at its cap or with no
+usable server that has room), caps, weights, and that it is never run on merged servers."""
 
 import functools
 
@@ -52,7 +52,8 @@ def test_matches_the_reference_and_stops_for_a_reason(
 
 
 def test_each_task_goes_where_the_leftover_has_its_shape():
-    # CPU-heavy user 0 and RAM-heavy user 1; server 0 CPU-rich, server 1 RAM-rich: each fills its own server
+    # CPU-heavy user 0 and RAM-heavy user 1; server 0 CPU-rich, server 1 RAM-rich: each fills its
+    # own server
     cluster = Cluster([[4, 1], [1, 4]], [[1, 0.25], [0.25, 1]])
     assert drfh_best_fit(cluster).tasks.tolist() == [[4.0, 0.0], [0.0, 4.0]]
     # with the servers swapped in order the same pairing holds (fitness, not index, decides)
@@ -61,12 +62,13 @@ def test_each_task_goes_where_the_leftover_has_its_shape():
 
 
 def test_fragmentation_leaves_what_no_task_fits():
-    # one server (3 CPU, 3 RAM), user 0 needs (2, 1) per task, user 1 (1, 2): after one task each, (0, 0) is
-    # left; with quantum 0.5 the same totals; DRFH (divisible) also gives 1 each here
+    # one server (3 CPU, 3 RAM), user 0 needs (2, 1) per task, user 1 (1, 2): after one task each,
+    # (0, 0) is left; with quantum 0.5 the same totals; DRFH (divisible) also gives 1 each here
     cluster = Cluster([[3, 3]], [[2, 1], [1, 2]])
     assert drfh_best_fit(cluster).tasks.ravel().tolist() == [1.0, 1.0]
-    # a server with 3 CPU, 2 RAM and whole tasks of (2, 1), (1, 2): user 0 places one task (share 2/3); user 1's
-    # task (1, 2) does not fit in the leftover (1, 1), so it gets nothing where DRFH's divisible tasks give it 4/7
+    # a server with 3 CPU, 2 RAM and whole tasks of (2, 1), (1, 2): user 0 places one task (share
+    # 2/3); user 1's task (1, 2) does not fit in the leftover (1, 1), so it gets nothing where
+    # DRFH's divisible tasks give it 4/7
     cluster = Cluster([[3, 2]], [[2, 1], [1, 2]])
     best_fit = drfh_best_fit(cluster).tasks.ravel()
     assert best_fit.tolist() == [1.0, 0.0]
@@ -74,8 +76,8 @@ def test_fragmentation_leaves_what_no_task_fits():
 
 
 def test_caps_cut_the_last_step_and_zero_caps_get_nothing():
-    # users alternate whole tasks; user 0's third step is cut to 0.3 at its cap; user 2 then takes whole tasks until
-    # the 0.7 left holds none (no cut step without a cap)
+    # users alternate whole tasks; user 0's third step is cut to 0.3 at its cap; user 2 then takes
+    # whole tasks until the 0.7 left holds none (no cut step without a cap)
     cluster = Cluster([[10, 10]], [[1, 1], [1, 1], [1, 1]], max_tasks=[2.3, 0.0, np.inf])
     assert drfh_best_fit(cluster).tasks.ravel().tolist() == pytest.approx(
         [2.3, 0.0, 7.0], abs=1e-12
@@ -83,7 +85,8 @@ def test_caps_cut_the_last_step_and_zero_caps_get_nothing():
 
 
 def test_weights_order_the_filling():
-    # equal users, one server holding 3 tasks: weight 2 gets two, weight 1 one (lowest share s_n / φ_n first)
+    # equal users, one server holding 3 tasks: weight 2 gets two, weight 1 one (lowest share s_n /
+    # φ_n first)
     cluster = Cluster([[3.0]], [[1.0], [1.0]], weight=[2.0, 1.0])
     assert drfh_best_fit(cluster).tasks.ravel().tolist() == [2.0, 1.0]
 
@@ -115,8 +118,8 @@ def test_bad_quantum_is_named(quantum):
     st.lists(st.one_of(st.just(0.0), st.just(np.nan), st.floats(0.0, 1e6)), min_size=1, max_size=5)
 )
 def test_the_fitness_scale_is_the_first_component_else_numpys_max(values):
-    """A shape is normalised by its first component, or by its largest when the first is zero: the loop that
-    finds it agrees with NumPy's ``max`` (a NaN anywhere wins, as there)."""
+    """A shape is normalised by its first component, or by its largest when the first is zero: the
+    loop that finds it agrees with NumPy's ``max`` (a NaN anywhere wins, as there)."""
     from fairlib.multires.best_fit import _shape_scale
 
     vector = np.array(values)

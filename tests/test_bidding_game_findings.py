@@ -1,5 +1,6 @@
-"""The feldman2005 claims' arithmetic (fairlib.repro.experiments.bidding_game.*_findings): every declared claim is
-measured by a driver, and the numbers mean what the claims say, on hand-built tables with known answers."""
+"""The feldman2005 claims' arithmetic (fairlib.repro.experiments.bidding_game.*_findings): every
+declared claim is measured by a driver, and the numbers mean what the claims say, on hand-built
+tables with known answers."""
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,8 @@ from fairlib.repro.ledger import (
 
 @pytest.fixture(scope="module")
 def small_study():
-    """Every feldman2005 driver at a size that runs in seconds (users and machines far below the paper's)."""
+    """Every feldman2005 driver at a size that runs in seconds (users and machines far below the
+    paper's)."""
     users = [3, 4, 6]
     fig2 = pd.concat(
         [
@@ -75,8 +77,9 @@ def small_study():
 
 
 def test_the_drivers_measure_every_declared_claim_the_notebook_does_not(small_study):
-    """The notebook hands the drivers' measurements to ClaimLog.measure_all and measures only the two speed
-    claims itself: together they are exactly the declared, testable claims of the ledger."""
+    """The notebook hands the drivers' measurements to ClaimLog.measure_all and measures only the
+    two speed claims itself: together they are exactly the declared, testable claims of the
+    ledger."""
     declared = load_registry(registry_path("feldman2005"), "feldman2005")
     measured = set().union(*(found.keys() for found in small_study.values()))
     in_notebook = {"best_response_beats_generic_solver", "best_response_optimal_vs_slsqp"}
@@ -98,8 +101,8 @@ def test_the_ledger_accepts_the_measurements(small_study):
 
 def test_two_player_findings_are_the_closed_form_numbers(small_study):
     v = measured_values(small_study["two"])
-    # the symmetric equilibrium's lowest efficiency over the grid: never below the true minimum 2√2 − 2, and close to
-    # it on a grid through α = 1/√2's neighbourhood
+    # the symmetric equilibrium's lowest efficiency over the grid: never below the true minimum
+    # 2√2 − 2, and close to it on a grid through α = 1/√2's neighbourhood
     assert (
         2 * np.sqrt(2) - 2 - 1e-12
         <= v["two_player_min_efficiency_2sqrt2_minus_2"]
@@ -114,8 +117,8 @@ def test_two_player_findings_are_the_closed_form_numbers(small_study):
 
 
 def test_two_player_fixed_points_are_certified_equilibria():
-    """The fixed-point solver finds the opposite-weight game's three equilibria above α₀ (the closed form's), and each
-    satisfies condition (1)."""
+    """The fixed-point solver finds the opposite-weight game's three equilibria above α₀ (the
+    closed form's), and each satisfies condition (1)."""
     alpha = 0.9
     w = np.array([[alpha, 1 - alpha], [1 - alpha, alpha]])
     found = bidding_game.two_player_fixed_points(market.Game(w, reserve=1e-9))
@@ -126,7 +129,8 @@ def test_two_player_fixed_points_are_certified_equilibria():
 
 
 def test_two_player_bounds_read_random_games_only_where_certified():
-    """Theorem 2's claims are [families, random games]; a stopping point above the residual bound does not count."""
+    """Theorem 2's claims are [families, random games]; a stopping point above the residual bound
+    does not count."""
     alphas = np.round(np.linspace(0.5, 0.99, 12), 6)
     two = pd.DataFrame(
         [e for a in alphas for e in market.two_player_equilibria(float(a), "opposite")]
@@ -192,8 +196,8 @@ def _runs(rows):
 
 
 def test_infinite_parallelism_findings_known_answers():
-    """Hand-built Fig. 2 table: medians per number of users, the gain over weight-proportional bidding, the
-    local-greedy threshold and the uniformity drop are what the claims say they are."""
+    """Hand-built Fig. 2 table: medians per number of users, the gain over weight-proportional
+    bidding, the local-greedy threshold and the uniformity drop are what the claims say they are."""
     rows = []
     for p in ("uniform", "correlated"):
         for users, uni in ((2, 0.9), (4, 0.7), (8, 0.65)):
@@ -255,12 +259,14 @@ def test_infinite_parallelism_findings_known_answers():
     assert "4 users 67%" in found["local_greedy_convergence_threshold_uniform"].note
     assert v["uniformity_decreases_with_users_uniform"] == pytest.approx(0.2)
     assert v["uniformity_flattens_uniform"] == pytest.approx(0.05 / 0.2)
-    # existence: best response cycles on 6 of 18 instances (residual 1e-3); the second method certifies them
+    # existence: best response cycles on 6 of 18 instances (residual 1e-3); the second method
+    # certifies them
     assert v["equilibrium_exists_strong_competition"] == pytest.approx(1e-9)
     note = found["equilibrium_exists_strong_competition"].note
     assert "12 by best response continued, 6 of the other 6 by damped" in note
     assert "did not reach 1e-6 on 6 of 18" in found["tight_equilibria_reached"].note
-    # fairness is both metrics: ahead on uniformity (+0.05) but behind on envy-freeness at 8 users (-0.02)
+    # fairness is both metrics: ahead on uniformity (+0.05) but behind on envy-freeness at 8 users
+    # (-0.02)
     assert v["weight_proportional_fairest_correlated"] == pytest.approx(-0.02)
     assert "below at 8 users" in found["weight_proportional_fairest_correlated"].note
     assert v["local_greedy_stabilises_in_25_to_90_correlated"] == [
@@ -277,8 +283,8 @@ def test_infinite_parallelism_findings_known_answers():
 
 
 def test_finite_parallelism_findings_judge_convergence_per_band():
-    """Δ = 5 with n = 100: users 20-40 never converge, the others always do; Δ = 20: 5-10 and 3 users (δ = 0.6, below
-    the paper's range) never converge; the claims read exactly that."""
+    """Δ = 5 with n = 100: users 20-40 never converge, the others always do; Δ = 20: 5-10 and 3
+    users (δ = 0.6, below the paper's range) never converge; the claims read exactly that."""
     rows = []
     for delta, users_list, band in ((5, (10, 20, 40, 60), (20, 40)), (20, (3, 5, 10, 15), (5, 10))):
         for users in users_list:
@@ -297,8 +303,9 @@ def test_finite_parallelism_findings_judge_convergence_per_band():
                         "uniformity": 0.6,
                         "envy_freeness": 0.9,
                         "calls_within_two_swaps": 0.99,
-                        # Δ = 5: 9 of 10 calls within two iterations in every run; Δ = 20: long cycling runs at
-                        # 3-10 users (100 calls, 10 within) outweigh the converging ones (10 calls, all within)
+                        # Δ = 5: 9 of 10 calls within two iterations in every run; Δ = 20: long
+                        # cycling runs at 3-10 users (100 calls, 10 within) outweigh the converging
+                        # ones (10 calls, all within)
                         "local_search_calls": 10 if delta == 5 or users == 15 else 100,
                         "calls_within_two_iterations": 9 if delta == 5 else 10,
                     }
@@ -331,11 +338,14 @@ def test_finite_parallelism_findings_judge_convergence_per_band():
     assert v["non_convergence_at_competition_1_to_2"] == [1.0, 2.0]  # users >= 5, the paper's range
     found = bidding_game.finite_parallelism_findings(finite, fig5, infinite)
     assert "δ = 0.6 (Δ = 20, 3 users)" in found["non_convergence_at_competition_1_to_2"].note
-    # δ < 1: Δ = 5 at 10 users (δ = 0.5) converges, Δ = 20 at 3 users (δ = 0.6) does not: every user count counts
+    # δ < 1: Δ = 5 at 10 users (δ = 0.5) converges, Δ = 20 at 3 users (δ = 0.6) does not: every
+    # user count counts
     assert v["low_competition_converges"] == 0.0
-    # calls pooled per Δ, not a mean of per-run shares: Δ = 20 is (3 × 2 × 10 + 2 × 10) / (3 × 2 × 100 + 2 × 10)
+    # calls pooled per Δ, not a mean of per-run shares: Δ = 20 is (3 × 2 × 10 + 2 × 10) / (3 ×
+    # 2 × 100 + 2 × 10)
     assert v["local_search_within_two_iterations"] == pytest.approx([0.9, 80 / 620])
-    # converged runs only ("if it does"), per (Δ, users): Δ = 5 at 10 and 60 users, Δ = 20 at 15 (3 and 4 iterations)
+    # converged runs only ("if it does"), per (Δ, users): Δ = 5 at 10 and 60 users, Δ = 20 at 15
+    # (3 and 4 iterations)
     assert v["finite_converges_quickly_when_it_converges"] == [3.5] * 3
     assert v["fig5_efficiency_stays_high_delta5_40_users"] == pytest.approx(0.85)
     assert v["fig6_delta5_many_users_lower_uniformity"] == pytest.approx([-0.1])
@@ -345,8 +355,8 @@ def test_finite_parallelism_findings_judge_convergence_per_band():
 
 
 def test_local_search_replay_counts_every_call():
-    """Replaying a sequential local-search run call by call gives one count per (round, user), and the same total
-    swaps as the run itself recorded."""
+    """Replaying a sequential local-search run call by call gives one count per (round, user), and
+    the same total swaps as the run itself recorded."""
     game = market.Game(market.uniform_preferences(3, 6, 12), parallelism=3, reserve=1e-6)
     res = market.run_dynamics(game, record_bids=True, max_iter=15, stop_at_convergence=False)
     per_call = bidding_game.local_search_swaps_per_call(game, res.history)
@@ -360,8 +370,8 @@ def test_local_search_replay_counts_every_call():
 
 
 def test_damped_best_response_settles_where_best_response_cycles():
-    """On a two-user game where sequential best response cycles, the damped method reaches a Nash residual below
-    1e-6 from best response's last bids."""
+    """On a two-user game where sequential best response cycles, the damped method reaches a Nash
+    residual below 1e-6 from best response's last bids."""
     w = np.array([[0.092, 0.908], [0.767, 0.233]])
     game = market.Game(w, reserve=1e-6)
     cycled = market.run_dynamics(game, eps=1e-12, max_iter=500).bids
@@ -399,7 +409,8 @@ def test_exhaustive_optimum_is_never_below_local_search(small_study):
 
 
 def test_social_optimum_fairness_is_both_metrics():
-    """Fig. 2's social-optimum claim reads uniformity and envy-freeness, each at its smallest median."""
+    """Fig. 2's social-optimum claim reads uniformity and envy-freeness, each at its smallest
+    median."""
     rows = []
     for p in ("uniform", "correlated"):
         for users in (4, 8):

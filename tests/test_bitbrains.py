@@ -1,4 +1,5 @@
-"""Bitbrains GWA-T-12 reader: round trip through the real format, format errors, and the real excerpt."""
+"""Bitbrains GWA-T-12 reader: round trip through the real format, format errors, and the real
+excerpt."""
 
 import gzip
 
@@ -194,7 +195,7 @@ def test_synthetic_bitbrains_refuses_each_bad_argument_by_name(tmp_path, kwargs,
     assert not (tmp_path / "bb").exists()
 
 
-# --- the writer writes only what the reader reads back --------------------------------------------------------------
+# --- the writer writes only what the reader reads back --------------------------------------------
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -206,8 +207,8 @@ _AMOUNT = st.floats(min_value=0.0, max_value=1e300, allow_nan=False, allow_infin
 
 @st.composite
 def _vm_frames(draw):
-    """Any frame read_vm accepts: times whole seconds in [0, 2^53], whole core counts, finite amounts >= 0
-    (subnormals, zeros and powered-off rows included)."""
+    """Any frame read_vm accepts: times whole seconds in [0, 2^53], whole core counts, finite
+    amounts >= 0 (subnormals, zeros and powered-off rows included)."""
     n = draw(st.integers(0, 6))
     frame = {
         "time": draw(st.lists(st.integers(0, MAX_TIMESTAMP), min_size=n, max_size=n)),
@@ -256,8 +257,9 @@ def test_what_write_vm_writes_read_vm_reads_back_unchanged(tmp_path_factory, fra
     ],
 )
 def test_write_vm_refuses_what_read_vm_refuses_and_writes_nothing(tmp_path, column, value, message):
-    """It truncated fractional times and cores (int()) and wrote NaN, negative and infinite values that read_vm then
-    refused; now it refuses them, naming the column, the row and the value, and leaves no file behind."""
+    """It truncated fractional times and cores (int()) and wrote NaN, negative and infinite values
+    that read_vm then refused; now it refuses them, naming the column, the row and the value, and
+    leaves no file behind."""
     frame = _frame()
     frame[column] = frame[column].astype(object if isinstance(value, str) else float)
     frame.loc[2, column] = value
@@ -268,7 +270,8 @@ def test_write_vm_refuses_what_read_vm_refuses_and_writes_nothing(tmp_path, colu
 
 
 def test_a_file_that_fails_to_write_leaves_the_old_one_whole(tmp_path, monkeypatch):
-    """Written beside the target, then renamed: an error half-way leaves the previous file as it was."""
+    """Written beside the target, then renamed: an error half-way leaves the previous file as it
+    was."""
     path = write_vm(tmp_path / "x.csv.gz", _frame())
     before = path.read_bytes()
 
@@ -300,7 +303,8 @@ def test_a_file_that_fails_to_write_leaves_the_old_one_whole(tmp_path, monkeypat
 def test_read_vm_refuses_fractional_cores_and_timestamps_beyond_int64(
     tmp_path, field, value, message
 ):
-    """A 20-digit timestamp wrapped around int64 into a negative time; fractional cores were read as they came."""
+    """A 20-digit timestamp wrapped around int64 into a negative time; fractional cores were read as
+    they came."""
     good = gzip.open(write_vm(tmp_path / "good.csv.gz", _frame()), "rt").read().splitlines()
     fields = good[2].split(";")
     fields[field] = ("\t" if field else "") + value

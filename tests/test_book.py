@@ -1,6 +1,6 @@
-"""The book (``make site``): its staging from the committed executed notebooks, ledger and docs, every built page
-scanned for what a reader must not see, and every page opened in a real browser (headless Chromium: console,
-images, links, accessibility, the first screen of a paper page)."""
+"""The book (``make site``): its staging from the committed executed notebooks, ledger and docs,
+every built page scanned for what a reader must not see, and every page opened in a real browser
+(headless Chromium: console, images, links, accessibility, the first screen of a paper page)."""
 
 import html
 import importlib.util
@@ -28,7 +28,7 @@ book = _load_book()
 EXECUTED = sorted(p.stem for p in paths.executed_dir().glob("*.ipynb"))
 
 
-# ------------------------------------------------------------------------------------------ staging, no Sphinx
+# ------------------------------------------------------------------------------- staging, no Sphinx
 
 
 def _png(width: int, height: int) -> str:
@@ -87,13 +87,14 @@ def test_a_figure_without_its_caption_stops_the_build():
 
 
 def test_a_figure_has_its_caption_as_alternative_text_and_its_natural_width():
-    """The image's alternative text is its caption's first sentence as plain text (a reader hears what the figure
-    shows, not its file's name); its width is its natural width in pixels, which never enlarges it and has Sphinx
-    link it to its file."""
+    """The image's alternative text is its caption's first sentence as plain text (a reader hears
+    what the figure shows, not its file's name); its width is its natural width in pixels, which
+    never enlarges it and has Sphinx link it to its file."""
     nb = _executed_notebook()
     nb.cells[2].outputs[1]["data"]["image/png"] = _png(700, 300)
     nb.cells[2].metadata["fairlib"]["captions"] = [
-        "**Fig. 2** (arXiv Fig. 3): efficiency of `drf` against [n](../docs/x.md), per run. The band: p10-p90.",
+        "**Fig. 2** (arXiv Fig. 3): efficiency of `drf` against [n](../docs/x.md), per run. "
+        "The band: p10-p90.",
         "One sentence only, with ds*/ds_i",
     ]
     page, _ = book.stage_notebook(nb, "demo")
@@ -109,9 +110,10 @@ def test_a_figure_has_its_caption_as_alternative_text_and_its_natural_width():
 
 
 def test_links_in_markdown_cells_and_markdown_outputs_point_at_the_book():
-    """A notebook's Claims list is a Markdown output whose links go to the ledger's rows: the staged page points
-    them at the ledger page's claim anchors, as it does for the links of its markdown cells. In an output every
-    link to a page is HTML (MyST-NB renders an output as CommonMark, which would keep ``claims.md`` as it is)."""
+    """A notebook's Claims list is a Markdown output whose links go to the ledger's rows: the staged
+    page points them at the ledger page's claim anchors, as it does for the links of its markdown
+    cells. In an output every link to a page is HTML (MyST-NB renders an output as CommonMark, which
+    would keep ``claims.md`` as it is)."""
     nb = _executed_notebook()
     claims = nbformat.v4.new_code_cell("log.listing()", execution_count=9)
     listing = (
@@ -215,7 +217,8 @@ def test_the_ledger_page_shows_one_block_per_claim_status_first():
     )
     assert 'measured in <a href="executed/demo.html#in-7">In [7]</a>' in first
     assert (
-        '<details class="claim-more"><summary>rule and note</summary><p>rule: <code>|ours - paper| &lt;= 1e-9'
+        '<details class="claim-more"><summary>rule and note</summary><p>rule: <code>|ours - '
+        "paper| &lt;= 1e-9"
         "</code></p><p>we measure &lt;less&gt; than that</p></details>"
     ) in first
     assert "<summary>rule</summary>" in blocks[1][1]
@@ -260,7 +263,8 @@ def test_links_to_files_outside_the_book_go_to_the_repository_or_become_text():
         '[v](verify.md#tolerances) <a href="../executed/li2019.html#in-4">n</a> [l](../claims.md) '
         "[r](https://github.com/o/r/blob/main/README.md) [w](https://example.org) [s](#here) "
         "[d](https://github.com/o/r/tree/main/benchmarks/results) "
-        '<a href="../claims.html#claim-a_1">`a_1`</a> [t](verify.md "a title") [h](../claims.md#li2019)'
+        '<a href="../claims.html#claim-a_1">`a_1`</a> [t](verify.md "a title") '
+        "[h](../claims.md#li2019)"
     )
     assert (
         book.rewrite_links(
@@ -271,8 +275,8 @@ def test_links_to_files_outside_the_book_go_to_the_repository_or_become_text():
 
 
 def test_the_landing_page_shows_the_readme_results_table(tmp_path):
-    """One results table, rendered once (fairlib.repro.landing): the book's landing page and the README show the
-    same."""
+    """One results table, rendered once (fairlib.repro.landing): the book's landing page and the
+    README show the same."""
     from fairlib.repro.landing import results_block
 
     staged = book.stage(tmp_path / "src")
@@ -282,8 +286,8 @@ def test_the_landing_page_shows_the_readme_results_table(tmp_path):
 
 
 def test_repository_url_for_the_launch_buttons(monkeypatch, tmp_path):
-    """The environment first (a fork's build points at the fork), then a GitHub origin remote, then the URL
-    pyproject.toml declares; nothing at all: no buttons."""
+    """The environment first (a fork's build points at the fork), then a GitHub origin remote, then
+    the URL pyproject.toml declares; nothing at all: no buttons."""
     import subprocess
     import tomllib
 
@@ -340,8 +344,8 @@ def test_every_executed_notebook_and_every_docs_page_is_in_the_toc(staged):
 
 
 def test_every_claim_links_to_an_anchor_of_its_page(staged):
-    """Every claim of claims.csv has one block on the ledger page, with its anchor claim-<id>, linked to the cell
-    of its notebook's page that measured it."""
+    """Every claim of claims.csv has one block on the ledger page, with its anchor claim-<id>,
+    linked to the cell of its notebook's page that measured it."""
     src, _ = staged
     ledger = (src / "claims.md").read_text(encoding="utf-8")
     blocks = re.findall(
@@ -362,8 +366,8 @@ def test_every_claim_links_to_an_anchor_of_its_page(staged):
 
 
 def test_the_coverage_page_links_every_claim_it_names_to_the_ledger(staged):
-    """The staged coverage page: every claim id its tables name (in backticks) links to the claim's block of the
-    ledger page (``claim-<id>``), and every such link names a claim of the ledger."""
+    """The staged coverage page: every claim id its tables name (in backticks) links to the claim's
+    block of the ledger page (``claim-<id>``), and every such link names a claim of the ledger."""
     src, _ = staged
     ids = {r["claim"] for r in book.read_claims(paths.results_root("full") / "claims.csv")}
     text = (src / "docs" / "claims-coverage.md").read_text(encoding="utf-8")
@@ -376,7 +380,7 @@ def test_the_coverage_page_links_every_claim_it_names_to_the_ledger(staged):
     assert not {anchor for _, anchor in links} - ids, "links to claims the ledger does not have"
 
 
-# ---------------------------------------------------------------------------------------------- the built book
+# ----------------------------------------------------------------------------------- the built book
 
 
 @pytest.fixture(scope="session")
@@ -394,8 +398,8 @@ def _pages(site: Path) -> list[Path]:
     )
 
 
-#: what a built page must never contain: a path of the machine that ran or built it, a Python repr of a path,
-#: pandas' elision of a table, an stderr output box
+#: what a built page must never contain: a path of the machine that ran or built it, a Python repr
+#: of a path, pandas' elision of a table, an stderr output box
 _FORBIDDEN = [
     ("a home folder path", re.compile(r"/root/|/home/\w")),
     ("a temporary folder path", re.compile(r"/tmp/")),
@@ -460,8 +464,8 @@ _ARGS = [
 
 @pytest.fixture(scope="session")
 def served_book(built_book):
-    """The built book over HTTP on a free local port, as GitHub Pages serves it (a page opened from file:// may not
-    fetch its own stylesheets)."""
+    """The built book over HTTP on a free local port, as GitHub Pages serves it (a page opened from
+    file:// may not fetch its own stylesheets)."""
     import functools
     import threading
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -485,8 +489,9 @@ def browser():
     path = _chromium()
     if path is None:
         pytest.skip(
-            "no Chromium found (chromium, chromium-browser or google-chrome on PATH): install Debian's "
-            "package `chromium` (as root: apt-get install chromium); .ci/run does"
+            "no Chromium found (chromium, chromium-browser or google-chrome on PATH): "
+            "install Debian's package `chromium` (as root: apt-get install chromium); "
+            ".ci/run does"
         )
     sync_api = pytest.importorskip(
         "playwright.sync_api", reason="playwright is a test dependency: make install"
@@ -501,13 +506,15 @@ def browser():
 _PAGE_FACTS = """() => {
     const describe = el => {
         let s = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
-        const cls = (typeof el.className === 'string' ? el.className : '').trim().split(/\\s+/).filter(Boolean);
+        const cls = (typeof el.className === 'string' ? el.className : \
+'').trim().split(/\\s+/).filter(Boolean);
         if (cls.length) s += '.' + cls.slice(0, 3).join('.');
         const text = (el.textContent || '').trim().replace(/\\s+/g, ' ').slice(0, 60);
         return text ? `${s} "${text}"` : s;
     };
     const facts = {
-        captionNumbers: Array.from(document.querySelectorAll('.caption-number')).map(e => e.textContent.trim()),
+        captionNumbers: Array.from(document.querySelectorAll('.caption-number')).map(e => \
+e.textContent.trim()),
         scrollWidth: document.scrollingElement.scrollWidth, viewport: window.innerWidth,
         launch: Array.from(document.querySelectorAll('a[href*="mybinder.org"]')).map(a => a.href),
         hrefs: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
@@ -520,10 +527,13 @@ _PAGE_FACTS = """() => {
     if (!article) return facts;
     for (const img of article.querySelectorAll('img')) {
         const a = img.closest('a[href]');
-        facts.images.push({src: (img.getAttribute('src') || '').slice(0, 90), url: img.src, natural: img.naturalWidth,
-                           shown: img.clientWidth, alt: img.getAttribute('alt') || '', link: a ? a.href : null});
+        facts.images.push({src: (img.getAttribute('src') || '').slice(0, 90), url: img.src, \
+natural: img.naturalWidth,
+                           shown: img.clientWidth, alt: img.getAttribute('alt') || '', link: a ? \
+a.href : null});
     }
-    // the column: the article's content box; a block may pass its right edge only inside a box that scrolls
+    // the column: the article's content box; a block may pass its right edge only inside a box \
+that scrolls
     const style = getComputedStyle(article), box = article.getBoundingClientRect();
     const right = box.right - parseFloat(style.paddingRight);
     facts.column = Math.round(right - box.left - parseFloat(style.paddingLeft));
@@ -540,15 +550,18 @@ _PAGE_FACTS = """() => {
         if (r.width === 0 || r.height === 0 || r.right <= right + 1) continue;
         if (reported.some(p => p.contains(el)) || scrolls(el)) continue;
         reported.push(el);
-        facts.wide.push(`${describe(el)}: its right edge is ${Math.round(r.right - right)} px past the column ` +
+        facts.wide.push(`${describe(el)}: its right edge is ${Math.round(r.right - right)} px past \
+the column ` +
                         `(${facts.column} px)`);
     }
-    // nor does a box that scrolls hold a block wider than itself: a reader would scroll sideways to read it
+    // nor does a box that scrolls hold a block wider than itself: a reader would scroll sideways \
+to read it
     for (const el of article.querySelectorAll('*')) {
         const o = getComputedStyle(el).overflowX;
         if ((o === 'auto' || o === 'scroll') && el.getBoundingClientRect().width > 0
             && el.scrollWidth > el.clientWidth + 1) {
-            facts.wide.push(`${describe(el)}: ${el.scrollWidth - el.clientWidth} px of it scroll sideways`);
+            facts.wide.push(`${describe(el)}: ${el.scrollWidth - el.clientWidth} px of it scroll \
+sideways`);
         }
     }
     return facts;
@@ -564,7 +577,8 @@ _FIRST_SCREEN = """() => {
                 // a paper cites; the schedulers notebook, not a paper, says what it is instead
                 s => /^(Citation|What this notebook is)/.test(s.textContent) && seen(s)),
             bullets: findings ? Array.from(findings.querySelectorAll('li')).filter(seen).length : 0,
-            code: Array.from(document.querySelectorAll('.cell_input, div.highlight pre')).filter(seen).length};
+            code: Array.from(document.querySelectorAll('.cell_input, div.highlight \
+pre')).filter(seen).length};
 }"""
 
 _FILE_PATH = re.compile(r"(^|/)[^\s/]+\.(png|jpe?g|gif|svg|webp)$|_images/", re.IGNORECASE)
@@ -579,13 +593,14 @@ def _screenshot_name(name: str) -> str:
 
 @pytest.fixture(scope="session")
 def browser_report(built_book, served_book, browser):
-    """Every page of the built book opened once in headless Chromium at 1280 × 800: what each check below needs,
-    as ``{check: [(page, problem), ...]}``. A full-page screenshot of every page goes to build/book-screenshots/."""
+    """Every page of the built book opened once in headless Chromium at 1280 × 800: what each check
+    below needs, as ``{check: [(page, problem), ...]}``. A full-page screenshot of every page goes
+    to build/book-screenshots/."""
     import yaml
     from axe_playwright_python.sync_playwright import Axe
 
-    # under pytest-xdist each worker that runs a browser check opens the book itself: one folder per worker, so one
-    # worker's clean-up never removes the other's screenshots
+    # under pytest-xdist each worker that runs a browser check opens the book itself: one folder per
+    # worker, so one worker's clean-up never removes the other's screenshots
     shots = paths.build_dir() / "book-screenshots" / os.environ.get("PYTEST_XDIST_WORKER", "")
     if shots.exists():
         shutil.rmtree(shots)
@@ -685,15 +700,17 @@ def browser_report(built_book, served_book, browser):
         # (c) no table cell cut short
         for text in facts["truncated"]:
             add["truncated cells"](f"a table cell ends in an ellipsis: ...{text!r}")
-        # (d) every image of the page at (nearly) its own size, linked to its file, described by its caption
+        # (d) every image of the page at (nearly) its own size, linked to its file, described by its
+        # caption
         for image in facts["images"]:
             if image["natural"] and image["shown"] < 0.9 * image["natural"]:
                 add["images"](
                     f"image {image['src']} shown at {image['shown']} of its {image['natural']} px "
                     f"({image['shown'] / image['natural']:.0%}; the column is {facts['column']} px)"
                 )
-            # linked to its own file or to the figure's full-size file (figures/<key>/<name>.png, copied beside the
-            # pages); every internal link resolving to a file is checked with the other links
+            # linked to its own file or to the figure's full-size file (figures/<key>/<name>.png,
+            # copied beside the pages); every internal link resolving to a file is checked with the
+            # other links
             linked = urlparse(image["link"] or "").path
             if not (
                 linked == urlparse(image["url"]).path
@@ -704,18 +721,20 @@ def browser_report(built_book, served_book, browser):
                 )
             if not image["alt"].strip() or _FILE_PATH.search(image["alt"].strip()):
                 add["images"](
-                    f"image {image['src']} has no alternative text of its own (alt={image['alt']!r})"
+                    f"image {image['src']} has no alternative text of its own "
+                    f"(alt={image['alt']!r})"
                 )
-        # (e) the page never scrolls sideways; no block leaves the column unless inside a box that scrolls
+        # (e) the page never scrolls sideways; no block leaves the column unless inside a box that
+        # scrolls
         if facts["scrollWidth"] > facts["viewport"]:
             add["overflow"](
-                f"the page scrolls sideways: {facts['scrollWidth']} px wide in a {facts['viewport']} px "
-                f"window"
+                f"the page scrolls sideways: {facts['scrollWidth']} px wide in a "
+                f"{facts['viewport']} px window"
             )
         for wide in facts["wide"]:
             add["overflow"](wide)
-        # (f) accessibility; preload off: axe's own stylesheet fetch mis-resolves the theme's relative @import (a
-        # spurious 404)
+        # (f) accessibility; preload off: axe's own stylesheet fetch mis-resolves the theme's
+        # relative @import (a spurious 404)
         result = axe.run(page, options={"resultTypes": ["violations"], "preload": False})
         for v in result.response["violations"]:
             if v.get("impact") in ("serious", "critical"):
@@ -761,20 +780,22 @@ def _problems(report: dict, check: str, what: str) -> str:
 
 
 def test_the_book_in_a_real_browser(browser_report):
-    """Every page in headless Chromium: no console error or failed request, every image loads (non-zero natural
-    size), every internal link (sidebar, in-page contents, ledger) resolves to a page and anchor; each paper page's
-    first screen shows its title, citation and Findings and no code. Full-page screenshots of every page are saved
-    under build/book-screenshots/."""
+    """Every page in headless Chromium: no console error or failed request, every image loads
+    (non-zero natural size), every internal link (sidebar, in-page contents, ledger) resolves to a
+    page and anchor; each paper page's first screen shows its title, citation and Findings and no
+    code. Full-page screenshots of every page are saved under build/book-screenshots/."""
     assert not browser_report["browser"] + browser_report["first screen"], "\n".join(
         f"{page}: {problem}"
         for page, problem in (browser_report["browser"] + browser_report["first screen"])[:80]
     )
-    # each screenshot is checked as it is written (a "browser" problem above if it is missing or empty)
+    # each screenshot is checked as it is written (a "browser" problem above if it is missing or
+    # empty)
     assert "index.html" in browser_report["pages"] and len(browser_report["pages"]) > 10
 
 
 def test_no_caption_carries_a_figure_number_of_the_book(browser_report):
-    """A caption names the paper's figure; no "Fig. N" of the book's own (Sphinx's numfig) comes before it."""
+    """A caption names the paper's figure; no "Fig. N" of the book's own (Sphinx's numfig) comes
+    before it."""
     assert not browser_report["caption numbers"], _problems(
         browser_report, "caption numbers", "numbered captions"
     )
@@ -788,24 +809,25 @@ def test_every_notebook_page_has_its_launch_and_repository_buttons_and_every_pag
 
 
 def test_no_table_cell_is_cut_short(browser_report):
-    """No table cell ends in an ellipsis (pandas' display.max_colwidth cuts a long cell to "..."): a reader cannot
-    read what was cut."""
+    """No table cell ends in an ellipsis (pandas' display.max_colwidth cuts a long cell to "..."): a
+    reader cannot read what was cut."""
     assert not browser_report["truncated cells"], _problems(
         browser_report, "truncated cells", "cut cells"
     )
 
 
 def test_every_image_is_shown_at_its_size_linked_to_its_file_and_described(browser_report):
-    """Every image of a page's article is shown at 90% of its natural width or more (a figure is drawn at the size
-    it is read at, at most the column's width), is a link to its image file (to open it at full size), and has an
-    alternative text of its own (its caption's first sentence, not its file's name)."""
+    """Every image of a page's article is shown at 90% of its natural width or more (a figure is
+    drawn at the size it is read at, at most the column's width), is a link to its image file (to
+    open it at full size), and has an alternative text of its own (its caption's first sentence, not
+    its file's name)."""
     assert not browser_report["images"], _problems(browser_report, "images", "image problems")
 
 
 def test_no_page_scrolls_sideways_and_no_block_leaves_the_column(browser_report):
-    """At 1280 px the page is never wider than the window, no block of the article (an output table, code, a
-    printed block, a ledger entry) reaches past the article's column, and no box that scrolls sideways holds a block
-    wider than itself."""
+    """At 1280 px the page is never wider than the window, no block of the article (an output table,
+    code, a printed block, a ledger entry) reaches past the article's column, and no box that
+    scrolls sideways holds a block wider than itself."""
     assert not browser_report["overflow"], _problems(
         browser_report, "overflow", "blocks past the column"
     )

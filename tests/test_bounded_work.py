@@ -1,10 +1,12 @@
-"""Every loop whose trip count depends on a value has a documented cap, and an input past it is refused by name.
+"""Every loop whose trip count depends on a value has a documented cap, and an input past it is
+refused by name.
 
-Each case of :data:`CASES` calls one function at its cap (it must finish) and just past it (it must raise
-:class:`~fairlib.InvalidInputError` naming the argument or the cap). Each call runs in a child process under
-``signal.alarm`` (:data:`ALARM_SECONDS`): a guard against a hang, not a timing assertion — every call here takes well
-under a second. The caps themselves are listed in :data:`CAPS`, read from the modules, so a cap that changes its
-value changes the cases with it, and :func:`test_every_cap_has_a_case` keeps the two lists together.
+Each case of :data:`CASES` calls one function at its cap (it must finish) and just past it (it must
+raise :class:`~fairlib.InvalidInputError` naming the argument or the cap). Each call runs in a child
+process under ``signal.alarm`` (:data:`ALARM_SECONDS`): a guard against a hang, not a timing
+assertion — every call here takes well under a second. The caps themselves are listed in
+:data:`CAPS`, read from the modules, so a cap that changes its value changes the cases with it, and
+:func:`test_every_cap_has_a_case` keeps the two lists together.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import signal
 import numpy as np
 import pytest
 
-#: seconds before a call in the child process counts as a hang (every call takes < 1 s; compiling a kernel on an
-#: empty cache can take a minute)
+#: seconds before a call in the child process counts as a hang (every call takes < 1 s; compiling a
+#: kernel on an empty cache can take a minute)
 ALARM_SECONDS = 300
-#: seconds the parent waits for the child (the alarm cannot stop compiled code; the parent's wait can)
+#: seconds the parent waits for the child (the alarm cannot stop compiled code; the parent's wait
+#: can)
 GUARD_SECONDS = ALARM_SECONDS + 60
 
 #: every cap on value-driven work: (module, name)
@@ -57,8 +60,8 @@ def _game():
 
 
 def _iterations(function, argument, cluster=True, option=False, **fixed):
-    """A call of ``function`` with ``argument`` (an entry of ``options=`` when ``option``) set to ``n`` (it
-    converges long before)."""
+    """A call of ``function`` with ``argument`` (an entry of ``options=`` when ``option``) set to
+    ``n`` (it converges long before)."""
 
     def call(n):
         import fairlib
@@ -139,8 +142,9 @@ def _synthetic(function, argument, **fixed):
     return call
 
 
-#: id -> (cap (module, name), the call at n, n at the cap, n just past it, the text the refusal names).
-#: A cap whose call at the cap is heavy by design (1,250 VMs for a month) is called past it only: None at the cap.
+#: id -> (cap (module, name), the call at n, n at the cap, n just past it, the text the refusal
+#: names). A cap whose call at the cap is heavy by design (1,250 VMs for a month) is called past it
+#: only: None at the cap.
 CASES = {
     "psmfa iterations": (
         ("fairlib._validate", "MAX_ITERATIONS"),
@@ -198,8 +202,8 @@ CASES = {
         "cap+1",
         "max_allocations",
     ),
-    # replay's epochs: (horizon - start) / interval + jobs + 2; at interval = MIN_INTERVAL_S, a horizon of
-    # MAX_EPOCHS × interval is past the cap by the jobs' epochs, one below it well under
+    # replay's epochs: (horizon - start) / interval + jobs + 2; at interval = MIN_INTERVAL_S, a
+    # horizon of MAX_EPOCHS × interval is past the cap by the jobs' epochs, one below it well under
     "replay epochs": (
         ("fairlib.sim", "MAX_EPOCHS"),
         _replay_horizon,

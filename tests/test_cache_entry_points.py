@@ -1,12 +1,13 @@
-"""One keyed numba cache for every way fairlib's kernels are reached, never a stale callee, and no kernel recompiled
-that an edit cannot reach.
+"""One keyed numba cache for every way fairlib's kernels are reached, never a stale callee, and no
+kernel recompiled that an edit cannot reach.
 
-A clean copy of the tracked tree gets two probe kernels in two files (a caller and its callee: numba does not
-invalidate a cached caller when the callee's file changes). Each entry point runs in a fresh process with
-nothing inherited (no ``NUMBA_CACHE_DIR``), importing numba before fairlib where it can — a script, pytest with
-hypothesis and doctests, a papermill kernel, loky and Dask sweep workers, a benchmark script. After each: no
-``.nbi``/``.nbc`` file under ``fairlib/``. Then the callee is edited — same file size, so numba's own
-timestamp-and-size check could miss it — and every entry point must see the new result.
+A clean copy of the tracked tree gets two probe kernels in two files (a caller and its callee: numba
+does not invalidate a cached caller when the callee's file changes). Each entry point runs in a
+fresh process with nothing inherited (no ``NUMBA_CACHE_DIR``), importing numba before fairlib where
+it can — a script, pytest with hypothesis and doctests, a papermill kernel, loky and Dask sweep
+workers, a benchmark script. After each: no ``.nbi``/``.nbc`` file under ``fairlib/``. Then the
+callee is edited — same file size, so numba's own timestamp-and-size check could miss it — and
+every entry point must see the new result.
 """
 
 import json
@@ -69,7 +70,8 @@ SCRIPT = "import numba\nfrom fairlib._probe_caller import twice\nprint('RESULT',
 SWEEP = """import numba
 from fairlib.sweep import sweep
 from fairlib._probe_caller import cell
-table = sweep(cell, {{"x": [1.0]}}, seeds=4, backend={backend!r}, n_jobs=2, cache=False, progress=False)
+table = sweep(cell, {{"x": [1.0]}}, seeds=4, backend={backend!r}, n_jobs=2, cache=False, \
+progress=False)
 print("RESULT", *sorted(set(table.value)))
 """
 
@@ -80,12 +82,14 @@ from fairlib._probe_caller import cell
 if __name__ == "__main__":
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster, Client(cluster) as client:
-        table = sweep(cell, {"x": [1.0]}, seeds=2, backend="dask", scheduler=client, cache=False, progress=False)
+        table = sweep(cell, {"x": [1.0]}, seeds=2, backend="dask", scheduler=client, cache=False, \
+progress=False)
     print("RESULT", *sorted(set(table.value)))
 """
 
 BENCHMARK = """import numba
-from benchmarks._timing import write_results  # the benchmarks' own harness, imported as they import it
+from benchmarks._timing import write_results  # the benchmarks' own harness, imported as they \
+import it
 from fairlib._probe_caller import twice
 print("RESULT", twice(1.0))
 """
@@ -140,9 +144,9 @@ def _entry_points(tree: Path) -> dict[str, list[str]]:
     (tree / "benchmarks" / "probe_bench.py").write_text(BENCHMARK)
     _notebook(tree / "probe.ipynb")
     papermill = (
-        "import papermill, sys\n"
-        "nb = papermill.execute_notebook('probe.ipynb', 'probe_out.ipynb', progress_bar=False, cwd='.')\n"
-        "print(''.join(o.get('text', '') for o in nb.cells[0].outputs))\n"
+        "import papermill, sys\nnb = papermill.execute_notebook('probe.ipynb', "
+        "'probe_out.ipynb', progress_bar=False, cwd='.')\nprint(''.join(o.get('text', '') "
+        "for o in nb.cells[0].outputs))\n"
     )
     return {
         "script": [py, "probe_script.py"],
@@ -205,19 +209,20 @@ def test_every_entry_point_uses_the_keyed_cache_and_sees_an_edited_callee(tmp_pa
     _run_all(tree, 6.0)
     second = {p.name for p in cache.iterdir()}
     assert first <= second  # the old entries untouched
-    # new keys for the edited module and the one that imports it; every other module's kernels loaded as they were
+    # new keys for the edited module and the one that imports it; every other module's kernels
+    # loaded as they were
     assert {name.rsplit("-", 1)[0] for name in second - first} == {
         "_probe_callee",
         "_probe_caller",
     }, second - first
 
 
-def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_recompiles_what_sees_it(
+def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_recompiles_its_users(
     tmp_path,
 ):
-    """Each kernel module's cache key covers its source and the fairlib modules it imports: a changed experiment
-    driver, report or notebook helper changes no key; a changed kernel module changes its own key and the keys of
-    the modules that import it, and no other."""
+    """Each kernel module's cache key covers its source and the fairlib modules it imports: a
+    changed experiment driver, report or notebook helper changes no key; a changed kernel module
+    changes its own key and the keys of the modules that import it, and no other."""
     tree = tmp_path / "clone"
     _clean_copy(tree)
     code = (

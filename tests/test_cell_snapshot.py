@@ -1,6 +1,7 @@
-"""The schedulers notebook's drivers (fairlib.repro.experiments.scheduler_semantics): a cell snapshot read from
-hand-written task and machine events, the rules on a small cell (tie rules agree, a guarantee is kept, the tree moves
-tasks between tenants), the machine comparison, the named findings, bad input, and the real cell's counts."""
+"""The schedulers notebook's drivers (fairlib.repro.experiments.scheduler_semantics): a cell
+snapshot read from hand-written task and machine events, the rules on a small cell (tie rules agree,
+a guarantee is kept, the tree moves tasks between tenants), the machine comparison, the named
+findings, bad input, and the real cell's counts."""
 
 import numpy as np
 import pandas as pd
@@ -35,11 +36,13 @@ def _event(t_s, job, task, kind, user="u", priority=0, cpu=None, memory=None):
 def _events():
     return pd.DataFrame(
         [
-            # job 1: two tasks, one running, one pending; the second event carries no request (carried over)
+            # job 1: two tasks, one running, one pending; the second event carries no request
+            # (carried over)
             _event(0, 1, 0, 0, "alice", 9, 0.1, 0.2),
             _event(5, 1, 0, 1, "alice", 9),
             _event(0, 1, 1, 0, "alice", 9, 0.1, 0.2),
-            # job 2: one task finished before the instant, one running with another request (median of one: its own)
+            # job 2: one task finished before the instant, one running with another request (median
+            # of one: its own)
             _event(0, 2, 0, 0, "bob", 0, 0.3, 0.1),
             _event(1, 2, 0, 1, "bob"),
             _event(50, 2, 0, 4, "bob"),
@@ -100,7 +103,8 @@ def test_bad_input_is_named():
 
 
 def _contended_cell():
-    """Six jobs of three tenants on two machines, wanting twice the cell; tenant t0 has four small jobs."""
+    """Six jobs of three tenants on two machines, wanting twice the cell; tenant t0 has four small
+    jobs."""
     jobs = pd.DataFrame(
         {
             "job_id": np.arange(6),

@@ -1,10 +1,12 @@
-"""Every paper claim quotes its paper: the words it tests, found verbatim in our copy of the paper's text.
+"""Every paper claim quotes its paper: the words it tests, found verbatim in our copy of the paper's
+text.
 
-A claim's scope is easily written from memory of a paper instead of from its words; a quote found in the text ties the
-claim to what the paper says. The texts are our copies in ``../shared/papers/`` (not shipped: where they are absent
-the search is skipped with a message, and only the presence of the quotes is checked). Both sides are normalised
-the same way before the search: Unicode compatibility forms (ligatures), line-break hyphenation ("re-\\n source"),
-every run of whitespace as one space.
+A claim's scope is easily written from memory of a paper instead of from its words; a quote found in
+the text ties the claim to what the paper says. The texts are our copies in ``../shared/papers/``
+(not shipped: where they are absent the search is skipped with a message, and only the presence of
+the quotes is checked). Both sides are normalised the same way before the search: Unicode
+compatibility forms (ligatures), line-break hyphenation ("re-\\n source"), every run of whitespace
+as one space.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PAPERS = ROOT.parent / "shared" / "papers"
 REGISTRIES = sorted(p for p in (ROOT / "notebooks" / "claims").glob("*.toml"))
 
-#: a registry -> our copies of its paper's text (the bidding-game paper: the English preprint and the EC'05 version)
+#: a registry -> our copies of its paper's text (the bidding-game paper: the English preprint and
+#: the EC'05 version)
 PAPER_TEXTS = {
     "feldman2005": ("000_26d1266a26fa730f.txt", "004_6e313b8f346a7d00.txt"),
     "khamseashari2018": ("001_dcbca73e887729fc.txt",),
@@ -33,7 +36,8 @@ PAPER_TEXTS = {
 
 
 def normalise(text: str) -> str:
-    """Text as the quote search compares it: NFKC, line-break hyphenation removed, whitespace runs as one space.
+    """Text as the quote search compares it: NFKC, line-break hyphenation removed, whitespace runs
+    as one space.
 
     >>> normalise("re-\\n  source  ﬁts")
     'resource fits'
@@ -62,7 +66,8 @@ def _paper_claims():
 def test_every_paper_claim_quotes_its_paper(key, declared):
     quotes = quotes_of(declared)
     assert quotes, (
-        f"{key}: paper claim {declared.id!r} has no quote: give the paper's words it tests (quote = "
+        f"{key}: paper claim {declared.id!r} has no quote: give the paper's words it tests "
+        "(quote = "
         '"..." in its registry), or declare it a finding if the paper does not say it'
     )
     assert declared.scope.strip(), (

@@ -1,10 +1,11 @@
-"""docs/claims-coverage.md and the claims registries agree: every declared claim is mapped to a statement of its
-paper, and every claim the coverage names is declared.
+"""docs/claims-coverage.md and the claims registries agree: every declared claim is mapped to a
+statement of its paper, and every claim the coverage names is declared.
 
-A coverage row names claims by id in backticks in its third (last) column; a whole family of table cells may be named
-by a pattern with ``<placeholders>`` (``table1_<row>_<column>``). Notebook keys, file names and rule words in backticks
-are not claim ids: only names that look like ids (:data:`RULE`) and are not notebook keys are checked. The page
-states the same rule at its top, and CONTRIBUTING.md in its "Add a paper" table.
+A coverage row names claims by id in backticks in its third (last) column; a whole family of table
+cells may be named by a pattern with ``<placeholders>`` (``table1_<row>_<column>``). Notebook keys,
+file names and rule words in backticks are not claim ids: only names that look like ids
+(:data:`RULE`) and are not notebook keys are checked. The page states the same rule at its top, and
+CONTRIBUTING.md in its "Add a paper" table.
 """
 
 import re
@@ -15,9 +16,10 @@ from fairlib import paths
 COVERAGE = paths.ROOT / "docs" / "claims-coverage.md"
 #: how a table's third column is read, as every failure message states it
 RULE = (
-    "in a table's third column of docs/claims-coverage.md, a name in backticks made of letters, digits, _ and - "
-    "that starts with a lower-case letter and holds an underscore is read as a claim id, and one with a "
-    "<placeholder> as a family of claim ids (table1_<row>_<column>); notebook keys are not"
+    "in a table's third column of docs/claims-coverage.md, a name in backticks made of "
+    "letters, digits, _ and - that starts with a lower-case letter and holds an underscore "
+    "is read as a claim id, and one with a <placeholder> as a family of claim ids "
+    "(table1_<row>_<column>); notebook keys are not"
 )
 _ID = re.compile(r"[a-z][A-Za-z0-9_\-]*_[A-Za-z0-9_\-]+")
 REGISTRIES = sorted(p for p in (paths.NOTEBOOKS / "claims").glob("*.toml") if p.stem != "template")
@@ -76,7 +78,8 @@ def test_every_claim_the_coverage_names_is_declared():
 
 
 def test_the_rule_is_written_where_a_contributor_reads():
-    """The rule the tests above apply is stated at the top of the coverage page and in CONTRIBUTING.md."""
+    """The rule the tests above apply is stated at the top of the coverage page and in
+    CONTRIBUTING.md."""
     for page in (COVERAGE, paths.ROOT / "CONTRIBUTING.md"):
         text = " ".join(page.read_text(encoding="utf-8").split())
         for words in (
@@ -93,8 +96,9 @@ def test_the_rule_is_written_where_a_contributor_reads():
 
 
 def test_no_paper_claim_is_held_on_a_wall_clock_ratio_near_one():
-    """A wall-clock comparison of two forms within 10% of each other is machine noise: reported, never "held" as a
-    paper claim (the committed full-mode ledgers, from which claims.csv is aggregated)."""
+    """A wall-clock comparison of two forms within 10% of each other is machine noise: reported,
+    never "held" as a paper claim (the committed full-mode ledgers, from which claims.csv is
+    aggregated)."""
     import json
 
     near_one = []

@@ -1,5 +1,6 @@
-"""CONTRIBUTING.md stays current: every path it names exists (a path with a placeholder such as ``<key>`` must have
-an existing folder up to the placeholder), and every command it gives names a real module, make target or option."""
+"""CONTRIBUTING.md stays current: every path it names exists (a path with a placeholder such as
+``<key>`` must have an existing folder up to the placeholder), and every command it gives names a
+real module, make target or option."""
 
 import re
 

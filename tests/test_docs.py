@@ -1,10 +1,12 @@
-"""The front door: README and docs/ are short, current reference whose numbers are rendered, never typed.
+"""The front door: README and docs/ are short, current reference whose numbers are rendered, never
+typed.
 
-Checked here: the README is a landing page (at most 12 KB, no line over 400 characters), neither it nor any page of
-docs/ speaks of history, every rendered block equals its rendering from the committed results and the catalogue (the
-README's results table, count and list of papers, CITATION.cff's references), no page types a count of papers, the
-performance page equals the rendering of the committed benchmark results, the citation validates, every relative
-link resolves and the README's library example runs and prints what its comments say.
+Checked here: the README is a landing page (at most 12 KB, no line over 400 characters), neither it
+nor any page of docs/ speaks of history, every rendered block equals its rendering from the
+committed results and the catalogue (the README's results table, count and list of papers,
+CITATION.cff's references), no page types a count of papers, the performance page equals the
+rendering of the committed benchmark results, the citation validates, every relative link resolves
+and the README's library example runs and prints what its comments say.
 """
 
 import contextlib
@@ -55,7 +57,8 @@ def test_reference_pages_speak_of_the_present(page):
     text = page.read_text(encoding="utf-8").lower()
     found = [w for w in HISTORY_WORDS if w.lower() in text]
     assert not found, (
-        f"{page.name} speaks of history ({found}): say what is true now; history goes to CHANGELOG.md"
+        f"{page.name} speaks of history ({found}): say what is true now; history goes to "
+        "CHANGELOG.md"
     )
 
 
@@ -69,8 +72,9 @@ def test_rendered_blocks_equal_their_rendering(path):
 
 
 def test_what_the_catalogue_declares_is_rendered_in_the_readme_and_the_citation():
-    """The README's results block counts the catalogue's notebooks and papers, its papers block and CITATION.cff's
-    references list every paper of the catalogue, and those blocks exist (so the test above covers them)."""
+    """The README's results block counts the catalogue's notebooks and papers, its papers block and
+    CITATION.cff's references list every paper of the catalogue, and those blocks exist (so the test
+    above covers them)."""
     import yaml
 
     from fairlib.repro import catalog
@@ -99,8 +103,8 @@ def test_what_the_catalogue_declares_is_rendered_in_the_readme_and_the_citation(
 
 
 def test_references_read_back_as_written():
-    """Names and titles YAML would misread plain (``No``, a colon, quotes) are quoted: the rendered references parse
-    back to the catalogue's values."""
+    """Names and titles YAML would misread plain (``No``, a colon, quotes) are quoted: the rendered
+    references parse back to the catalogue's values."""
     import yaml
 
     from fairlib.repro.catalog import Paper
@@ -143,7 +147,8 @@ def test_the_count_line_is_derived():
     )
 
 
-#: a count of papers typed into prose ("four papers", "4 papers", "two published papers"): the catalogue counts them
+#: a count of papers typed into prose ("four papers", "4 papers", "two published papers"): the
+#: catalogue counts them
 TYPED_COUNT = re.compile(
     r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+)\s+(?:[\w'-]+\s+)?"
     r"papers?\b",
@@ -160,16 +165,17 @@ PROSE = [
 
 @pytest.mark.parametrize("page", PROSE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_page_types_a_count_of_papers(page):
-    """How many papers there are is rendered from the catalogue (the README's results block), never typed: a page
-    says "the papers" (or "every claim of the papers listed below"), and a rendered block is left out of the check."""
+    """How many papers there are is rendered from the catalogue (the README's results block), never
+    typed: a page says "the papers" (or "every claim of the papers listed below"), and a rendered
+    block is left out of the check."""
     text = page.read_text(encoding="utf-8")
     for block in landing._BLOCKS:
         text = block.sub("", text)
     typed = sorted({m.group(0) for m in TYPED_COUNT.finditer(" ".join(text.split()))})
     assert not typed, (
         f"{page.relative_to(ROOT)} types a count of papers ({typed}): the catalogue counts them "
-        "(fairlib/repro/catalog.py, rendered into the README's results block); reword without a number, "
-        "e.g. 'every claim of the papers listed below'"
+        "(fairlib/repro/catalog.py, rendered into the README's results block); reword "
+        "without a number, e.g. 'every claim of the papers listed below'"
     )
 
 
@@ -191,8 +197,8 @@ def test_the_typed_count_pattern():
 
 
 def test_the_make_line_states_the_full_run_against_its_targets(tmp_path):
-    """The README's ``make`` line is rendered from the full-run benchmark's rows: the time in all and per notebook,
-    the longest cell, each against its target and whether it is met."""
+    """The README's ``make`` line is rendered from the full-run benchmark's rows: the time in all
+    and per notebook, the longest cell, each against its target and whether it is met."""
     rows = [
         _results.Row(landing.FULL_RUN_TOTAL, "35 min", "2 notebooks", 35.0, "min", "<= 30"),
         _results.Row(landing.FULL_RUN_CELL, "3.5 min", "beta, In [2]", 3.5, "min", "<= 4"),
@@ -212,10 +218,10 @@ def test_the_make_line_states_the_full_run_against_its_targets(tmp_path):
     assert all(len(line) <= 118 for line in block.splitlines())
     line = block.split("\n- ")[0].replace("\n  ", " ")
     assert line == (
-        "- `make`: the notebooks' last full-mode runs took 35 min of wall time in all (target "
-        "≤ 30 min: not met; alpha 10 min, beta 25 min); the longest cell 3.5 min (beta, In [2]; target "
-        "≤ 4 min: met). Runs of 2026-01-01 to 2026-01-02, from `benchmarks/results/full_run.json`; plus "
-        "a few minutes of installation."
+        "- `make`: the notebooks' last full-mode runs took 35 min of wall time in all "
+        "(target ≤ 30 min: not met; alpha 10 min, beta 25 min); the longest cell 3.5 min "
+        "(beta, In [2]; target ≤ 4 min: met). Runs of 2026-01-01 to 2026-01-02, from "
+        "`benchmarks/results/full_run.json`; plus a few minutes of installation."
     )
     assert landing.full_run_line(tmp_path / "none.json") == (
         "- `make`: not measured yet (`python -m benchmarks full_run`)."

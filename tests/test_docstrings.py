@@ -1,11 +1,12 @@
 """Every public callable has a numpydoc docstring that documents what it takes and returns.
 
-numpydoc's own validator (``numpydoc.validate``, the one numpy, scipy and pandas run) reads each docstring against
-the callable's signature: every parameter documented (PR01) and none invented (PR02), each with a type and a
-description (PR04, PR07), a Returns section where the callable returns a value (RT01) or a Yields section where it
-yields (YD01), and a docstring at all (GL08). The numba kernels are checked the same way through the Python function
-they compile (``py_func``): a kernel's arguments are its interface to the code that calls it. Registered
-mechanisms and games cite what they implement in a ``References`` section.
+numpydoc's own validator (``numpydoc.validate``, the one numpy, scipy and pandas run) reads each
+docstring against the callable's signature: every parameter documented (PR01) and none invented
+(PR02), each with a type and a description (PR04, PR07), a Returns section where the callable
+returns a value (RT01) or a Yields section where it yields (YD01), and a docstring at all (GL08).
+The numba kernels are checked the same way through the Python function they compile (``py_func``): a
+kernel's arguments are its interface to the code that calls it. Registered mechanisms and games cite
+what they implement in a ``References`` section.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import pytest
 
 import fairlib
 
-#: the numpydoc checks the house enforces (numpydoc.validate.ERROR_MSGS); the others are matters of style
+#: the numpydoc checks the house enforces (numpydoc.validate.ERROR_MSGS); the others are matters of
+#: style
 CHECKS = ("GL08", "PR01", "PR02", "PR04", "PR07", "RT01", "YD01")
 
 
@@ -46,7 +48,8 @@ def _is_kernel(obj) -> bool:
 
 
 def _public_callables() -> list[tuple[str, object]]:
-    """(dotted name, object) of every public function, class and public method defined in fairlib."""
+    """(dotted name, object) of every public function, class and public method defined in
+    fairlib."""
     seen: set[int] = set()
     out = []
     for modname in _modules():
@@ -75,7 +78,8 @@ def _public_callables() -> list[tuple[str, object]]:
 
 
 def _kernels() -> list[tuple[str, object]]:
-    """(dotted name, Python function) of every numba kernel defined in fairlib, public or private."""
+    """(dotted name, Python function) of every numba kernel defined in fairlib, public or
+    private."""
     seen: set[int] = set()
     out = []
     for modname in _modules():

@@ -1,4 +1,5 @@
-"""Dynamic DRF (Li et al.; Kash, Procaccia, Shah): agreement of methods, lemmas, properties, worst cases."""
+"""Dynamic DRF (Li et al.; Kash, Procaccia, Shah): agreement of methods, lemmas, properties, worst
+cases."""
 
 import numpy as np
 import pytest
@@ -55,7 +56,8 @@ def test_prefix_sums_on_many_arrivals():
     fast, loops = (dynamic.dynamic_drf(d, sums=s) for s in ("prefix", "rescan"))
     # τ itself may differ where consecutive shares tie (the test is tie-invariant up to rounding)
     assert np.mean(fast.split == loops.split) > 0.9
-    # level = (k/n - α) / β cancels when a resource is nearly full: compare absolutely (shares are <= 1)
+    # level = (k/n - α) / β cancels when a resource is nearly full: compare absolutely (shares are
+    # <= 1)
     np.testing.assert_allclose(fast.levels, loops.levels, rtol=0, atol=1e-13)
     np.testing.assert_allclose(fast.maxsum, loops.maxsum, rtol=1e-10)
     np.testing.assert_allclose(
@@ -64,7 +66,8 @@ def test_prefix_sums_on_many_arrivals():
 
 
 def test_prefix_block_from_a_rebuilt_state():
-    """The timing harness resumes Algorithm 1 at step k from a rebuilt state: same levels as a full run."""
+    """The timing harness resumes Algorithm 1 at step k from a rebuilt state: same levels as a full
+    run."""
     from fairlib.dynamic.drf import _linear_prefix_block, _linear_prefix_state
 
     d = dynamic.normalize_demands(np.random.default_rng(5).uniform(0.01, 1.0, size=(400, 2)))
@@ -115,7 +118,8 @@ def test_single_step_functions(case):
 
 
 def test_printed_line6_violates_capacity():
-    """reconstructions §3.3: the printed test never triggers the binary search and breaks capacity."""
+    """reconstructions §3.3: the printed test never triggers the binary search and breaks
+    capacity."""
     d = np.array([[1.0, 0.1], [0.1, 1.0], [1.0, 1.0], [1.0, 0.2]])
     printed = dynamic.dynamic_drf(d, method="linear", line6="as_printed")
     over = max((printed.used(k) - k / 4).max() for k in range(1, 5))
@@ -222,8 +226,9 @@ def test_step_and_shares_errors():
 
 
 def test_counted_work_of_algorithm_1_is_linear_per_step_and_quadratic_in_total():
-    """The complexity claims are tested on counted work: the printed loops do Θ(m k) element operations per
-    step, so all n steps Θ(m n²); prefix sums never do more than the printed loops."""
+    """The complexity claims are tested on counted work: the printed loops do Θ(m k) element
+    operations per step, so all n steps Θ(m n²); prefix sums never do more than the printed
+    loops."""
     from fairlib.repro.experiments.dynamic_drf import per_step_times, total_times
 
     steps = per_step_times([500, 1000, 2000], rng=3, methods=("linear", "linear_rescan"), repeat=1)

@@ -1,5 +1,5 @@
-"""The li2019 claims' arithmetic (fairlib.repro.experiments.dynamic_drf.*_findings): known answers, one claim per
-declared id."""
+"""The li2019 claims' arithmetic (fairlib.repro.experiments.dynamic_drf.*_findings): known answers,
+one claim per declared id."""
 
 import numpy as np
 import pandas as pd
@@ -20,7 +20,8 @@ def test_instance_shares_reach_the_papers_limits():
 
 
 def test_instance_shares_can_fail(monkeypatch):
-    # a mechanism that splits the capacity evenly instead would miss the limits: the measurement sees it
+    # a mechanism that splits the capacity evenly instead would miss the limits: the measurement
+    # sees it
     class Even:
         def __init__(self, d):
             self.d = np.asarray(d)

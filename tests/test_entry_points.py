@@ -1,10 +1,11 @@
 """The command lines and the ``FAIRLIB_*`` environment variables are boundaries too.
 
-Every command line given a bad argument (an unknown key, a negative count, a file where a directory is meant, ...)
-exits with status 2 and a message naming the option. Every ``FAIRLIB_*`` variable the code reads is parsed strictly:
-an unrecognised value is an error naming the variable. The variables are enumerated from the source
-(``fairlib/``, ``run_all.py``, ``benchmarks/``, ``book/``), so a new variable without a case in :data:`ENVIRONMENT`
-fails :func:`test_every_environment_variable_has_a_case`.
+Every command line given a bad argument (an unknown key, a negative count, a file where a directory
+is meant, ...) exits with status 2 and a message naming the option. Every ``FAIRLIB_*`` variable the
+code reads is parsed strictly: an unrecognised value is an error naming the variable. The variables
+are enumerated from the source (``fairlib/``, ``run_all.py``, ``benchmarks/``, ``book/``), so a new
+variable without a case in :data:`ENVIRONMENT` fails
+:func:`test_every_environment_variable_has_a_case`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: seconds before a command is reported as hanging (a guard, not a timing assertion: each refuses in about a second
-#: of imports)
+#: seconds before a command is reported as hanging (a guard, not a timing assertion: each refuses in
+#: about a second of imports)
 GUARD = 300
 
 
@@ -50,7 +51,8 @@ def _a_file(tmp_path) -> str:
     return str(path)
 
 
-#: (command line, text the message must hold); ``{file}`` is an existing file, ``{dir}`` an existing directory
+#: (command line, text the message must hold); ``{file}`` is an existing file, ``{dir}`` an existing
+#: directory
 COMMANDS = [
     (["run_all.py", "--only", "no_such_key"], "no_such_key"),
     (["run_all.py", "--only", "li2019", "li2019"], "--only"),
@@ -91,7 +93,8 @@ def test_a_bad_argument_exits_2_naming_the_option(argv, names, tmp_path):
     assert "Traceback" not in done.stderr, done.stderr[-800:]
 
 
-#: every FAIRLIB_* variable -> (an unrecognised value, Python code that reads it); ``{file}`` is an existing file
+#: every FAIRLIB_* variable -> (an unrecognised value, Python code that reads it); ``{file}`` is an
+#: existing file
 ENVIRONMENT = {
     "FAIRLIB_BUILD_DIR": ("{file}", "from fairlib import paths; paths.build_dir()"),
     "FAIRLIB_OUTPUT_DIR": ("{file}", "from fairlib import paths; paths.results_root()"),

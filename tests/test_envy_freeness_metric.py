@@ -1,5 +1,6 @@
-"""Envy-freeness is EC'05 §2's ρ = min over i, j of U_i(r_i) / U_i(r_j), the pair j = i included: at most 1, equal
-to 1 exactly when nobody envies anybody (REFERENCE.md §4.2; Theorem 2's "ρ(Q) = 1" for two players)."""
+"""Envy-freeness is EC'05 §2's ρ = min over i, j of U_i(r_i) / U_i(r_j), the pair j = i included:
+at most 1, equal to 1 exactly when nobody envies anybody (REFERENCE.md §4.2; Theorem 2's "ρ(Q) =
+1" for two players)."""
 
 import numpy as np
 import pytest
@@ -8,7 +9,8 @@ from fairlib import metrics
 
 
 def test_envy_free_allocation_scores_one_not_more():
-    # each user gets all of its favourite machine: U_i(r_i) = 0.9 against U_i(r_j) = 0.1, ratio 9 for j != i
+    # each user gets all of its favourite machine: U_i(r_i) = 0.9 against U_i(r_j) = 0.1, ratio 9
+    # for j != i
     w = np.array([[0.9, 0.1], [0.1, 0.9]])
     r = np.eye(2)
     assert metrics.envy_freeness(w, r) == 1.0

@@ -1,5 +1,5 @@
-"""The reader's copies: executed notebooks from the current sources, with their Findings from the run's ledger, and
-every claim linked to the cell that measured it."""
+"""The reader's copies: executed notebooks from the current sources, with their Findings from the
+run's ledger, and every claim linked to the cell that measured it."""
 
 import json
 import os
@@ -16,8 +16,9 @@ ALL = [executed.PublishedNotebook(nb.key, nb.title, nb.path) for nb in catalog.N
 
 
 def _ran(nb) -> bool:
-    """Whether the notebook has been run in full mode: its committed ledger or its executed copy exists. A paper just
-    scaffolded has neither (the README's table says "not run yet"); once either exists, every check here holds."""
+    """Whether the notebook has been run in full mode: its committed ledger or its executed copy
+    exists. A paper just scaffolded has neither (the README's table says "not run yet"); once either
+    exists, every check here holds."""
     return (paths.RESULTS / nb.key / "claims.json").is_file() or (
         paths.executed_dir() / f"{nb.key}.ipynb"
     ).is_file()
@@ -45,13 +46,15 @@ def _key(nb):
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
 def test_executed_notebook_comes_from_the_current_source(nb):
-    """executed/<key>.ipynb was run in full mode from exactly the cells the source notebook has now, without errors."""
+    """executed/<key>.ipynb was run in full mode from exactly the cells the source notebook has now,
+    without errors."""
     assert executed.executed_problems(nb) == []
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
 def test_every_claim_links_to_the_cell_that_measured_it(nb):
-    """Each claim of the committed ledger names a cell of the committed executed notebook (the site links to it)."""
+    """Each claim of the committed ledger names a cell of the committed executed notebook (the site
+    links to it)."""
     ledger = json.loads((paths.RESULTS / nb.key / "claims.json").read_text())
     cells = executed.claim_cells(
         nbformat.read(str(paths.executed_dir() / f"{nb.key}.ipynb"), as_version=4)
@@ -63,9 +66,9 @@ def test_every_claim_links_to_the_cell_that_measured_it(nb):
 
 
 def test_claims_md_links_every_claim_to_its_cell_in_one_click():
-    """Each row of data/results/CLAIMS.md links to the heading of the cell that measured it in executed/<key>.md
-    (GitHub gives that heading the anchor; its notebook view has no cell anchors): the heading exists, and the cell
-    under it is the one the claim recorded."""
+    """Each row of data/results/CLAIMS.md links to the heading of the cell that measured it in
+    executed/<key>.md (GitHub gives that heading the anchor; its notebook view has no cell anchors):
+    the heading exists, and the cell under it is the one the claim recorded."""
     from fairlib.repro.ledger import cell_key
 
     ledger = (paths.RESULTS / "CLAIMS.md").read_text(encoding="utf-8")
@@ -74,7 +77,8 @@ def test_claims_md_links_every_claim_to_its_cell_in_one_click():
         section = ledger.split(f"\n## {nb.key}", 1)[1].split("\n## ", 1)[0]
         view = (paths.executed_dir() / f"{nb.key}.md").read_text(encoding="utf-8")
         for c in claims:
-            # the claim's cell carries its anchor (claim-<id>), which the notebooks' Claims lists link to
+            # the claim's cell carries its anchor (claim-<id>), which the notebooks' Claims lists
+            # link to
             start = f'| {c["kind"]} | <a id="claim-{c["claim_id"]}"></a>{c["claim_id"]} |'
             row = next(line for line in section.splitlines() if line.startswith(start))
             link = re.search(r"\[In \[(\d+)\]\]\(\.\./\.\./executed/([\w]+)\.md#in-(\d+)\)", row)
@@ -89,7 +93,8 @@ def test_claims_md_links_every_claim_to_its_cell_in_one_click():
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
 def test_figures_named_in_the_reproduced_table_exist(nb):
-    """Every `fig...` name the notebook's markdown cites is a committed figure (`fig2_*` names a group)."""
+    """Every `fig...` name the notebook's markdown cites is a committed figure (`fig2_*` names a
+    group)."""
     doc = json.loads((ROOT / nb.source).read_text())
     text = "\n".join("".join(c["source"]) for c in doc["cells"] if c["cell_type"] == "markdown")
     cited = set(re.findall(r"`(fig[\w*]*)`", text))
@@ -222,8 +227,8 @@ def test_claim_log_records_no_cell_outside_a_notebook():
 
 
 def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, monkeypatch):
-    """The Findings cell ran before the notebook measured anything; publishing renders it again from the ledger the
-    run just wrote, so the executed copy states this run's results."""
+    """The Findings cell ran before the notebook measured anything; publishing renders it again from
+    the ledger the run just wrote, so the executed copy states this run's results."""
     out = nbformat.v4.new_output
     nb = _notebook(tmp_path, [])
     src = nbformat.read(nb.source, as_version=4)
@@ -258,7 +263,8 @@ def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, mo
     assert shown.data["text/markdown"].startswith("- **Held** (§1): claim a — we measure 1.5.")
     assert "stale" not in json.dumps(shown)
     assert executed.executed_problems(nb, tmp_path / "executed") == []
-    # the wording changes, or the ledger is re-rendered: the Findings are stale until refreshed, with no new run
+    # the wording changes, or the ledger is re-rendered: the Findings are stale until refreshed,
+    # with no new run
     ledger[0]["statement"] = "claim a, reworded [setup: open loop [INF]]"
     (tmp_path / "results" / "demo" / "claims.json").write_text(json.dumps({"claims": ledger}))
     assert any(
@@ -277,8 +283,8 @@ def test_publish_renders_the_findings_from_the_ledger_the_run_wrote(tmp_path, mo
 
 
 def test_publish_renders_the_running_note_and_keeps_the_cells_other_outputs(tmp_path, monkeypatch):
-    """The running note is rendered again with the run's own time; what else the cell displayed (a notebook's
-    "Data." line after the note) stays, in its place."""
+    """The running note is rendered again with the run's own time; what else the cell displayed (a
+    notebook's "Data." line after the note) stays, in its place."""
     out = nbformat.v4.new_output
     nb = _notebook(tmp_path, [])
     src = nbformat.read(nb.source, as_version=4)
@@ -316,8 +322,9 @@ def _source_cells(nb):
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
 def test_every_caption_names_only_what_its_figure_draws(nb):
-    """Each saved figure's caption (the source cell's ``metadata.fairlib.captions``) names only marks the figure
-    draws and mechanisms its text names (:func:`fairlib.repro.plotting.caption_problems` against the last full run's
+    """Each saved figure's caption (the source cell's ``metadata.fairlib.captions``) names only
+    marks the figure draws and mechanisms its text names
+    (:func:`fairlib.repro.plotting.caption_problems` against the last full run's
     ``figures/<key>/marks.json``)."""
     from fairlib.repro.plotting import caption_problems
     from fairlib.repro.outputs import MARKS_FILE
@@ -343,8 +350,9 @@ def test_every_caption_names_only_what_its_figure_draws(nb):
     "nb", ALL, ids=_key
 )  # the source and the registry only: a paper not yet run too
 def test_every_findings_bullet_is_a_declared_headline(nb):
-    """The claims a notebook's Findings show each declare a ``headline`` (plain words, units, the comparison with the
-    paper; at most 35 words once filled, which ``findings_markdown`` enforces): a bullet is never a rule's wording."""
+    """The claims a notebook's Findings show each declare a ``headline`` (plain words, units, the
+    comparison with the paper; at most 35 words once filled, which ``findings_markdown`` enforces):
+    a bullet is never a rule's wording."""
     from fairlib.repro.prose import registry_headlines
 
     cell = next(
@@ -357,8 +365,9 @@ def test_every_findings_bullet_is_a_declared_headline(nb):
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=_key)
 def test_a_published_copy_lists_every_claim_and_reruns_in_quick_mode(nb):
-    """The Claims list of a published copy names every claim of its ledger (the not-tested ones too), and papermill's
-    injected cell is kept as a record only: re-running the copy (on Binder, say) uses the parameters cell's mode."""
+    """The Claims list of a published copy names every claim of its ledger (the not-tested ones
+    too), and papermill's injected cell is kept as a record only: re-running the copy (on Binder,
+    say) uses the parameters cell's mode."""
     doc = nbformat.read(str(paths.executed_dir() / f"{nb.key}.ipynb"), as_version=4)
     ledger = json.loads((paths.RESULTS / nb.key / "claims.json").read_text())["claims"]
     listing = next(
@@ -376,8 +385,8 @@ def test_a_published_copy_lists_every_claim_and_reruns_in_quick_mode(nb):
 
 
 def test_findings_before_the_run_that_measures_a_newly_declared_claim(monkeypatch, capsys):
-    """A claim declared (or renamed) since the last ledger was written is not refused as a typo: the Findings wait
-    for the next run; an id the registry does not declare still is."""
+    """A claim declared (or renamed) since the last ledger was written is not refused as a typo: the
+    Findings wait for the next run; an id the registry does not declare still is."""
     from fairlib.repro import prose
 
     ledger = [

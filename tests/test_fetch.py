@@ -184,7 +184,8 @@ def test_fetch_alibaba_unpacks_the_archive(tmp_path):
                 base_url=url,
                 progress=False,
             )
-        # the corrupt archive does not count as done: the next fetch downloads and fails again, not exit 0
+        # the corrupt archive does not count as done: the next fetch downloads and fails again, not
+        # exit 0
         with pytest.raises(RuntimeError, match="batch_task.tar.gz: cannot unpack"):
             fetch_module.fetch(
                 "alibaba",
@@ -216,7 +217,8 @@ def test_parts_of_a_single_part_table():
 
 
 def _serve_ranges(root, seen):
-    """A mirror that honours ``Range: bytes=N-`` (206 Partial Content), recording the ranges asked for."""
+    """A mirror that honours ``Range: bytes=N-`` (206 Partial Content), recording the ranges asked
+    for."""
 
     class Ranged(SimpleHTTPRequestHandler):
         def log_message(self, *args):
@@ -265,7 +267,8 @@ def test_interrupted_download_resumes_from_its_part_file(mirror, tmp_path, monke
 def test_fetch_for_notebooks_reports_an_unreachable_source_and_exits_0(
     tmp_path, monkeypatch, capsys
 ):
-    """No real data anywhere and no network: fetch says so (the notebooks then run on labelled synthetic data)."""
+    """No real data anywhere and no network: fetch says so (the notebooks then run on labelled
+    synthetic data)."""
     from fairlib import paths
 
     monkeypatch.setattr(paths, "SHARED_TRACES", tmp_path / "no_shared")

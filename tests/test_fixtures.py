@@ -1,8 +1,10 @@
-"""The committed trace fixtures: regenerated with the same content, read by the real loaders, replayed end to end.
+"""The committed trace fixtures: regenerated with the same content, read by the real loaders,
+replayed end to end.
 
-Regenerating gives the same bytes on the machine that wrote them; another CPU may round a synthetic float one ulp
-differently (vectorised math differs by architecture), so the fixtures are compared by content: integers and
-strings exactly, floats to 1e-9 relative (:func:`fairlib.repro.verify.compare_text`).
+Regenerating gives the same bytes on the machine that wrote them; another CPU may round a synthetic
+float one ulp differently (vectorised math differs by architecture), so the fixtures are compared by
+content: integers and strings exactly, floats to 1e-9 relative
+(:func:`fairlib.repro.verify.compare_text`).
 """
 
 import gzip
@@ -61,7 +63,8 @@ def test_fixtures_regenerate_with_the_same_content(tmp_path):
 
 
 def _perturb(tmp_path, factor_digits):
-    """A copy of the fixtures with one float of the Bitbrains file changed (by one ulp, or in a given digit)."""
+    """A copy of the fixtures with one float of the Bitbrains file changed (by one ulp, or in a
+    given digit)."""
     import shutil
 
     copy = tmp_path / "copy"

@@ -1,8 +1,10 @@
-"""A game registered from a module outside fairlib (``FAIRLIB_GAMES``) is tested by every registry-wide game test
-(``pytest -m games``) unchanged: each one has an instance for it, and they pass.
+"""A game registered from a module outside fairlib (``FAIRLIB_GAMES``) is tested by every
+registry-wide game test (``pytest -m games``) unchanged: each one has an instance for it, and they
+pass.
 
-The toy stands in for a contributor's: every user spreads its budget evenly over the machines it values (over its
-k_i highest-weight ones under finite parallelism), a static rule that claims no equilibrium."""
+The toy stands in for a contributor's: every user spreads its budget evenly over the machines it
+values (over its k_i highest-weight ones under finite parallelism), a static rule that claims no
+equilibrium."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ PLUGIN = textwrap.dedent('''
 
 
     def toy_even_bids(game: Game) -> GameOutcome:
-        """Every user spreads its budget evenly over the machines it values (its k_i best under finite parallelism).
+        """Every user spreads its budget evenly over the machines it values (its k_i best under \
+finite parallelism).
 
         Returns
         -------
@@ -35,10 +38,12 @@ PLUGIN = textwrap.dedent('''
         rank = np.argsort(np.argsort(-w, axis=1, kind="stable"), axis=1)
         k = np.full(game.n_users, game.n_machines) if game.parallelism is None else game.parallelism
         used = (w > 0) & (rank < k[:, None])
-        return GameOutcome(game, game.budgets[:, None] * used / used.sum(axis=1, keepdims=True), "toy_even_bids")
+        return GameOutcome(game, game.budgets[:, None] * used / used.sum(axis=1, keepdims=True), \
+"toy_even_bids")
 
 
-    register_game("toy_even_bids", toy_even_bids, label="toy even bids", capabilities=("budgets", "parallelism"))
+    register_game("toy_even_bids", toy_even_bids, label="toy even bids", capabilities=("budgets", \
+"parallelism"))
 ''')
 
 
@@ -76,8 +81,8 @@ def _pytest(args, tmp_path):
 
 
 def _rule(node: str) -> str:
-    """A test's node id without its game: ``test_game[g-check_x]`` -> ``test_game[check_x]`` (one rule per check of
-    fairlib.testing), ``test_y[g]`` -> ``test_y``."""
+    """A test's node id without its game: ``test_game[g-check_x]`` -> ``test_game[check_x]`` (one
+    rule per check of fairlib.testing), ``test_y[g]`` -> ``test_y``."""
     test, _, params = node.partition("[")
     check = params.rstrip("]").split("-", 1)[1] if "-" in params else ""
     return f"{test}[{check}]" if check else test
@@ -92,8 +97,8 @@ def test_a_game_from_another_module_meets_every_registry_wide_game_test_unchange
     for node in ids:
         by_test[_rule(node)].append(node)
     assert len(by_test) >= 8, sorted(by_test)
-    # every registry-wide game test is parametrised by game: each has an instance for the toy, except those for
-    # the "equilibrium" capability, which the toy does not claim
+    # every registry-wide game test is parametrised by game: each has an instance for the toy,
+    # except those for the "equilibrium" capability, which the toy does not claim
     needs_equilibrium = [
         c.__name__ for c in GAME_CHECKS if getattr(c, "requires", None) == "equilibrium"
     ]

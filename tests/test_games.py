@@ -1,6 +1,6 @@
-"""The game contract and its registry: GameOutcome derived from bids and checked, the certificate nash_gap against
-its definition, the registry's errors, its capabilities' refusals and its plugins (FAIRLIB_GAMES). The rules every
-registered game must meet are in tests/test_game_registry.py."""
+"""The game contract and its registry: GameOutcome derived from bids and checked, the certificate
+nash_gap against its definition, the registry's errors, its capabilities' refusals and its plugins
+(FAIRLIB_GAMES). The rules every registered game must meet are in tests/test_game_registry.py."""
 
 import os
 import subprocess
@@ -88,8 +88,9 @@ def test_the_certificate_is_zero_at_the_equilibria_and_scale_free():
 
 @pytest.mark.parametrize("seed", range(8))
 def test_the_finite_certificate_is_the_local_search_gain(seed):
-    """Under finite parallelism the residual is the largest relative utility gain of a local-search best response
-    (EC'05 §4.2), recomputed here user by user; it is 0 for bids that are each user's local-search best response."""
+    """Under finite parallelism the residual is the largest relative utility gain of a local-search
+    best response (EC'05 §4.2), recomputed here user by user; it is 0 for bids that are each user's
+    local-search best response."""
     rng = np.random.default_rng(seed)
     m, n = int(rng.integers(2, 5)), int(rng.integers(2, 6))
     game = Game(rng.random((m, n)), parallelism=rng.integers(1, n + 1, m), reserve=1e-3)
@@ -109,8 +110,8 @@ def test_the_finite_certificate_is_the_local_search_gain(seed):
 
 
 def test_one_machine_is_always_an_equilibrium():
-    """With one machine every user bids its whole budget there: nothing to deviate to (residual 0), shares
-    proportional to the budgets."""
+    """With one machine every user bids its whole budget there: nothing to deviate to (residual 0),
+    shares proportional to the budgets."""
     game = Game([[1.0], [2.0], [0.5]], budgets=[1.0, 2.0, 1.0], reserve=1e-9)
     for out in (proportional_share(game), weight_proportional(game)):
         assert out.residual == 0.0
@@ -131,8 +132,9 @@ def test_proportional_share_needs_a_reserve_and_says_why():
 
 
 def test_best_response_dynamics_can_cycle_and_the_outcome_says_so():
-    """The opposite two-player game at α = 0.9 has three equilibria (EC'05 §3.3); sequential best responses from
-    weight-proportional bids cycle instead of settling: not converged, and the residual shows it."""
+    """The opposite two-player game at α = 0.9 has three equilibria (EC'05 §3.3); sequential best
+    responses from weight-proportional bids cycle instead of settling: not converged, and the
+    residual shows it."""
     out = proportional_share(Game([[0.9, 0.1], [0.1, 0.9]], reserve=1e-9), max_iter=300)
     assert not out.converged and out.iterations == 300 and out.residual > 1e-3
     assert out.message.startswith("best responses did not settle within max_iter = 300 rounds")

@@ -1,4 +1,5 @@
-"""The open-loop sensitivity grid of the Google experiment (fairlib.repro.experiments.google_open_loop)."""
+"""The open-loop sensitivity grid of the Google experiment
+(fairlib.repro.experiments.google_open_loop)."""
 
 import numpy as np
 import pandas as pd
@@ -103,7 +104,8 @@ def test_sample_ids_is_seeded_and_validated():
 
 
 def _fleets():
-    """Two servers; in the "proportionality" mapping the CPU-rich one is reserved (C), in "frequency" it is public."""
+    """Two servers; in the "proportionality" mapping the CPU-rich one is reserved (C), in
+    "frequency" it is public."""
     capacity = np.array([[1.0, 1.0], [1.0, 0.25]])
     return {
         "proportionality": Fleet(capacity, RESOURCES, np.array(["A", "C"]), "test"),
@@ -112,9 +114,10 @@ def _fleets():
 
 
 def test_sensitivity_runs_every_setup_on_the_same_jobs_and_hand_checks_one():
-    """Per-interval (capped): job 10 (public) wants (0.5, 0.5) at most; job 11 (privileged, class 2) wants
-    (1, 0.25) at most. With fraction 1 both are sampled; every mechanism gives both their caps when they fit:
-    CPU (0.5 + 1) / 2 = 0.75, RAM (0.5 + 0.25) / 1.25 = 0.6. Lifetime: the same jobs uncapped fill more."""
+    """Per-interval (capped): job 10 (public) wants (0.5, 0.5) at most; job 11 (privileged, class 2)
+    wants (1, 0.25) at most. With fraction 1 both are sampled; every mechanism gives both their caps
+    when they fit: CPU (0.5 + 1) / 2 = 0.75, RAM (0.5 + 0.25) / 1.25 = 0.6. Lifetime: the same jobs
+    uncapped fill more."""
     per_interval = _jobs(
         [[(0, 300, (1, 1))], [(0, 300, (1, 0.25))]], [10, 11], [0, 2], caps=[0.5, 1.0]
     )
@@ -134,8 +137,8 @@ def test_sensitivity_runs_every_setup_on_the_same_jobs_and_hand_checks_one():
     np.testing.assert_allclose(capped.ram, 0.6, atol=1e-6)
     free = grid[(grid.demand_model == "lifetime") & (grid.labels == "proportionality")]
     assert (free.utilisation > capped.utilisation.max() + 0.2).all()
-    # frequency mapping: job 10 may use only the CPU-rich server (1, 0.25): 0.25 of its (1, 1); job 11 fills the other
-    # server up to its CPU: CPU (0.25 + 1) / 2, RAM (0.25 + 0.25) / 1.25
+    # frequency mapping: job 10 may use only the CPU-rich server (1, 0.25): 0.25 of its (1, 1); job
+    # 11 fills the other server up to its CPU: CPU (0.25 + 1) / 2, RAM (0.25 + 0.25) / 1.25
     free = grid[(grid.demand_model == "lifetime") & (grid.labels == "frequency")]
     np.testing.assert_allclose(free.cpu, 0.625, atol=1e-6)
     np.testing.assert_allclose(free.ram, 0.4, atol=1e-6)
@@ -209,7 +212,8 @@ def test_typical_task_is_the_median_running_tasks_last_dominant_request():
             "memory_request": [0.2, 0.1, 0.01, 9.0, 0.04, 0.01, 9.0],
         }
     )
-    # tasks (1, 0): last running request (0.3, 0.1) -> 0.3; (1, 1): 0.05; (2, 0): NaN CPU -> 0.04; (2, 1): 0.02
+    # tasks (1, 0): last running request (0.3, 0.1) -> 0.3; (1, 1): 0.05; (2, 0): NaN CPU -> 0.04;
+    # (2, 1): 0.02
     assert gol.typical_task(events) == pytest.approx(np.median([0.3, 0.05, 0.04, 0.02]))
     with pytest.raises(InvalidInputError, match="missing columns \\['task_index'\\]"):
         gol.typical_task(events.drop(columns="task_index"))
@@ -218,9 +222,9 @@ def test_typical_task_is_the_median_running_tasks_last_dominant_request():
 
 
 def test_paper_setup_runs_best_fit_drfh_on_the_servers_as_given():
-    # two identical servers (1.5, 1.5) and one job capped at 3 of shape (1, 1): PS-DSF, DRFH and TSF place all 3, so
-    # does Best-Fit with tasks of 0.5 (three per server); with whole tasks one fits each server (2 of 3), where the
-    # merged server (3, 3) would take all three
+    # two identical servers (1.5, 1.5) and one job capped at 3 of shape (1, 1): PS-DSF, DRFH and TSF
+    # place all 3, so does Best-Fit with tasks of 0.5 (three per server); with whole tasks one fits
+    # each server (2 of 3), where the merged server (3, 3) would take all three
     fleet = Fleet(np.array([[1.5, 1.5], [1.5, 1.5]]), RESOURCES, np.array(["A", "A"]), "test")
     jobs = _jobs([[(0, 300, (1, 1))]], [1], [0], caps=[3.0])
     mechanisms = gol.paper_setup_mechanisms(0.5)

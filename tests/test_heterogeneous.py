@@ -50,7 +50,7 @@ def proportional_fair_reference(cluster):
     return proportional_fair_slsqp(cluster)
 
 
-# --- Cluster -------------------------------------------------------------------------------------------
+# --- Cluster --------------------------------------------------------------------------------------
 
 
 def test_cluster_derived_quantities():
@@ -88,7 +88,7 @@ def test_cluster_validation(kwargs, message):
         Cluster(**kwargs)
 
 
-# --- PS-DSF ----------------------------------------------------------------------------------------------
+# --- PS-DSF ---------------------------------------------------------------------------------------
 
 
 def test_single_server_psdsf_drfh_tsf_pfvds_inf_are_drf():
@@ -134,7 +134,7 @@ def test_psdsf_violation_detects_a_non_psdsf_allocation():
     assert psdsf_violation(c, [[4], [4]])["free_pairs"] == 2
 
 
-# --- DRFH / TSF -----------------------------------------------------------------------------------------
+# --- DRFH / TSF -----------------------------------------------------------------------------------
 
 
 @settings(max_examples=30, deadline=None)
@@ -168,7 +168,7 @@ def test_drfh_and_tsf_are_lexicographic_maxmin(cluster):
             assert out.status == 0 and -out.fun <= level[j] * (1 + 1e-6) + 1e-9, (mech.__name__, j)
 
 
-# --- PF-VDS ----------------------------------------------------------------------------------------------
+# --- PF-VDS ---------------------------------------------------------------------------------------
 
 
 @settings(max_examples=25, deadline=None)
@@ -271,7 +271,7 @@ def test_pfvds_arguments():
     assert nash_residual(c, pfvds(c, 2.0).tasks, 2.0) < 1e-9
 
 
-# --- properties --------------------------------------------------------------------------------------------
+# --- properties -----------------------------------------------------------------------------------
 
 
 def test_property_checkers_on_hand_computed_cases():
@@ -299,7 +299,8 @@ def test_property_checkers_on_hand_computed_cases():
 @settings(max_examples=30, deadline=None)
 @given(clusters(max_users=5))
 def test_theorem_3_and_the_property_table(cluster):
-    """SI and EF for PS-DSF and PF-VDS with α >= 1; PO for α = 1, DRFH and TSF; EF for DRFH and TSF."""
+    """SI and EF for PS-DSF and PF-VDS with α >= 1; PO for α = 1, DRFH and TSF; EF for DRFH and
+    TSF."""
     from fairlib.multires.checks.server_properties import property_violations
 
     tol = 1e-6
@@ -310,8 +311,8 @@ def test_theorem_3_and_the_property_table(cluster):
         assert property_violations(cluster, alloc.tasks)["PO"] <= tol, alloc.mechanism
     for alloc in (drfh(cluster), tsf(cluster)):
         assert property_violations(cluster, alloc.tasks)["EF"] <= tol, alloc.mechanism
-    # TSF's SI is against γ_n over *all* servers; the placement-aware SI of Theorem 3 can fail for it
-    # (two users eligible for server 0 only, one of them able to use server 1: TSF gives it more)
+    # TSF's SI is against γ_n over *all* servers; the placement-aware SI of Theorem 3 can fail for
+    # it (two users eligible for server 0 only, one of them able to use server 1: TSF gives it more)
 
 
 def test_tsf_can_violate_the_placement_aware_sharing_incentive():
@@ -359,7 +360,7 @@ def test_random_bottleneck_clusters_have_a_bottleneck_everywhere():
         assert (c.bottlenecks()[c.eligible.any(axis=0)] == 0).all()
 
 
-# --- merging identical servers -------------------------------------------------------------------------------
+# --- merging identical servers --------------------------------------------------------------------
 
 
 def _with_duplicates(rng, n_users, n_types, copies):
@@ -407,15 +408,15 @@ def test_merging_identical_servers_is_exact(mechanism):
         ):  # unique totals: lexicographic max-min / strictly concave
             np.testing.assert_allclose(ours.totals, fns[mechanism](c).totals, rtol=1e-6, atol=1e-9)
             compared += 1
-    # Definition 4 and the α != 1 equilibrium are not unique: with identical servers an uneven split can be
-    # self-consistent too (the per-server fixed point from zero finds one 0.1% from the even split here), so
-    # for those the defining property is what is checked.
+    # Definition 4 and the α != 1 equilibrium are not unique: with identical servers an uneven
+    # split can be self-consistent too (the per-server fixed point from zero finds one 0.1% from the
+    # even split here), so for those the defining property is what is checked.
     assert compared in (0, 6)
 
 
 def test_equilibrium_rates_solve_the_property_tables_clusters():
-    """The rates are measured on the property table's own clusters (same seeds), both server kinds, with each
-    allocation's Nash residual recomputed from scratch."""
+    """The rates are measured on the property table's own clusters (same seeds), both server kinds,
+    with each allocation's Nash residual recomputed from scratch."""
     from fairlib.repro.experiments import heterogeneous_servers as hs
     from fairlib.sweep import sweep
 
@@ -434,7 +435,9 @@ def test_equilibrium_rates_solve_the_property_tables_clusters():
     row = out[(out.instance == 1) & (out.alpha == 4.0) & ~out.time_shared].iloc[0]
     from fairlib._jit import compiled
 
-    with compiled():  # the driver's path (its residuals, ~1e-10, are rounding: the interpreted path's differ by ~2%)
+    with compiled():
+        # the driver's path (its residuals, ~1e-10, are rounding: the interpreted path's differ by
+        # ~2%)
         alloc = pfvds(clusters.cluster[1], 4.0)
         assert nash_residual(clusters.cluster[1], alloc.tasks, 4.0) == pytest.approx(
             row.nash_residual, rel=1e-3, abs=1e-12
@@ -461,7 +464,8 @@ def test_definition4_route_compares_pfvds_with_both_psdsf_constructions():
         & route.fixed_point_definition4
         & (route.market_to_fixed_point > 1e-6),
     )
-    # Theorem 2: PF-VDS(α) -> PS-DSF, so its Definition-4 gap and distance to PS-DSF shrink as α grows
+    # Theorem 2: PF-VDS(α) -> PS-DSF, so its Definition-4 gap and distance to PS-DSF shrink as α
+    # grows
     by_alpha = route.groupby("alpha")[["to_market", "definition4_gap"]].median()
     assert by_alpha.loc[64.0, "to_market"] < by_alpha.loc[4.0, "to_market"]
     assert by_alpha.loc[64.0, "definition4_gap"] < by_alpha.loc[4.0, "definition4_gap"]
@@ -489,8 +493,8 @@ def test_a_fixed_point_that_stops_short_says_why_and_what_to_use():
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 12), st.integers(1, 40), st.integers(0, 2**32 - 1))
 def test_merging_groups_as_the_numeric_row_key_does(n_servers, n_users, seed):
-    """The byte key (capacities and packed eligibility) gives the groups, order and first servers of the reference
-    key, the float rows (capacities, eligible users) sorted numerically."""
+    """The byte key (capacities and packed eligibility) gives the groups, order and first servers of
+    the reference key, the float rows (capacities, eligible users) sorted numerically."""
     from fairlib.multires.cluster import merge_identical_servers
 
     rng = np.random.default_rng(seed)
@@ -513,10 +517,10 @@ def test_merging_groups_as_the_numeric_row_key_does(n_servers, n_users, seed):
 
 @pytest.mark.parametrize("method", ["interior_point", "highs"])
 def test_floors_that_cannot_be_met_are_refused_naming_the_user(method):
-    """HiGHS reported the first round infeasible (a RuntimeError naming neither floors nor a user): floors above a
-    user's cap or what fits on its servers, or not placeable together, are refused before any round, naming the
-    first user whose floor breaks them. The DRF example (9 CPUs, 18 GB; ⟨1, 4⟩, ⟨3, 1⟩) and a third user ⟨1, 1⟩
-    capped at 2 tasks."""
+    """HiGHS reported the first round infeasible (a RuntimeError naming neither floors nor a user):
+    floors above a user's cap or what fits on its servers, or not placeable together, are refused
+    before any round, naming the first user whose floor breaks them. The DRF example (9 CPUs, 18 GB;
+    ⟨1, 4⟩, ⟨3, 1⟩) and a third user ⟨1, 1⟩ capped at 2 tasks."""
     from fairlib.multires import weighted_maxmin_totals
 
     cluster = Cluster(

@@ -1,5 +1,6 @@
-"""The khamseashari2018 claims' arithmetic (fairlib.repro.experiments.heterogeneous_servers.*_findings): every declared
-claim is measured by a driver, and the numbers mean what the claims say."""
+"""The khamseashari2018 claims' arithmetic
+(fairlib.repro.experiments.heterogeneous_servers.*_findings): every declared claim is measured by a
+driver, and the numbers mean what the claims say."""
 
 from types import SimpleNamespace
 
@@ -69,8 +70,8 @@ def small_study():
 
 
 def test_the_drivers_measure_every_declared_claim(small_study):
-    """The notebook hands every measurement to ClaimLog.measure_all: the drivers measure exactly the declared,
-    testable claims of the ledger, and the ledger accepts them."""
+    """The notebook hands every measurement to ClaimLog.measure_all: the drivers measure exactly the
+    declared, testable claims of the ledger, and the ledger accepts them."""
     declared = load_registry(registry_path("khamseashari2018"), "khamseashari2018")
     measured = [cid for found in small_study.values() for cid in found]
     assert len(measured) == len(set(measured))
@@ -189,8 +190,9 @@ def test_relative_gap():
 
 
 def test_convergence_findings_judge_only_the_recoverable_solvers():
-    """PS-MFA and the distributed heuristic were lost with the paper's equations: their claims are declared not tested
-    (the ledger refuses a measurement of them) and the driver measures only the two exact solvers' agreement."""
+    """PS-MFA and the distributed heuristic were lost with the paper's equations: their claims are
+    declared not tested (the ledger refuses a measurement of them) and the driver measures only the
+    two exact solvers' agreement."""
     exact = SimpleNamespace(totals=np.array([1.0, 2.0]))
     other = SimpleNamespace(totals=np.array([1.0, 2.5]))
     found = hs.convergence_findings(exact, other)
@@ -208,7 +210,8 @@ def test_convergence_findings_judge_only_the_recoverable_solvers():
 
 
 def test_random_caps_cap_at_least_one_user():
-    """A capped instance has a cap (with six users and share 0.6 about 1 draw in 250 would have none)."""
+    """A capped instance has a cap (with six users and share 0.6 about 1 draw in 250 would have
+    none)."""
     cluster = random_cluster(np.random.default_rng(0), 6, 3, 3)
     for seed in range(300):
         capped = hs.with_random_caps(seed, cluster)
@@ -223,7 +226,8 @@ def test_random_caps_cap_at_least_one_user():
 
 
 def _alpha_table(distances: dict) -> pd.DataFrame:
-    """An alpha_sweep-like table: per instance its distances along α = 1, 4, 64, PS-DSF (α = inf) last."""
+    """An alpha_sweep-like table: per instance its distances along α = 1, 4, 64, PS-DSF (α = inf)
+    last."""
     rows = []
     for instance, ds in distances.items():
         for a, d in zip((1.0, 4.0, 64.0, np.inf), [*ds, 0.0]):
@@ -245,8 +249,9 @@ def _alpha_table(distances: dict) -> pd.DataFrame:
 
 
 def test_theorem2_is_judged_instance_by_instance():
-    """Theorem 2 is a limit for each instance: one far cluster fails the claim even where the mean is small, and a
-    cluster whose distance rises somewhere along α counts against the trend finding (the mean may still fall)."""
+    """Theorem 2 is a limit for each instance: one far cluster fails the claim even where the mean
+    is small, and a cluster whose distance rises somewhere along α counts against the trend finding
+    (the mean may still fall)."""
     theorem = pd.DataFrame(
         {
             "pf_objective_shortfall": [0.0],
@@ -291,8 +296,8 @@ def test_theorem2_is_judged_instance_by_instance():
 
 
 def test_fds_kkt_residual_tells_fds_from_other_allocations():
-    """PF-VDS on one server meets FDS's optimality conditions; DRF's allocation, PS-DSF's and PF-VDS at another α do
-    not, and an infeasible one is infinitely far."""
+    """PF-VDS on one server meets FDS's optimality conditions; DRF's allocation, PS-DSF's and PF-VDS
+    at another α do not, and an infeasible one is infinitely far."""
     from fairlib.multires import psdsf
 
     cluster = random_cluster(np.random.default_rng(3), 6, 1, 3, eligible_fraction=1.0)

@@ -1,5 +1,6 @@
-"""The khamseashari2018_traces claims' arithmetic (fairlib.repro.experiments.heterogeneous_traces): every declared claim
-is measured by a driver or by the notebook's three performance lines, with known answers on hand-built tables."""
+"""The khamseashari2018_traces claims' arithmetic (fairlib.repro.experiments.heterogeneous_traces):
+every declared claim is measured by a driver or by the notebook's three performance lines, with
+known answers on hand-built tables."""
 
 from types import SimpleNamespace
 
@@ -69,7 +70,8 @@ def _paper_setup():
         index=["PS-DSF", "DRFH", "TSF", "DRFH Best-Fit"],
         columns=cols,
     )
-    # the Definition-4 bounds (the same on every row): overall [0.4, 0.9] on average, C/D [0.3, 0.95]
+    # the Definition-4 bounds (the same on every row): overall [0.4, 0.9] on average, C/D [0.3,
+    # 0.95]
     bounds = {
         "cpu_definition4_low": 0.5,
         "ram_definition4_low": 0.3,
@@ -138,7 +140,8 @@ def test_replay_findings_known_answers():
     assert v["fig9_alpha1_highest_psdsf_lowest"] == pytest.approx(
         [0.05, 0.05]
     )  # margins on CPU and on RAM
-    # Fig. 9 is per resource: PS-DSF lowest on CPU but not on RAM breaks the RAM half (by 0.86 - 0.85)
+    # Fig. 9 is per resource: PS-DSF lowest on CPU but not on RAM breaks the RAM half (by 0.86 -
+    # 0.85)
     ram_flipped = _replay_summary().assign(ram=[0.9, 0.85, 0.86, 0.8, 0.8])
     assert measured_values(ht.replay_findings(ram_flipped, VARIANTS, [1, 4], _short_jobs()))[
         "fig9_alpha1_highest_psdsf_lowest"
@@ -168,9 +171,11 @@ def test_paper_setup_findings_known_answers():
     assert v["fig14_gain_over_best_fit_drfh_larger_on_classes_cd_paper_setup"] == pytest.approx(
         -0.06
     )
-    # the paper's 2% samples, each on its own, in rep order (the lifetime row and the 5% samples not judged)
+    # the paper's 2% samples, each on its own, in rep order (the lifetime row and the 5% samples not
+    # judged)
     assert v["fig13_psdsf_highest_every_sample_paper_setup"] == pytest.approx([-0.07, 2e-7, 0.03])
-    # the better of DRFH (0.93) and TSF minus the upper bound (mean of 1.0 and 0.8 = 0.9): forced to trail
+    # the better of DRFH (0.93) and TSF minus the upper bound (mean of 1.0 and 0.8 = 0.9): forced to
+    # trail
     assert v["fig13_definition4_forces_psdsf_to_trail_paper_setup"] == pytest.approx(0.93 - 0.9)
     note = found["fig13_definition4_forces_psdsf_to_trail_paper_setup"].note
     assert "[0.4000, 0.9000]" in note and "[0.3000, 0.9500]" in note and "trails whichever" in note
@@ -293,7 +298,8 @@ def test_route_mechanisms_record_whether_each_allocation_was_certified():
 
 
 def _setup():
-    """The §6 set-up as the paper has it: the Bitbrains fleet, 100 instants, 120 Google servers A–D, 2.1% drawn."""
+    """The §6 set-up as the paper has it: the Bitbrains fleet, 100 instants, 120 Google servers
+    A–D, 2.1% drawn."""
     from fairlib import sim
     from fairlib.traces import Fleet
     from fairlib.traces.workload import bitbrains_fleet

@@ -1,13 +1,14 @@
-"""Hierarchical DRF (fairlib.multires.schedulers.hierarchy): known answers, the kernel against a from-scratch
-reference, the properties that tie it to flat weighted DRF, and bad input.
+"""Hierarchical DRF (fairlib.multires.schedulers.hierarchy): known answers, the kernel against a
+from-scratch reference, the properties that tie it to flat weighted DRF, and bad input.
 
-Known answers: Volcano's ``TestHDRF`` (volcano-sh/volcano, ``pkg/scheduler/plugins/drf/hdrf_test.go``), whose two
-cases are the two fixes H-DRF makes to naive hierarchical DRF (Bhattacharya et al., SoCC 2013, §4); and hand-derived
-cases where the naive rule starves a queue and H-DRF does not. Mapping of Volcano's test to fairlib: a queue with
-``hierarchy: "root/a/b"`` and ``weights: "100/x/y"`` → nodes ``a`` (weight x) and ``a/b`` (weight y); a pod group of
-``taskNum`` pods with request (cpu, mem) in that queue → a user at path ``"a/b/<pg>"`` with demand (cpu, mem) and
-``max_tasks = taskNum`` (a job is done when all its pods run); one node → the capacity; ``job.Allocated`` →
-``tasks · demand``.
+Known answers: Volcano's ``TestHDRF`` (volcano-sh/volcano,
+``pkg/scheduler/plugins/drf/hdrf_test.go``), whose two cases are the two fixes H-DRF makes to naive
+hierarchical DRF (Bhattacharya et al., SoCC 2013, §4); and hand-derived cases where the naive rule
+starves a queue and H-DRF does not. Mapping of Volcano's test to fairlib: a queue with ``hierarchy:
+"root/a/b"`` and ``weights: "100/x/y"`` → nodes ``a`` (weight x) and ``a/b`` (weight y); a pod
+group of ``taskNum`` pods with request (cpu, mem) in that queue → a user at path ``"a/b/<pg>"``
+with demand (cpu, mem) and ``max_tasks = taskNum`` (a job is done when all its pods run); one node
+→ the capacity; ``job.Allocated`` → ``tasks · demand``.
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ from tests.reference import hierarchical_filling_reference
 VOLCANO = ("volcano-sh/volcano", "pkg/scheduler/plugins/drf/hdrf_test.go", "TestHDRF")
 
 
-# ---- known answers ----------------------------------------------------------------------------------------------
+# ---- known answers -------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["hdrf", "naive"])
 def test_volcano_rescaling_case(variant):
-    """TestHDRF "rescaling test": 10 CPUs, 10 GB. sci (weight 50) runs <1, 1G> pods; eng (50) has dev (50) with
-    <1, 0> pods and prod (50) with <0, 1G>; ten pods each. Expected: pg1 5 CPUs and 5 GB, pg21 5 CPUs, pg22 5 GB.
-    (From zero the naive rule reaches the same: the rescaling matters once a queue is ahead, see the starvation
-    cases below.)"""
+    """TestHDRF "rescaling test": 10 CPUs, 10 GB. sci (weight 50) runs <1, 1G> pods; eng (50) has
+    dev (50) with <1, 0> pods and prod (50) with <0, 1G>; ten pods each. Expected: pg1 5 CPUs and 5
+    GB, pg21 5 CPUs, pg22 5 GB. (From zero the naive rule reaches the same: the rescaling matters
+    once a queue is ahead, see the starvation cases below.)"""
     res = hierarchical_drf(
         [[1, 1], [1, 0], [0, 1]],
         [10, 10],
@@ -48,9 +49,10 @@ def test_volcano_rescaling_case(variant):
 
 @pytest.mark.parametrize("variant", ["hdrf", "naive"])
 def test_volcano_blocking_case(variant):
-    """TestHDRF "blocking nodes test": 30 CPUs, 30 GB; pg1, pg2, pg3, pg4 weigh 25 each; pg1, pg2 and pg3/pg31 run
-    CPU-only pods, pg3/pg32 and pg4 memory-only pods, thirty each. Expected: 10 CPUs to each CPU group, 15 GB to
-    each memory group — once the CPUs are gone, pg3 competes for memory through pg32 alone."""
+    """TestHDRF "blocking nodes test": 30 CPUs, 30 GB; pg1, pg2, pg3, pg4 weigh 25 each; pg1, pg2
+    and pg3/pg31 run CPU-only pods, pg3/pg32 and pg4 memory-only pods, thirty each. Expected: 10
+    CPUs to each CPU group, 15 GB to each memory group — once the CPUs are gone, pg3 competes for
+    memory through pg32 alone."""
     res = hierarchical_drf(
         [[1, 0], [1, 0], [1, 0], [0, 1], [0, 1]],
         [30, 30],
@@ -63,10 +65,11 @@ def test_volcano_blocking_case(variant):
 
 
 def test_naive_starves_where_hdrf_does_not_from_zero():
-    """Hand-derived: 10 CPUs, 10 GB, 1 GPU. n1 runs <1, 1, 0>; n2 has a <0, 0, 1> leaf (one task takes the GPU)
-    and a <1, 1, 0> leaf. After its first task the GPU leaf holds share 1, so under the naive rule n2's share is 1
-    for ever and n1 takes all ten CPU-and-memory tasks: n2/b gets none. H-DRF ignores the blocked GPU leaf, so n2
-    competes through n2/b and the two split the rest, 5 and 5 (n2's entitlement, half, in that resource pair)."""
+    """Hand-derived: 10 CPUs, 10 GB, 1 GPU. n1 runs <1, 1, 0>; n2 has a <0, 0, 1> leaf (one task
+    takes the GPU) and a <1, 1, 0> leaf. After its first task the GPU leaf holds share 1, so under
+    the naive rule n2's share is 1 for ever and n1 takes all ten CPU-and-memory tasks: n2/b gets
+    none. H-DRF ignores the blocked GPU leaf, so n2 competes through n2/b and the two split the
+    rest, 5 and 5 (n2's entitlement, half, in that resource pair)."""
     args = ([[1, 1, 0], [0, 0, 1], [1, 1, 0]], [10, 10, 1], ["n1", "n2/a", "n2/b"])
     naive = hierarchical_drf(*args, variant="naive")
     hdrf = hierarchical_drf(*args, variant="hdrf")
@@ -75,27 +78,30 @@ def test_naive_starves_where_hdrf_does_not_from_zero():
 
 
 def test_naive_starves_where_hdrf_does_not_from_a_start():
-    """Hand-derived: n2/a holds all 10 CPUs (it came first); n1 and n2/b then both want memory. Naive: n2's share
-    is 1 (its CPUs), so n1 gets all the memory. H-DRF: n2/a is blocked and ignored, n2 competes through n2/b, and
-    memory is split 5 / 5 — the rescaling example of the paper's §4, as a scheduler meets it."""
+    """Hand-derived: n2/a holds all 10 CPUs (it came first); n1 and n2/b then both want memory.
+    Naive: n2's share is 1 (its CPUs), so n1 gets all the memory. H-DRF: n2/a is blocked and
+    ignored, n2 competes through n2/b, and memory is split 5 / 5 — the rescaling example of the
+    paper's §4, as a scheduler meets it."""
     args = ([[0, 1], [1, 0], [0, 1]], [10, 10], ["n1", "n2/a", "n2/b"])
     assert hierarchical_drf(*args, variant="naive", start=[0, 10, 0]).tasks.tolist() == [10, 10, 0]
     assert hierarchical_drf(*args, variant="hdrf", start=[0, 10, 0]).tasks.tolist() == [5, 10, 5]
 
 
 def test_hierarchy_is_not_a_flattened_tree():
-    """The docstring example: a tree's split differs from DRF over its leaves weighted by their fraction of the root
-    (sci 1/2 → 2, eng/dev and eng/prod 1/4 → 1), which gives sci 7 tasks against the tree's 5."""
+    """The docstring example: a tree's split differs from DRF over its leaves weighted by their
+    fraction of the root (sci 1/2 → 2, eng/dev and eng/prod 1/4 → 1), which gives sci 7 tasks
+    against the tree's 5."""
     d, cap = [[1, 1], [1, 0], [0, 1]], [10, 10]
     assert hierarchical_drf(d, cap, ["sci", "eng/dev", "eng/prod"]).tasks.tolist() == [5, 5, 5]
     assert drf(d, cap, weights=[2, 1, 1]).tasks.tolist() == [7, 3, 3]
 
 
 def test_entitlement_is_a_floor_not_a_ceiling():
-    """Work conservation: a queue may hold more than its entitlement when its siblings want none of what is left
-    (Volcano's blocking case: pg4 is owed a quarter but takes half the memory, as nobody else but pg3/pg32 wants
-    it). So "a leaf's share never exceeds its parent's entitlement" holds only while every sibling still demands;
-    the property tests below check the rule that makes the floor hold instead (the lowest weighted share is served)."""
+    """Work conservation: a queue may hold more than its entitlement when its siblings want none of
+    what is left (Volcano's blocking case: pg4 is owed a quarter but takes half the memory, as
+    nobody else but pg3/pg32 wants it). So "a leaf's share never exceeds its parent's entitlement"
+    holds only while every sibling still demands; the property tests below check the rule that makes
+    the floor hold instead (the lowest weighted share is served)."""
     res = hierarchical_drf(
         [[1, 0], [1, 0], [1, 0], [0, 1], [0, 1]],
         [30, 30],
@@ -118,7 +124,7 @@ def test_result_reports_nodes_and_dominant_resources():
     )  # rescaled: 5 CPUs and 5 GB, both 1/2
 
 
-# ---- the kernel against the reference ---------------------------------------------------------------------------
+# ---- the kernel against the reference ------------------------------------------------------------
 @st.composite
 def hierarchies(draw, max_users=7):
     n = draw(st.integers(1, max_users))
@@ -149,8 +155,9 @@ def _start_from(args, variant, cut):
 @settings(max_examples=120, deadline=None)
 @given(args=hierarchies(), variant=st.sampled_from(["hdrf", "naive"]), cut=st.integers(0, 40))
 def test_kernel_matches_reference(args, variant, cut):
-    """Same tasks in the same order as the from-scratch reference, from zero and from a start (H-DRF's incremental
-    minimum and direction updates, the per-resource blocking scan and the heaps are what this checks)."""
+    """Same tasks in the same order as the from-scratch reference, from zero and from a start
+    (H-DRF's incremental minimum and direction updates, the per-resource blocking scan and the heaps
+    are what this checks)."""
     d, cap, paths, weights, caps = args
     held = _start_from(args, variant, cut) if cut else None
     res = hierarchical_drf(
@@ -187,7 +194,8 @@ def test_compiled_kernel_matches_reference(args, variant):
 
 
 def test_reference_differs_between_variants():
-    """The differential test can tell the variants apart (so it would catch one computed as the other)."""
+    """The differential test can tell the variants apart (so it would catch one computed as the
+    other)."""
     args = ([[1, 1, 0], [0, 0, 1], [1, 1, 0]], [10, 10, 1], ["n1", "n2/a", "n2/b"])
     assert (
         hierarchical_filling_reference(*args, variant="naive")[0].tolist()
@@ -195,12 +203,13 @@ def test_reference_differs_between_variants():
     )
 
 
-# ---- properties -------------------------------------------------------------------------------------------------
+# ---- properties ----------------------------------------------------------------------------------
 @settings(max_examples=120, deadline=None)
 @given(args=hierarchies(), variant=st.sampled_from(["hdrf", "naive"]))
 def test_flat_tree_is_weighted_drf(args, variant):
-    """With every user a child of the root, both variants are weighted DRF (lowest index first on equal shares).
-    Capacities are made non-integer so that drf also compares shares as ``tasks * step`` in floating point."""
+    """With every user a child of the root, both variants are weighted DRF (lowest index first on
+    equal shares). Capacities are made non-integer so that drf also compares shares as ``tasks *
+    step`` in floating point."""
     d, cap, _, _, caps = args
     w = np.arange(len(d)) % 3 + 1.0
     paths = [f"u{i}" for i in range(len(d))]
@@ -216,9 +225,9 @@ def test_flat_tree_is_weighted_drf(args, variant):
 @settings(max_examples=120, deadline=None)
 @given(args=hierarchies(), variant=st.sampled_from(["hdrf", "naive"]))
 def test_single_child_nodes_change_nothing(args, variant):
-    """A node with one child is its child: putting each user under its own unit-weight node (and moving the user's
-    weight to it) leaves every allocation unchanged. Weights are powers of two and capacities too, so the shares'
-    floats are exact and the comparison is exact."""
+    """A node with one child is its child: putting each user under its own unit-weight node (and
+    moving the user's weight to it) leaves every allocation unchanged. Weights are powers of two and
+    capacities too, so the shares' floats are exact and the comparison is exact."""
     d, cap, paths, weights, caps = args
     wrapped = [
         "/".join([*p.split("/")[:-1], f"x{i}", p.split("/")[-1]]) for i, p in enumerate(paths)
@@ -234,7 +243,8 @@ def test_single_child_nodes_change_nothing(args, variant):
 @settings(max_examples=80, deadline=None)
 @given(args=hierarchies(), variant=st.sampled_from(["hdrf", "naive"]))
 def test_scaling_siblings_weights_changes_nothing(args, variant):
-    """Only ratios of sibling weights matter: doubling every node's weight gives the same allocation."""
+    """Only ratios of sibling weights matter: doubling every node's weight gives the same
+    allocation."""
     d, cap, paths, weights, caps = args
     tree = queue_tree(paths, weights)
     doubled = {p: 2 * w for p, w in zip(tree.nodes[1:], tree.weight[1:])}
@@ -260,9 +270,10 @@ def test_work_conserving(args, variant):
 @settings(max_examples=80, deadline=None)
 @given(args=hierarchies())
 def test_hdrf_serves_the_lowest_rescaled_share(args):
-    """The defining rule, checked on the result's own trace: replaying the recorded order, every task went down the
-    path of lowest weighted (rescaled) share among the unblocked children — the reference's choice at each step
-    is the recorded user (a mutation of the tie rule or of the rescaling breaks this)."""
+    """The defining rule, checked on the result's own trace: replaying the recorded order, every
+    task went down the path of lowest weighted (rescaled) share among the unblocked children — the
+    reference's choice at each step is the recorded user (a mutation of the tie rule or of the
+    rescaling breaks this)."""
     d, cap, paths, weights, caps = args
     res = hierarchical_drf(d, cap, paths, weights=weights, max_tasks=caps, record_order=True)
     for k in range(len(res.order)):
@@ -282,12 +293,13 @@ def test_hdrf_serves_the_lowest_rescaled_share(args):
     scale=st.sampled_from([10, 50, 250]),
 )
 def test_hierarchical_share_guarantee(args, variant, scale):
-    """H-DRF's hierarchical share guarantee (Bhattacharya et al., §3 ``[MEM]``): every leaf's dominant share is at
-    least its entitlement, the product of its and its ancestors' weight fractions among their siblings. That is a
-    statement about divisible tasks; with whole tasks every user can stand up to one task above the water level
-    when a resource fills, so the allowance is (n + 1) times the largest per-task share (which ``scale`` makes
-    small: capacities 10-250 times the generated ones, tens to thousands of tasks). No caps: a capped leaf is
-    owed nothing beyond its cap."""
+    """H-DRF's hierarchical share guarantee (Bhattacharya et al., §3 ``[MEM]``): every leaf's
+    dominant share is at least its entitlement, the product of its and its ancestors' weight
+    fractions among their siblings. That is a statement about divisible tasks; with whole tasks
+    every user can stand up to one task above the water level when a resource fills, so the
+    allowance is (n + 1) times the largest per-task share (which ``scale`` makes small: capacities
+    10-250 times the generated ones, tens to thousands of tasks). No caps: a capped leaf is owed
+    nothing beyond its cap."""
     d, cap, paths, weights, _ = args
     cap = cap * scale
     tree = queue_tree(paths, weights)
@@ -301,7 +313,7 @@ def test_hierarchical_share_guarantee(args, variant, scale):
     assert (res.dominant_shares >= entitlement[tree.leaf] - allowance).all()
 
 
-# ---- quotas on the leaves -------------------------------------------------------------------------------------
+# ---- quotas on the leaves ------------------------------------------------------------------------
 INF = np.inf
 VOLCANO_TREE = ([[1, 1], [1, 0], [0, 1]], [10, 10], ["sci", "eng/dev", "eng/prod"])
 
@@ -310,11 +322,12 @@ VOLCANO_TREE = ([[1, 1], [1, 0], [0, 1]], [10, 10], ["sci", "eng/dev", "eng/prod
 def test_quotas_in_a_tree_known_answers(variant):
     """Volcano's rescaling tree (5/5/5 without quotas) with quotas on its leaves, derived by hand:
 
-    - ``eng/dev`` limited to 2 CPUs: it stops at 2 tasks and ``sci`` and ``eng/prod`` split the memory, 5 and 5;
-    - ``eng/prod`` guaranteed 8 GB (YARN min share): its 8 tasks come first, ``sci`` then fits only 2 tasks of
-      memory and ``eng/dev`` takes the 8 CPUs left;
-    - the same guarantee on a job of 3 tasks: YARN lends the unused 5 GB (``sci`` 5, ``eng/dev`` 5, CPU full), Mesos
-      holds it back for its owner (``sci`` 2: 2 + max(3, 8) = 10 GB committed).
+    - ``eng/dev`` limited to 2 CPUs: it stops at 2 tasks and ``sci`` and ``eng/prod`` split the
+      memory, 5 and 5;
+    - ``eng/prod`` guaranteed 8 GB (YARN min share): its 8 tasks come first, ``sci`` then fits only
+      2 tasks of memory and ``eng/dev`` takes the 8 CPUs left;
+    - the same guarantee on a job of 3 tasks: YARN lends the unused 5 GB (``sci`` 5, ``eng/dev`` 5,
+      CPU full), Mesos holds it back for its owner (``sci`` 2: 2 + max(3, 8) = 10 GB committed).
     """
     d, cap, paths = VOLCANO_TREE
 
@@ -331,11 +344,12 @@ def test_quotas_in_a_tree_known_answers(variant):
 
 @pytest.mark.parametrize("variant", ["hdrf", "naive"])
 def test_a_reservation_that_runs_out(variant):
-    """One resource of 12, tasks of 4, 3, 4, 3, Mesos guarantees 3, 0, 6, 0 (held back: 9 committed from the start).
-    User 2's one guaranteed task comes first. Then user 0's first task fits thanks to its own 3 held back (it
-    commits 1 more), users 1 and 3 no longer fit (10 + 3 > 12), user 0's second task would commit 4 more and
-    does not fit, user 2's second commits 2 (8 over its 6): [1, 0, 2, 0]. A user that fits only by its
-    reservation, and stops fitting after its own task, is what the kernel's candidate heaps track."""
+    """One resource of 12, tasks of 4, 3, 4, 3, Mesos guarantees 3, 0, 6, 0 (held back: 9 committed
+    from the start). User 2's one guaranteed task comes first. Then user 0's first task fits thanks
+    to its own 3 held back (it commits 1 more), users 1 and 3 no longer fit (10 + 3 > 12), user 0's
+    second task would commit 4 more and does not fit, user 2's second commits 2 (8 over its 6): [1,
+    0, 2, 0]. A user that fits only by its reservation, and stops fitting after its own task, is
+    what the kernel's candidate heaps track."""
     res = hierarchical_drf(
         [[4], [3], [4], [3]],
         [12],
@@ -348,8 +362,8 @@ def test_a_reservation_that_runs_out(variant):
 
 @st.composite
 def hierarchies_with_quotas(draw):
-    """A tree of :func:`hierarchies` with guarantees that fit together, limits above them (or none) and lending
-    limits below them (or everything lendable)."""
+    """A tree of :func:`hierarchies` with guarantees that fit together, limits above them (or none)
+    and lending limits below them (or everything lendable)."""
     d, cap, paths, weights, caps = draw(hierarchies())
     n, m = d.shape
     frac = np.array(
@@ -379,9 +393,9 @@ def hierarchies_with_quotas(draw):
     cut=st.integers(0, 30),
 )
 def test_kernel_with_quotas_matches_reference(args, variant, cut):
-    """Same tasks in the same order as the from-scratch reference with quotas (guarantees first, limits as caps,
-    the unlent part of each guarantee held back: the kernel's candidate heaps are what this checks), from zero and
-    from a start the reference reached after ``cut`` tasks."""
+    """Same tasks in the same order as the from-scratch reference with quotas (guarantees first,
+    limits as caps, the unlent part of each guarantee held back: the kernel's candidate heaps are
+    what this checks), from zero and from a start the reference reached after ``cut`` tasks."""
     d, cap, paths, weights, caps, g, lim, lend = args
     quota = dict(guarantee=g, limit=lim, lending_limit=lend)
     tasks, order = hierarchical_filling_reference(
@@ -399,7 +413,8 @@ def test_kernel_with_quotas_matches_reference(args, variant, cut):
     )
     np.testing.assert_array_equal(res.tasks, tasks)
     np.testing.assert_array_equal(res.order, order)
-    # without the order, the guarantees' phase is written down instead of run: same tasks, same count
+    # without the order, the guarantees' phase is written down instead of run: same tasks, same
+    # count
     fast = hierarchical_drf(
         d, cap, paths, weights=weights, variant=variant, max_tasks=caps, quotas=Quotas(g, lim, lend)
     )
@@ -455,8 +470,8 @@ def test_compiled_kernel_with_quotas_matches_reference(args, variant):
 
 
 def test_reference_with_quotas_catches_dropped_reservations():
-    """The differential test can fail: the same guarantees lent out entirely differ from the reference that holds
-    them back (Mesos) on the known-answer tree."""
+    """The differential test can fail: the same guarantees lent out entirely differ from the
+    reference that holds them back (Mesos) on the known-answer tree."""
     d, cap, paths = VOLCANO_TREE
     g, nothing_lent = [[0, 0], [0, 0], [0, 8]], np.zeros((3, 2))
     ref, _ = hierarchical_filling_reference(
@@ -469,7 +484,8 @@ def test_reference_with_quotas_catches_dropped_reservations():
 @settings(max_examples=120, deadline=None)
 @given(args=hierarchies_with_quotas(), variant=st.sampled_from(["hdrf", "naive"]))
 def test_flat_tree_with_quotas_is_drf_with_quotas(args, variant):
-    """With every user a child of the root, the tree with quotas is ``drf`` with the same quotas and weights."""
+    """With every user a child of the root, the tree with quotas is ``drf`` with the same quotas and
+    weights."""
     d, cap, _, _, caps, g, lim, lend = args
     w = np.arange(len(d)) % 3 + 1.0
     paths = [f"u{i}" for i in range(len(d))]
@@ -483,9 +499,9 @@ def test_flat_tree_with_quotas_is_drf_with_quotas(args, variant):
 @settings(max_examples=120, deadline=None)
 @given(args=hierarchies_with_quotas(), variant=st.sampled_from(["hdrf", "naive"]))
 def test_quotas_are_honoured_and_filling_stops_only_when_nothing_fits(args, variant):
-    """The axioms of filling with quotas: every user holds at least its guaranteed whole tasks (they fit together)
-    and never more than its limit; what is committed (``Σ max(tasks d, reserved)``) fits; and every user is at its
-    cap or its next task would commit more than the capacity."""
+    """The axioms of filling with quotas: every user holds at least its guaranteed whole tasks (they
+    fit together) and never more than its limit; what is committed (``Σ max(tasks d, reserved)``)
+    fits; and every user is at its cap or its next task would commit more than the capacity."""
     d, cap, paths, weights, caps, g, lim, lend = args
     res = hierarchical_drf(
         d, cap, paths, weights=weights, variant=variant, max_tasks=caps, quotas=Quotas(g, lim, lend)
@@ -546,7 +562,7 @@ def test_quotas_bad_input():
         )
 
 
-# ---- bad input --------------------------------------------------------------------------------------------------
+# ---- bad input -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "paths, weights, match",
     [

@@ -1,16 +1,20 @@
-"""The import graph of fairlib's modules and run_all.py is a DAG, and the library never imports the pipeline.
+"""The import graph of fairlib's modules and run_all.py is a DAG, and the library never imports the
+pipeline.
 
-fairlib is two packages with one import direction: the library (``fairlib`` and every ``fairlib.*`` module outside
-``fairlib.repro``) and the reproduction pipeline (``fairlib.repro``: ledger, prose, figures, executed notebooks,
-catalogue, verify, scaffold, warm-up, the papers' drivers), which imports the library and is never imported by it.
+fairlib is two packages with one import direction: the library (``fairlib`` and every ``fairlib.*``
+module outside ``fairlib.repro``) and the reproduction pipeline (``fairlib.repro``: ledger, prose,
+figures, executed notebooks, catalogue, verify, scaffold, warm-up, the papers' drivers), which
+imports the library and is never imported by it.
 
-Every ``import`` and ``from ... import`` statement counts, wherever it stands: at the top of a module, inside a
-function (a lazy import is still an arrow: it only moves the circle from import time to call time), or under
-``if TYPE_CHECKING``. ``from pkg import name`` is an arrow to the submodule ``pkg.name`` only when ``pkg`` does not
-bind ``name`` itself (``from .multires import pfvds`` takes the function that ``fairlib/multires/__init__.py``
-imports, not the module ``fairlib.multires.pfvds``) — which is what Python does. The graph is read from the source
-with :mod:`ast` (nothing is imported); a general tool such as grimp scans only packages, not the top-level script
-``run_all.py``, and resolves ``from pkg import name`` to the submodule whenever one exists.
+Every ``import`` and ``from ... import`` statement counts, wherever it stands: at the top of a
+module, inside a function (a lazy import is still an arrow: it only moves the circle from import
+time to call time), or under ``if TYPE_CHECKING``. ``from pkg import name`` is an arrow to the
+submodule ``pkg.name`` only when ``pkg`` does not bind ``name`` itself (``from .multires import
+pfvds`` takes the function that ``fairlib/multires/__init__.py`` imports, not the module
+``fairlib.multires.pfvds``) — which is what Python does. The graph is read from the source with
+:mod:`ast` (nothing is imported); a general tool such as grimp scans only packages, not the
+top-level script ``run_all.py``, and resolves ``from pkg import name`` to the submodule whenever one
+exists.
 """
 
 from __future__ import annotations
@@ -60,7 +64,8 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    # `import a.b.c` runs a, a.b and a.b.c; the arrow that matters is to the module named
+                    # `import a.b.c` runs a, a.b and a.b.c; the arrow that matters is to the module
+                    # named
                     target = alias.name
                     while target and target not in modules:
                         target = target.rpartition(".")[0]
@@ -84,7 +89,8 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan), each as a sorted list."""
+    """The strongly connected components with more than one module (Tarjan), each as a sorted
+    list."""
     index, low, stack, on_stack, out = {}, {}, [], set(), []
 
     def visit(v):
@@ -122,13 +128,14 @@ def test_the_import_graph_has_no_cycle():
 
 
 def is_pipeline(module: str) -> bool:
-    """Whether ``module`` belongs to the reproduction pipeline (``fairlib.repro`` and everything under it)."""
+    """Whether ``module`` belongs to the reproduction pipeline (``fairlib.repro`` and everything
+    under it)."""
     return module == "fairlib.repro" or module.startswith("fairlib.repro.")
 
 
 def library_to_pipeline(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
-    """Every arrow from a module of the library (``fairlib`` itself and every ``fairlib.*`` module outside
-    ``fairlib.repro``) to a module of the pipeline, as ``(importer, imported)``, sorted."""
+    """Every arrow from a module of the library (``fairlib`` itself and every ``fairlib.*`` module
+    outside ``fairlib.repro``) to a module of the pipeline, as ``(importer, imported)``, sorted."""
     library = [
         m for m in graph if (m == "fairlib" or m.startswith("fairlib.")) and not is_pipeline(m)
     ]
@@ -140,9 +147,9 @@ def test_the_library_never_imports_the_pipeline():
     assert "fairlib" in graph and "fairlib.repro" in graph and "fairlib.testing" in graph
     arrows = library_to_pipeline(graph)
     assert not arrows, (
-        "the library imports the reproduction pipeline (every arrow counts, lazy imports included; "
-        "move what both need into the library, or the check that needs the pipeline into it or into "
-        "tests/):\n" + "\n".join(f"{m} -> {t}" for m, t in arrows)
+        "the library imports the reproduction pipeline (every arrow counts, lazy imports "
+        "included; move what both need into the library, or the check that needs the "
+        "pipeline into it or into tests/):\n" + "\n".join(f"{m} -> {t}" for m, t in arrows)
     )
 
 
@@ -236,14 +243,16 @@ def _is_private(part: str) -> bool:
 def private_crossings(
     root: Path = ROOT, package: str = "fairlib.multires"
 ) -> list[tuple[str, str, str]]:
-    """Every ``from M import _name`` in ``package``'s modules whose ``M`` is another module than the importer and
-    is not a private module of a package the importer belongs to, as ``(importer, M, _name)``, sorted.
+    """Every ``from M import _name`` in ``package``'s modules whose ``M`` is another module than the
+    importer and is not a private module of a package the importer belongs to, as ``(importer, M,
+    _name)``, sorted.
 
     A private module is one with a private component in its dotted name (``fairlib._validate``,
-    ``fairlib.multires._engine.pair_kernels``, ``fairlib.multires.pfvds._best_response``); the package it is
-    private to is the part of the name before that component. A private name is an implementation detail of the
-    module that defines it: where two modules share one, it lives in such a private module, so that a reader sees
-    from the file's place what else may depend on it."""
+    ``fairlib.multires._engine.pair_kernels``, ``fairlib.multires.pfvds._best_response``); the
+    package it is private to is the part of the name before that component. A private name is an
+    implementation detail of the module that defines it: where two modules share one, it lives in
+    such a private module, so that a reader sees from the file's place what else may depend on
+    it."""
     modules = _modules(root)
     out = []
     for name, (path, package_flag) in modules.items():
@@ -278,8 +287,9 @@ def private_crossings(
 def test_private_names_cross_modules_only_from_private_modules():
     found = private_crossings()
     assert not found, (
-        "a private name imported from another module that is not a private module of the importer's package "
-        "(move the shared helper into the package's _engine/ or a private module, or make it public):\n"
+        "a private name imported from another module that is not a private module of the "
+        "importer's package (move the shared helper into the package's _engine/ or a private "
+        "module, or make it public):\n"
         + "\n".join(f"{m} imports {n} from {s}" for m, s, n in found)
     )
 

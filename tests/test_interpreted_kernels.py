@@ -1,5 +1,6 @@
-"""Small problems run their kernels as Python (fairlib._jit): same answers as the compiled kernels, nothing
-compiled below the size rule, compiled above it, and the rule depends on the problem only."""
+"""Small problems run their kernels as Python (fairlib._jit): same answers as the compiled kernels,
+nothing compiled below the size rule, compiled above it, and the rule depends on the problem
+only."""
 
 import json
 import os
@@ -30,16 +31,18 @@ _instance = _random_instance
 
 
 def _agree(mech, a, b):
-    """Integral allocations identical; divisible ones within the tolerance results are held to across machines
-    (fairlib.tolerances: the two paths round differently, as two CPUs do). A placement on a non-unique optimal face
-    (DRFH/TSF's centre) moves by ~1e-7 with the rounding; each user's total is checked tighter.
+    """Integral allocations identical; divisible ones within the tolerance results are held to
+    across machines (fairlib.tolerances: the two paths round differently, as two CPUs do). A
+    placement on a non-unique optimal face (DRFH/TSF's centre) moves by ~1e-7 with the rounding;
+    each user's total is checked tighter.
 
-    PS-DSF and PF-VDS do not pin the placement (Definition 4 and Lemma 2 allow a set of placements; for PS-DSF
-    Definition 4 can even allow several totals): there each path's allocation must meet the defining condition
-    (Definition 4; a Nash residual of at most 1e-6) and the totals must agree within fairlib.tolerances
-    (PF-VDS's totals are unique, Theorem 7: 1e-8). Regression: on an AMD EPYC the two paths' PS-DSF placements
-    differed by 1.7e-6 of the largest total (seed 0, 2 users, 3 servers, 2 resources) and PF-VDS's by 4.3e-6
-    (seed 0, 2 users, 4 servers, 1 resource), every one of them an equilibrium."""
+    PS-DSF and PF-VDS do not pin the placement (Definition 4 and Lemma 2 allow a set of placements;
+    for PS-DSF Definition 4 can even allow several totals): there each path's allocation must meet
+    the defining condition (Definition 4; a Nash residual of at most 1e-6) and the totals must agree
+    within fairlib.tolerances (PF-VDS's totals are unique, Theorem 7: 1e-8). Regression: on an AMD
+    EPYC the two paths' PS-DSF placements differed by 1.7e-6 of the largest total (seed 0, 2 users,
+    3 servers, 2 resources) and PF-VDS's by 4.3e-6 (seed 0, 2 users, 4 servers, 1 resource), every
+    one of them an equilibrium."""
     if "integral" in mech.capabilities:
         np.testing.assert_array_equal(a.tasks, b.tasks)
         return
@@ -73,7 +76,8 @@ def _agree(mech, a, b):
     resources=st.integers(1, 3),
 )
 def test_interpreted_and_compiled_kernels_agree(name, seed, users, servers, resources):
-    """Every registered mechanism, the same instance both ways, sizes on both sides of the rule (up to 84 cells)."""
+    """Every registered mechanism, the same instance both ways, sizes on both sides of the rule (up
+    to 84 cells)."""
     mech = mechanisms.get(name)
     cluster = _instance(mech, np.random.default_rng(seed), users, servers, resources)
     with interpreted():
@@ -127,8 +131,8 @@ def _record_interpreted_calls(monkeypatch) -> list:
 
 
 def test_the_rule_sets_the_path_per_call_and_resets_it(monkeypatch):
-    """Below the rule the kernels run as Python, above it compiled, a failing call leaves nothing set, and the
-    kernels are plain numba dispatchers again after an interpreted call."""
+    """Below the rule the kernels run as Python, above it compiled, a failing call leaves nothing
+    set, and the kernels are plain numba dispatchers again after an interpreted call."""
     entered = _record_interpreted_calls(monkeypatch)
     rng = np.random.default_rng(0)
     small = Cluster(rng.uniform(1, 4, (2, 2)), rng.uniform(0.1, 1, (3, 2)))  # 12 cells
@@ -149,9 +153,9 @@ def test_the_rule_sets_the_path_per_call_and_resets_it(monkeypatch):
 
 
 def test_work_the_size_does_not_bound_stays_compiled(monkeypatch):
-    """PF-VDS's best-response sweeps (thousands of iterations), PS-DSF's fixed point and progressive filling of
-    a pool holding many tasks run compiled however small the problem; the default PF-VDS and PS-DSF and a pool of
-    a few tasks run interpreted."""
+    """PF-VDS's best-response sweeps (thousands of iterations), PS-DSF's fixed point and progressive
+    filling of a pool holding many tasks run compiled however small the problem; the default PF-VDS
+    and PS-DSF and a pool of a few tasks run interpreted."""
     from fairlib.multires import drf, pfvds, psdsf
 
     entered = _record_interpreted_calls(monkeypatch)
@@ -207,7 +211,8 @@ _PROBE = textwrap.dedent("""
         entry = games.get(name)
         for parallelism in (None, 1) if entry.instance is Game else (None,):
             kwargs = {"parallelism": parallelism} if entry.instance is Game else {}
-            entry(entry.example([[0.7, 0.3], [0.4, 0.6]], reserve=1e-9 if "reserve" in entry.capabilities else 0.0,
+            entry(entry.example([[0.7, 0.3], [0.4, 0.6]], reserve=1e-9 if "reserve" in \
+entry.capabilities else 0.0,
                                 **kwargs))
     small = compiled_kernels()
     import numpy as np
@@ -218,9 +223,9 @@ _PROBE = textwrap.dedent("""
 
 
 def test_a_small_first_call_loads_or_compiles_no_kernel():
-    """In a fresh interpreter every public mechanism and registered game on a 2-user problem leaves every kernel
-    without a compiled specialisation (nothing compiled, nothing loaded from the cache); one 12-user DRFH call then
-    has some."""
+    """In a fresh interpreter every public mechanism and registered game on a 2-user problem leaves
+    every kernel without a compiled specialisation (nothing compiled, nothing loaded from the
+    cache); one 12-user DRFH call then has some."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     run = subprocess.run(
         [sys.executable, "-c", _PROBE],
@@ -246,8 +251,8 @@ def test_a_small_first_call_loads_or_compiles_no_kernel():
     ],
 )
 def test_the_rule_can_be_set_by_the_environment(value, expected):
-    """FAIRLIB_INTERPRET_AT_MOST=0 compiles every problem (a sweep of many small ones); anything but a count is
-    an error naming the variable."""
+    """FAIRLIB_INTERPRET_AT_MOST=0 compiles every problem (a sweep of many small ones); anything but
+    a count is an error naming the variable."""
     env = dict(os.environ, FAIRLIB_INTERPRET_AT_MOST=value)
     run = subprocess.run(
         [sys.executable, "-c", "import fairlib._jit as j; print(j.INTERPRET_AT_MOST)"],

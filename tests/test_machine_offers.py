@@ -1,6 +1,7 @@
-"""Pooled DRF served machine by machine (fairlib.multires.machine_offers): the kernel against a slow NumPy
-reference that follows the offer loop literally, the termination axiom (no user below its cap fits anywhere it may
-run), a known answer where serving machine by machine loses against DRFH, caps, weights and bad input."""
+"""Pooled DRF served machine by machine (fairlib.multires.machine_offers): the kernel against a slow
+NumPy reference that follows the offer loop literally, the termination axiom (no user below its cap
+fits anywhere it may run), a known answer where serving machine by machine loses against DRFH, caps,
+weights and bad input."""
 
 import numpy as np
 import pytest
@@ -41,7 +42,8 @@ def test_matches_the_reference_and_stops_for_a_reason(
     assert (fast.tasks[~cluster.eligible] == 0).all()
     totals = fast.tasks.sum(axis=1)
     assert (totals <= cluster.max_tasks).all()
-    # termination axiom: a user below its cap by a whole task has no usable machine with room for one
+    # termination axiom: a user below its cap by a whole task has no usable machine with room for
+    # one
     left = cluster.capacity - fast.used
     for n in np.flatnonzero(totals + 1 <= cluster.max_tasks):
         room = (cluster.demand[n] <= left + FIT_SLACK * cluster.capacity).all(axis=1)

@@ -1,4 +1,5 @@
-"""The proportional-share bidding game (Feldman, Lai, Zhang EC'05): best responses, equilibria, metrics."""
+"""The proportional-share bidding game (Feldman, Lai, Zhang EC'05): best responses, equilibria,
+metrics."""
 
 import itertools
 import re
@@ -65,7 +66,8 @@ def test_sort_free_best_response_matches_the_sorted_scan(n, shape, seed, budget)
     x = market.best_response(w, y, budget)
     ref = best_response_numpy(w, y, budget)
     np.testing.assert_allclose(x, ref, rtol=1e-9, atol=1e-12 * budget)
-    # x_j = sqrt(w y) scale - y cancels when y_j >> x_j (hundreds of tied machines): 1e-9, as the reference
+    # x_j = sqrt(w y) scale - y cancels when y_j >> x_j (hundreds of tied machines): 1e-9, as the
+    # reference
     assert x.sum() == pytest.approx(budget, rel=1e-9)
 
 
@@ -161,7 +163,7 @@ def test_game_validation():
         market.run_dynamics(market.Game([[1.0, 1.0], [1.0, 1.0]]))
 
 
-# --- equilibria and worst cases ----------------------------------------------------------------------
+# --- equilibria and worst cases -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("alpha", [0.55, 1 / np.sqrt(2), 0.85, 0.9, 0.97])
@@ -181,7 +183,8 @@ def test_two_player_closed_forms(alpha):
 
 
 def test_two_player_reference_values():
-    """reconstructions §4.3 [DRV]: α = 0.9 roots δ ∈ {0.308, 1, 3.248}, efficiencies {0.833, 0.911, 0.833}."""
+    """reconstructions §4.3 [DRV]: α = 0.9 roots δ ∈ {0.308, 1, 3.248}, efficiencies {0.833,
+    0.911, 0.833}."""
     eqs = market.two_player_equilibria(0.9)
     np.testing.assert_allclose([e["delta"] for e in eqs], [0.308, 1.0, 3.248], atol=1e-3)
     np.testing.assert_allclose([e["efficiency"] for e in eqs], [0.833, 0.911, 0.833], atol=1e-3)
@@ -213,7 +216,7 @@ def test_proportional_guarantee(rng):
     np.testing.assert_allclose(p / (p + others), 1 / 5)
 
 
-# --- optimum, baselines, metrics ---------------------------------------------------------------------
+# --- optimum, baselines, metrics ------------------------------------------------------------------
 
 
 def test_matching_optimum_vs_brute_force(rng):
@@ -264,7 +267,7 @@ def test_weight_proportional_and_generators():
     np.testing.assert_allclose(x.sum(axis=1), 2.0)
 
 
-# --- dynamics ---------------------------------------------------------------------------------------------
+# --- dynamics -------------------------------------------------------------------------------------
 
 
 def test_best_response_dynamics_reach_an_equilibrium():
@@ -301,7 +304,8 @@ def test_dynamics_are_seed_stable_and_orders_differ():
 
 
 def _in_safe_range(w, y, budget) -> bool:
-    """The documented rule, in NumPy: every positive weight and bid and the budget within SAFE_MAGNITUDE."""
+    """The documented rule, in NumPy: every positive weight and bid and the budget within
+    SAFE_MAGNITUDE."""
     from fairlib.market.best_response import SAFE_MAGNITUDE
 
     positive = np.concatenate([w[w > 0], y[y > 0], [budget]])
@@ -309,9 +313,9 @@ def _in_safe_range(w, y, budget) -> bool:
 
 
 def _best_response_by_parts(w, y, budget):
-    """best_response composed of separately tested parts (the reference of bit-identity): inside the safe range the
-    dynamics loop's kernel on the inputs themselves; beyond, _unit_scale, then that kernel at unit scale, scaled
-    back."""
+    """best_response composed of separately tested parts (the reference of bit-identity): inside the
+    safe range the dynamics loop's kernel on the inputs themselves; beyond, _unit_scale, then that
+    kernel at unit scale, scaled back."""
     from fairlib.market.best_response import _best_response_into, _coerce_inputs, _unit_scale
 
     w, y, budget = _coerce_inputs(w, y, budget)
@@ -328,9 +332,10 @@ def _best_response_by_parts(w, y, budget):
 
 @pytest.mark.parametrize("mode", ["compiled", "interpreted"])
 def test_best_response_in_the_safe_range_is_the_closed_form_on_the_inputs_and_scale_invariant(mode):
-    """Inside the safe range the bids are the dynamics kernel's on the same inputs, bit for bit, and agree with the
-    unit-scale computation to rounding: within n ε max(X, max y), the scale of the closed form's cancellation
-    x_j = sqrt(w_j y_j) (X + Σ y) / Σ sqrt(w y) - y_j. An entry outside the range sends the call to unit scale."""
+    """Inside the safe range the bids are the dynamics kernel's on the same inputs, bit for bit, and
+    agree with the unit-scale computation to rounding: within n ε max(X, max y), the scale of the
+    closed form's cancellation x_j = sqrt(w_j y_j) (X + Σ y) / Σ sqrt(w y) - y_j. An entry outside
+    the range sends the call to unit scale."""
     from fairlib._jit import compiled, interpreted
     from fairlib.market.best_response import _best_response, _unit_scale
 
@@ -375,8 +380,8 @@ def test_best_response_in_the_safe_range_is_the_closed_form_on_the_inputs_and_sc
 
 @pytest.mark.parametrize("mode", ["compiled", "interpreted"])
 def test_best_response_is_bit_identical_to_scaling_then_solving(mode):
-    """One kernel, the same operations as its parts: the same bids, bit for bit, at magnitudes from 1e-300 to 1e300,
-    with zeros, negative zeros and subnormals among the weights and bids."""
+    """One kernel, the same operations as its parts: the same bids, bit for bit, at magnitudes from
+    1e-300 to 1e300, with zeros, negative zeros and subnormals among the weights and bids."""
     from fairlib._jit import compiled, interpreted
 
     rng = np.random.default_rng(11)
@@ -413,7 +418,8 @@ def test_best_response_is_bit_identical_to_scaling_then_solving(mode):
     ],
 )
 def test_best_response_names_bad_input_without_a_floating_point_warning(w, y, budget, message):
-    """Validation by comparisons: an interpreted (small) call raises the named error and warns of nothing first."""
+    """Validation by comparisons: an interpreted (small) call raises the named error and warns of
+    nothing first."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(InvalidInputError, match=re.escape(message)):
@@ -421,8 +427,9 @@ def test_best_response_names_bad_input_without_a_floating_point_warning(w, y, bu
 
 
 def test_the_best_response_is_answered_at_both_ends_of_the_float_range():
-    """A huge budget is spread in proportion to sqrt(w y) (the interior solution with y negligible); a tiny one goes
-    whole to the machine of the largest w / y; so in the NumPy reference; SLSQP refuses such budgets by name."""
+    """A huge budget is spread in proportion to sqrt(w y) (the interior solution with y negligible);
+    a tiny one goes whole to the machine of the largest w / y; so in the NumPy reference; SLSQP
+    refuses such budgets by name."""
     import pytest
 
     from fairlib._validate import InvalidInputError

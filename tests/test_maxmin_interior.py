@@ -1,4 +1,5 @@
-"""DRFH / TSF rounds by the structured interior point, against HiGHS on the full LP (differential)."""
+"""DRFH / TSF rounds by the structured interior point, against HiGHS on the full LP
+(differential)."""
 
 import numpy as np
 import pytest
@@ -35,8 +36,9 @@ def _random_instances(count, seed):
 
 
 def test_interior_point_matches_highs_on_random_clusters():
-    """Same levels as the HiGHS reference. HiGHS keeps frozen levels only to 1e-7 (its feasibility tolerance),
-    and later levels move with earlier ones (up to ~25x here), hence the 1e-5; the first level is tighter."""
+    """Same levels as the HiGHS reference. HiGHS keeps frozen levels only to 1e-7 (its feasibility
+    tolerance), and later levels move with earlier ones (up to ~25x here), hence the 1e-5; the first
+    level is tighter."""
     rounds = fallbacks = multi_round = 0
     for cluster in _random_instances(60, 2018):
         for q in (drfh_coefficients(cluster), tsf_coefficients(cluster)):
@@ -56,7 +58,8 @@ def test_interior_point_matches_highs_on_random_clusters():
 @settings(max_examples=40, deadline=None)
 @given(clusters(max_users=6))
 def test_interior_point_matches_highs_on_small_integer_clusters(cluster):
-    """Small integer instances are often fully degenerate (every row and user tight at the optimum)."""
+    """Small integer instances are often fully degenerate (every row and user tight at the
+    optimum)."""
     for q in (drfh_coefficients(cluster), tsf_coefficients(cluster)):
         ours, _ = weighted_maxmin_totals(cluster, q)
         ref, _ = weighted_maxmin_totals(cluster, q, method="highs")
@@ -66,8 +69,9 @@ def test_interior_point_matches_highs_on_small_integer_clusters(cluster):
 
 
 def test_fully_degenerate_second_round():
-    """Second round with every capacity row and user row tight at the optimum: the reduced matrix alone is
-    singular there (the free level t covers the missing direction); the interior point still solves it."""
+    """Second round with every capacity row and user row tight at the optimum: the reduced matrix
+    alone is singular there (the free level t covers the missing direction); the interior point
+    still solves it."""
     c = Cluster(
         [[1.0, 1.0], [1.0, 1.0]],
         [[1.0, 0.0], [0.0, 3.0], [1.0, 4.0]],
@@ -76,8 +80,8 @@ def test_fully_degenerate_second_round():
     )
     res = drfh(c)
     assert res.diagnostics["rounds"] == 2 and res.diagnostics["highs_fallbacks"] == 0
-    # by hand: users 1 and 2 share server 0's second resource at level 1/3 (user 2 fills server 1 first), user 0
-    # takes what remains of server 0's first resource
+    # by hand: users 1 and 2 share server 0's second resource at level 1/3 (user 2 fills server 1
+    # first), user 0 takes what remains of server 0's first resource
     np.testing.assert_allclose(res.totals, [11 / 12, 2 / 9, 1 / 3], rtol=1e-9)
     np.testing.assert_allclose(
         res.totals, drfh(c, method="highs").totals, rtol=1e-6
@@ -85,8 +89,8 @@ def test_fully_degenerate_second_round():
 
 
 def test_one_round_freezes_every_blocked_user():
-    """Strict complementarity: at 1,000 users x 100 servers every user is blocked at the first level, and the
-    interior point freezes them all in its single round."""
+    """Strict complementarity: at 1,000 users x 100 servers every user is blocked at the first
+    level, and the interior point freezes them all in its single round."""
     c = random_cluster(2018, 300, 30, 3)
     res = tsf(c)
     assert res.diagnostics["rounds"] == 1 and res.diagnostics["highs_fallbacks"] == 0
@@ -110,7 +114,8 @@ def test_method_and_tolerance_are_validated():
 
 
 def test_tsf_coefficients_use_every_server_with_the_needed_resources():
-    """γ_n sums the monopoly tasks over every server that has the resources n demands, placement ignored."""
+    """γ_n sums the monopoly tasks over every server that has the resources n demands, placement
+    ignored."""
     rng = np.random.default_rng(5)
     for _ in range(30):
         cap = rng.uniform(1, 10, size=(5, 3)) * (rng.random((5, 3)) > 0.2)
@@ -130,8 +135,9 @@ def test_tsf_coefficients_use_every_server_with_the_needed_resources():
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 4), st.integers(1, 6), st.integers(1, 3), st.integers(0, 2**32 - 1))
 def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed):
-    """The interior point's Python orchestration calls small kernels for its per-pair arithmetic and chunk sums;
-    each must give NumPy's expression bit for bit (so moving code between the two changes no result)."""
+    """The interior point's Python orchestration calls small kernels for its per-pair arithmetic and
+    chunk sums; each must give NumPy's expression bit for bit (so moving code between the two
+    changes no result)."""
     from fairlib.multires._engine import maxmin_interior as mi
     from fairlib.multires._engine.pair_kernels import sum_chunks
 
@@ -159,7 +165,8 @@ def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed
     target = float(rng.uniform(0.0, 1.0))
     tp, td = (float(rng.uniform(0.0, 1.0)) for _ in range(2))
     for kernels in (mi._SERIAL, mi._PARALLEL):
-        # outputs go into the solve's workspace: every entry is overwritten (a stale NaN would fail the comparison)
+        # outputs go into the solve's workspace: every entry is overwritten (a stale NaN would fail
+        # the comparison)
         out = np.full(n, np.nan)
         assert (
             kernels._pair_products(x, z, user_start, split, out) is out
@@ -229,8 +236,9 @@ def test_the_solvers_fused_kernels_round_as_numpy_does(chunks, rows, depth, seed
 
 
 def test_large_normal_matrices_use_the_numba_threads_for_blas(monkeypatch):
-    """Above THREADED_BLAS_FLOPS the normal matrix's product and factorisation run BLAS on the numba loops' threads;
-    the allocation is the one-thread one up to the solver's tolerance (below it nothing changes, bit for bit)."""
+    """Above THREADED_BLAS_FLOPS the normal matrix's product and factorisation run BLAS on the numba
+    loops' threads; the allocation is the one-thread one up to the solver's tolerance (below it
+    nothing changes, bit for bit)."""
     from fairlib.multires._engine import maxmin_interior
 
     cluster = random_cluster(5, 600, 60, 3)  # above PARALLEL_PAIRS: the parallel kernels run

@@ -1,5 +1,6 @@
-"""The atlas driver (fairlib.repro.experiments.mechanism_atlas): cells on the committed fixtures, every registered
-run measured on a small cell, the claims' arithmetic on hand-built tables, bad input named."""
+"""The atlas driver (fairlib.repro.experiments.mechanism_atlas): cells on the committed fixtures,
+every registered run measured on a small cell, the claims' arithmetic on hand-built tables, bad
+input named."""
 
 import numpy as np
 import pandas as pd
@@ -76,8 +77,8 @@ def test_findings_known_answer():
 
 
 def test_a_solve_its_solver_does_not_certify_is_not_a_run():
-    """A row whose status says the solver did not certify its allocation is left out of the means and the claims,
-    and the claim's note names it."""
+    """A row whose status says the solver did not certify its allocation is left out of the means
+    and the claims, and the claim's note names it."""
     tables = _tables()
     ali = tables["alibaba"]
     ali.loc[ali.mechanism == "pfvds_4", "status"] = (
@@ -131,7 +132,8 @@ def test_cells_on_the_fixtures_and_every_run_measured():
     rows = pd.DataFrame(atlas.cell_rows(cell))
     assert list(rows.mechanism) == list(atlas.mechanism_runs())
     ran = rows[rows.status == "ran"]
-    # one task of 4 instances of one core on 6 idle machines: every mechanism that runs serves it in full
+    # one task of 4 instances of one core on 6 idle machines: every mechanism that runs serves it in
+    # full
     assert (ran.served_full == 1.0).all() and np.allclose(ran.tasks, 4.0)
     assert rows.set_index("mechanism").status["pdrf"].startswith("refused: max_tasks[0] = 4.0")
     assert set(rows.model) == {"pool", "merged machines", "machines"}
@@ -144,7 +146,8 @@ def test_cells_on_the_fixtures_and_every_run_measured():
     assert (per.status == "ran").all() and per.instants.eq(1).all()
     values = atlas.normalised_measures(pd.DataFrame(atlas.cell_rows(bb)))
     assert values.min().min() >= 0 and values.max().max() <= 1
-    # bottleneck fairness says nothing on the atlas's cells (caps, or a machine without a bottleneck): not a measure
+    # bottleneck fairness says nothing on the atlas's cells (caps, or a machine without a
+    # bottleneck): not a measure
     assert list(values.columns) == list(atlas.MEASURES) and "BF" not in values
 
 
@@ -172,8 +175,9 @@ def test_strategyproofness_spot_checks_run_uncapped():
 
 
 def test_a_total_within_rounding_of_its_cap_is_served_in_full():
-    """A divisible solver's total a hair below the cap (interior-point rounding) is served in full; a whole task
-    short is not (regression: a tolerance of 1e-9 counted DRFH's and TSF's rounded totals as short)."""
+    """A divisible solver's total a hair below the cap (interior-point rounding) is served in full;
+    a whole task short is not (regression: a tolerance of 1e-9 counted DRFH's and TSF's rounded
+    totals as short)."""
     from fairlib.multires import Allocation
 
     cell = atlas.Cell(

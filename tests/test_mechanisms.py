@@ -1,7 +1,8 @@
-"""The mechanism contract and registry: every static mechanism as ``mechanism(cluster) -> Allocation``, asset
-fairness and CEEI against their slow references, the generic property checkers, and a toy mechanism registered
-in a few lines that appears in the property table, a replay and the benchmark list with no other edit. The rules
-every registered mechanism must meet are in tests/test_registry.py."""
+"""The mechanism contract and registry: every static mechanism as ``mechanism(cluster) ->
+Allocation``, asset fairness and CEEI against their slow references, the generic property checkers,
+and a toy mechanism registered in a few lines that appears in the property table, a replay and the
+benchmark list with no other edit. The rules every registered mechanism must meet are in
+tests/test_registry.py."""
 
 import numpy as np
 import pytest
@@ -43,7 +44,8 @@ def random_pool(seed, n_users=5, n_resources=3):
 def test_array_signatures_agree_with_the_contract():
     d, c = [[1, 4], [3, 1]], [9, 18]
     assert drf(DRF_EXAMPLE).tasks.ravel().tolist() == drf(d, c).tasks.tolist() == [3, 2]
-    # every result reports each user's dominant resource and share (DRF paper §4: RAM for A, CPU for B, 2/3 each)
+    # every result reports each user's dominant resource and share (DRF paper §4: RAM for A, CPU
+    # for B, 2/3 each)
     assert drf(DRF_EXAMPLE).dominant_resource.tolist() == [1, 0]
     assert np.allclose(drf(DRF_EXAMPLE).dominant_shares, [2 / 3, 2 / 3])
     assert np.allclose(edrf(DRF_EXAMPLE).tasks.ravel(), edrf(d, c).tasks)
@@ -104,7 +106,8 @@ def test_ceei_is_a_competitive_equilibrium_and_matches_the_convex_program(seed):
     # slow reference: Eisenberg-Gale by SLSQP
     ref = proportional_fair_slsqp(pool).sum(axis=1)
     assert np.allclose(x, ref, rtol=2e-4)
-    # the defining axioms: each user spends its budget on the bundle that runs the most tasks, the market clears
+    # the defining axioms: each user spends its budget on the bundle that runs the most tasks, the
+    # market clears
     assert np.allclose(x * (pool.demand @ p), pool.weight, rtol=1e-6)
     used = pool.demand.T @ x
     assert (used <= pool.capacity[0] * (1 + 1e-7)).all()
@@ -188,8 +191,9 @@ def test_a_registered_toy_mechanism_appears_in_tables_replays_and_benchmarks_wit
             "equal_split"
         ) == 1
         assert color("equal_split").startswith("#") and label("equal_split") == "equal split"
-        # one server (1, 1), A: 10 quanta of (1, 0.5), B: 5 of (0.5, 1); equal split gives each half the server:
-        # A runs 0.5 quanta/s (CPU-bound), B 0.5 (RAM-bound): B done at 10 s, then A alone at 1/s: 15 s
+        # one server (1, 1), A: 10 quanta of (1, 0.5), B: 5 of (0.5, 1); equal split gives each half
+        # the server: A runs 0.5 quanta/s (CPU-bound), B 0.5 (RAM-bound): B done at 10 s, then A
+        # alone at 1/s: 15 s
         res = sim.replay(
             _one_server_fleet(),
             _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]),

@@ -1,6 +1,7 @@
-"""One front door per multi-method mechanism (``pfvds``, ``psdsf``, ``drfh``, ``tsf``): the same checks, once per
-method (scipy's ``LinprogCommonTests`` pattern) — agreement with the slow reference of ``tests/reference.py``, the
-refusal of an option the method does not take, and the result's typed fields."""
+"""One front door per multi-method mechanism (``pfvds``, ``psdsf``, ``drfh``, ``tsf``): the same
+checks, once per method (scipy's ``LinprogCommonTests`` pattern) — agreement with the slow
+reference of ``tests/reference.py``, the refusal of an option the method does not take, and the
+result's typed fields."""
 
 import importlib
 
@@ -46,7 +47,8 @@ def _call(name, cluster, method, options=None):
 
 
 #: the heuristics the paper's §5 describes ([INF] reconstructions) stall short of the equilibrium
-#: (fairlib.multires.pfvds.stalls): they are held to their own iteration budget, not to the reference
+#: (fairlib.multires.pfvds.stalls): they are held to their own iteration budget, not to the
+#: reference
 HEURISTICS = {("pfvds", "distributed"), ("pfvds", "psmfa")}
 SMALL_BUDGET = {"iterations": 200}
 
@@ -116,7 +118,8 @@ class TestMethods:
 
 
 def test_a_method_takes_only_its_own_options():
-    """An option of another method is refused, naming the method and what it takes (it would be ignored)."""
+    """An option of another method is refused, naming the method and what it takes (it would be
+    ignored)."""
     c = Cluster([[9, 18]], [[1, 4], [3, 1]])
     with pytest.raises(
         InvalidInputError, match=r"options\['kappa'\]: not an option of method='psmfa'"

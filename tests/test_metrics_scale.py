@@ -1,5 +1,5 @@
-"""Metrics of valid extremes: Jain's index is scale-free, so any finite magnitude gives the answer of the same values
-near 1."""
+"""Metrics of valid extremes: Jain's index is scale-free, so any finite magnitude gives the answer
+of the same values near 1."""
 
 import numpy as np
 from hypothesis import given
@@ -15,7 +15,8 @@ def test_jain_index_is_the_same_at_every_scale(values, exponent):
     scaled = np.asarray(values) * 10.0**exponent
     if not np.isfinite(scaled).all() or scaled.max() == 0:
         return
-    # rounding of the scaled values themselves (subnormals at 1e-300 keep few digits) bounds the agreement
+    # rounding of the scaled values themselves (subnormals at 1e-300 keep few digits) bounds the
+    # agreement
     expected = jain_index(values)
     assert abs(jain_index(scaled) - expected) <= 1e-9 + (
         1e-3 if scaled[scaled > 0].min() < 1e-290 else 0.0

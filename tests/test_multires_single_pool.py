@@ -33,7 +33,7 @@ def pools(draw, max_users=8, max_resources=3, positive=False, weighted=False):
     return d, cap, w
 
 
-# --- known answers -------------------------------------------------------------------------------------
+# --- known answers --------------------------------------------------------------------------------
 
 
 def test_worked_example_trace_and_tie_breaks():
@@ -58,7 +58,8 @@ def test_pareto_counterexample():
 
 
 def test_repository_example_pdrf_752_1637():
-    """reconstructions §2.1: R=<7583, 4649>: PDRF A 752, B 1637 (752 cycles); discrete DRF A 753."""
+    """reconstructions §2.1: R=<7583, 4649>: PDRF A 752, B 1637 (752 cycles); discrete DRF A
+    753."""
     res = pdrf([[1, 4], [3, 1]], [7583, 4649])
     assert res.tasks.tolist() == [752, 1637] and int(res.cycles) == 752
     assert drf([[1, 4], [3, 1]], [7583, 4649]).tasks.tolist() == [753, 1637]
@@ -95,13 +96,14 @@ def test_edrf_multi_round_with_zero_demands():
     np.testing.assert_allclose(res.tasks, maxmin_lp([[1, 0], [1, 1], [0, 1]], [2, 10]), atol=1e-9)
 
 
-# --- differential ------------------------------------------------------------------------------------
+# --- differential ---------------------------------------------------------------------------------
 
 
 @given(pools(max_users=12), st.sampled_from(["first_blocked", "skip_blocked"]))
 def test_drf_matches_heapq_and_argmin_references_on_non_integer_inputs(pool, stop):
     """The float baselines compare ``tasks * step`` in floating point, which is what ``drf`` does on
-    non-integer inputs (capacities shifted by 0.37 here); integer inputs are compared exactly (below)."""
+    non-integer inputs (capacities shifted by 0.37 here); integer inputs are compared exactly
+    (below)."""
     d, c, _ = pool
     c = c + 0.37
     res = drf(d, c, stop=stop)
@@ -114,8 +116,9 @@ def test_drf_matches_heapq_and_argmin_references_on_non_integer_inputs(pool, sto
 
 
 def test_exact_ties_follow_the_tie_rule():
-    """One resource, capacity 20, demands 1, 5, 6, 3: 3 × 1/20 = 3/20 exactly, so user 0 keeps winning ties by
-    index; floating point (3 × 0.05 = 0.15000000000000002 > 0.15) would hand them to user 3."""
+    """One resource, capacity 20, demands 1, 5, 6, 3: 3 × 1/20 = 3/20 exactly, so user 0 keeps
+    winning ties by index; floating point (3 × 0.05 = 0.15000000000000002 > 0.15) would hand them
+    to user 3."""
     exact = drf([[1], [5], [6], [3]], [20])
     assert exact.share_arithmetic == "rational" and exact.tasks.tolist() == [6, 1, 1, 1]
     assert progressive_filling_exact([[1], [5], [6], [3]], [20])[0].tolist() == [6, 1, 1, 1]
@@ -144,8 +147,9 @@ def _random_integer_pools(count, seed):
 @pytest.mark.parametrize("stop", ["first_blocked", "skip_blocked"])
 @pytest.mark.parametrize("tie_break", ["lowest_index", "higher_share"])
 def test_drf_equals_exact_fraction_reference_on_integer_instances(stop, tie_break):
-    """Every stop rule and tie break, weights and caps included: allocation and order equal the Fraction
-    reference on 1,000 random integer instances each (ties are common with small integers)."""
+    """Every stop rule and tie break, weights and caps included: allocation and order equal the
+    Fraction reference on 1,000 random integer instances each (ties are common with small
+    integers)."""
     for d, cap, w, caps in _random_integer_pools(1000, seed=hash((stop, tie_break)) % 2**32):
         res = drf(
             d, cap, weights=w, stop=stop, tie_break=tie_break, max_tasks=caps, record_order=True
@@ -160,7 +164,8 @@ def test_drf_equals_exact_fraction_reference_on_integer_instances(stop, tie_brea
 
 @pytest.mark.parametrize("stop", ["first_blocked", "skip_blocked"])
 def test_accumulated_shares_equal_the_scripts_float_sums(stop):
-    """``share_arithmetic="accumulated"`` is the author's ``s += ds`` with ``argmin`` (lowest index on ties)."""
+    """``share_arithmetic="accumulated"`` is the author's ``s += ds`` with ``argmin`` (lowest index
+    on ties)."""
     for d, cap, w, caps in _random_integer_pools(500, seed=11 if stop == "first_blocked" else 12):
         res = drf(
             d,
@@ -178,7 +183,8 @@ def test_accumulated_shares_equal_the_scripts_float_sums(stop):
 
 
 def test_pdrf_top_up_equals_exact_reference():
-    """PDRF's final round (§5) continues progressive filling from the PDRF allocation with exact shares."""
+    """PDRF's final round (§5) continues progressive filling from the PDRF allocation with exact
+    shares."""
     for d, cap, _, _ in _random_integer_pools(1000, seed=13):
         d = np.maximum(d, 1.0)  # PDRF's cycle needs every user to demand every resource it scans
         base = pdrf(d, cap).tasks
@@ -196,8 +202,9 @@ def test_edrf_matches_lexicographic_lp(pool):
 
 @given(pools(weighted=True), st.lists(st.integers(0, 10), min_size=8, max_size=8))
 def test_edrf_from_a_start_matches_the_lp_with_the_start_as_floors(pool, parts):
-    """Continuing water-filling from an allocation: each user keeps at least what it holds and the rest is the
-    lexicographic max-min — the LP reference with the start as guarantees (``quota_maxmin_lp``)."""
+    """Continuing water-filling from an allocation: each user keeps at least what it holds and the
+    rest is the lexicographic max-min — the LP reference with the start as guarantees
+    (``quota_maxmin_lp``)."""
     from fairlib.multires import Quotas
     from fairlib.multires.lp import quota_maxmin_lp
 
@@ -215,8 +222,8 @@ def test_edrf_from_a_start_matches_the_lp_with_the_start_as_floors(pool, parts):
 
 @given(pools(weighted=True), st.floats(0.0, 1.0))
 def test_edrf_continued_from_its_own_path_changes_nothing(pool, fraction):
-    """Any point on EDRF's own water-filling path (every user at the same fraction of its final tasks is one, up
-    to the first freezing) continues to the same allocation."""
+    """Any point on EDRF's own water-filling path (every user at the same fraction of its final
+    tasks is one, up to the first freezing) continues to the same allocation."""
     d, c, w = pool
     full = edrf(d, c, weights=w)
     first = full.levels.min()
@@ -229,8 +236,8 @@ def test_edrf_continued_from_its_own_path_changes_nothing(pool, fraction):
 
 
 def test_asset_fairness_continues_from_a_start():
-    """Asset fairness runs on EDRF's kernel: from half of its own allocation it reaches the same allocation, and a
-    user given more than its share at the start keeps it."""
+    """Asset fairness runs on EDRF's kernel: from half of its own allocation it reaches the same
+    allocation, and a user given more than its share at the start keeps it."""
     from fairlib.multires import Cluster, asset_fairness
 
     pool = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])
@@ -261,7 +268,8 @@ def test_pdrf_is_floor_of_edrf(pool):
 
 @given(pools(max_users=10, positive=True))
 def test_first_blocked_within_derived_bound(pool):
-    """-1 <= edrf - drf(first_blocked) < (D_r + max d_ir) / (C_r ds_j), see first_blocked_deviation_bound."""
+    """-1 <= edrf - drf(first_blocked) < (D_r + max d_ir) / (C_r ds_j), see
+    first_blocked_deviation_bound."""
     d, c, _ = pool
     gap = edrf(d, c).tasks - drf(d, c, stop="first_blocked").tasks
     lower, upper = cmp.first_blocked_deviation_bound(d, c)
@@ -291,7 +299,7 @@ def test_pdrf_top_up_equals_corrected_drf_without_over_allocation(pool):
     assert pdrf(d, c, top_up=True).tasks.tolist() == drf(d, c, stop="skip_blocked").tasks.tolist()
 
 
-# --- axioms ------------------------------------------------------------------------------------------
+# --- axioms ---------------------------------------------------------------------------------------
 
 
 @given(pools(weighted=True), st.sampled_from(["first_blocked", "skip_blocked"]))
@@ -325,7 +333,8 @@ def test_edrf_sharing_incentive_envy_freeness_pareto(pool):
 
 @given(pools(max_users=12))
 def test_drf_approximate_sharing_incentive(pool):
-    """Derived for indivisible tasks: n s_i > 1 - ds_i - sum_j ds_j for every user (skip_blocked)."""
+    """Derived for indivisible tasks: n s_i > 1 - ds_i - sum_j ds_j for every user
+    (skip_blocked)."""
     d, c, _ = pool
     res = drf(d, c, stop="skip_blocked")
     ds = (d / c).max(axis=1)
@@ -367,7 +376,7 @@ def test_permutation_equivariance(pool, random):
         )
 
 
-# --- comparison counting ----------------------------------------------------------------------------
+# --- comparison counting --------------------------------------------------------------------------
 
 
 def test_deviation_counts_and_table_row():
@@ -406,7 +415,7 @@ def test_experiment_runs_are_seed_stable():
     assert a.equals(b.iloc[:5])
 
 
-# --- validation ----------------------------------------------------------------------------------------
+# --- validation -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("fn", [drf, edrf, pdrf])
@@ -456,8 +465,8 @@ def test_overflow_and_option_errors():
 
 
 def test_counted_work_of_drf_and_pdrf():
-    """DRF's kernel counts O(m + log n) operations per allocated task; PDRF's passes are n·m each, whatever the
-    reserves: the machine-independent measure behind Metin §5's complexity claims."""
+    """DRF's kernel counts O(m + log n) operations per allocated task; PDRF's passes are n·m each,
+    whatever the reserves: the machine-independent measure behind Metin §5's complexity claims."""
     from fairlib.multires import drf, pdrf
 
     rng = np.random.default_rng(8)
@@ -489,7 +498,8 @@ def test_over_allocation_profile_counts_the_table_runs_instances():
         cmp.over_allocation_profile(setups, 1, 0, edges=[2.0, 3.0])
 
 
-# --- per-user caps (Khamse-Ashari et al. §5.8: a job is never given more than its running tasks request) -----
+# --- per-user caps (Khamse-Ashari et al. §5.8: a job is never given more than its running tasks
+# request)
 
 
 @given(
@@ -498,8 +508,8 @@ def test_over_allocation_profile_counts_the_table_runs_instances():
     st.booleans(),
 )
 def test_edrf_with_caps_matches_the_lp_with_upper_bounds(pool, cap_list, from_start):
-    """Weighted max-min with each user at most its cap: the lexicographic LP with the caps as upper bounds
-    (``quota_maxmin_lp(max_tasks=...)``), from zero or from a start below the caps."""
+    """Weighted max-min with each user at most its cap: the lexicographic LP with the caps as upper
+    bounds (``quota_maxmin_lp(max_tasks=...)``), from zero or from a start below the caps."""
     from fairlib.multires import Quotas
     from fairlib.multires.lp import quota_maxmin_lp
 
@@ -521,7 +531,8 @@ def test_edrf_with_caps_matches_the_lp_with_upper_bounds(pool, cap_list, from_st
 
 @given(pools(weighted=True))
 def test_edrf_with_caps_it_never_reaches_is_edrf(pool):
-    """Caps above what a user gets change nothing (the one-round closed form and the rounds agree)."""
+    """Caps above what a user gets change nothing (the one-round closed form and the rounds
+    agree)."""
     d, c, w = pool
     free = edrf(d, c, weights=w)
     np.testing.assert_allclose(
@@ -530,8 +541,9 @@ def test_edrf_with_caps_it_never_reaches_is_edrf(pool):
 
 
 def test_edrf_and_asset_fairness_honour_the_clusters_caps():
-    """On a capped single-pool cluster: a known answer (A capped at 2 tasks, B rises until CPU is full), the
-    allocation's totals within the caps, asset fairness against its LP with caps; bad caps named."""
+    """On a capped single-pool cluster: a known answer (A capped at 2 tasks, B rises until CPU is
+    full), the allocation's totals within the caps, asset fairness against its LP with caps; bad
+    caps named."""
     from fairlib.multires import Cluster, Quotas, asset_fairness
     from fairlib.multires.lp import quota_maxmin_lp
     from fairlib.multires.pooled import asset_share_per_task
@@ -561,8 +573,8 @@ def test_edrf_and_asset_fairness_honour_the_clusters_caps():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_edrf_with_caps_compiled_matches_the_lp(seed):
-    """The compiled kernel (forced, and on a problem above the interpreter's size rule) with caps, zero demands and
-    a start, against the LP with upper bounds."""
+    """The compiled kernel (forced, and on a problem above the interpreter's size rule) with caps,
+    zero demands and a start, against the LP with upper bounds."""
     from fairlib._jit import compiled
     from fairlib.multires import Quotas
     from fairlib.multires.lp import quota_maxmin_lp
@@ -588,7 +600,8 @@ def test_edrf_with_caps_compiled_matches_the_lp(seed):
 
 @numba.njit
 def _kernel_start_order(keys, sec0):
-    """The starting order as the filling kernel computed it before it was sorted in Python (the reference)."""
+    """The starting order as the filling kernel computed it before it was sorted in Python (the
+    reference)."""
     perm = np.argsort(sec0)
     return perm[np.argsort(keys[perm], kind="mergesort")]
 
@@ -596,9 +609,10 @@ def _kernel_start_order(keys, sec0):
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 40), st.integers(1, 6), st.integers(1, 40), st.integers(0, 2**32 - 1))
 def test_the_starting_heap_order_is_the_compiled_sorts(n, distinct_keys, distinct_secondary, seed):
-    """drf sorts its starting heap in Python (NumPy where secondary keys are distinct, numba's quicksort where some
-    repeat); the order must be the one the filling kernel's own sorts gave — numba's np.argsort by secondary key,
-    then a stable sort by share — including among exact ties (few distinct values of each)."""
+    """drf sorts its starting heap in Python (NumPy where secondary keys are distinct, numba's
+    quicksort where some repeat); the order must be the one the filling kernel's own sorts gave —
+    numba's np.argsort by secondary key, then a stable sort by share — including among exact ties
+    (few distinct values of each)."""
     from fairlib.multires._engine.filling import _start_order
 
     rng = np.random.default_rng(seed)
@@ -612,9 +626,9 @@ def test_the_starting_heap_order_is_the_compiled_sorts(n, distinct_keys, distinc
 @settings(max_examples=100, deadline=None)
 @given(st.integers(1, 12), st.integers(1, 4), st.integers(0, 2**32 - 1), st.booleans())
 def test_pdrf_cycle_is_metins_formula_with_numpys_largest_share(n, m, seed, simplified):
-    """The cycle kernel finds ds* = max_i ds_i by a loop (numba's array max compiles for ~0.5 s): tasks and k equal
-    Algorithm 1 written in Python with NumPy's ``ds.max()``, the same additions in the same order (ties in ds
-    included)."""
+    """The cycle kernel finds ds* = max_i ds_i by a loop (numba's array max compiles for ~0.5 s):
+    tasks and k equal Algorithm 1 written in Python with NumPy's ``ds.max()``, the same additions in
+    the same order (ties in ds included)."""
     from fairlib.multires.edrf import _pdrf_cycle
 
     rng = np.random.default_rng(seed)
@@ -648,7 +662,8 @@ def test_pdrf_cycle_is_metins_formula_with_numpys_largest_share(n, m, seed, simp
 )
 @pytest.mark.parametrize("mechanism", [pdrf, edrf])
 def test_the_branch_free_row_scan_names_every_bad_entry_without_a_warning(mechanism, row, message):
-    """The row scan of EDRF and PDRF validates by comparisons (no floating-point flag, interpreted or compiled)."""
+    """The row scan of EDRF and PDRF validates by comparisons (no floating-point flag, interpreted
+    or compiled)."""
     import re
     import warnings
 
@@ -664,9 +679,9 @@ def test_a_negative_zero_demand_is_a_zero_demand():
 
 
 def test_pdrf_consumption_and_rates_are_its_own():
-    """``consumed`` is computed when PDRF returns (the caller may change its demands afterwards), equal to
-    ``tasks @ demands`` exactly for integer demands; ``rates`` (computed on first access) from shares the result
-    owns."""
+    """``consumed`` is computed when PDRF returns (the caller may change its demands afterwards),
+    equal to ``tasks @ demands`` exactly for integer demands; ``rates`` (computed on first access)
+    from shares the result owns."""
     rng = np.random.default_rng(5)
     d = np.round(rng.uniform(1, 100, (500, 3)))
     cap = d.sum(axis=0) * 0.3
@@ -684,9 +699,10 @@ def test_pdrf_consumption_and_rates_are_its_own():
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 30), st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_pool_summary_is_the_numpy_expressions(n, m, seed):
-    """The one-pass kernel drf's set-up uses gives what the NumPy expressions it replaced give, bit for bit: the
-    per-task dominant share, the tasks each user could run alone (inf demanding nothing) and the dominant resource
-    (the first of equals; ratios beyond the float range are inf and still the largest)."""
+    """The one-pass kernel drf's set-up uses gives what the NumPy expressions it replaced give, bit
+    for bit: the per-task dominant share, the tasks each user could run alone (inf demanding
+    nothing) and the dominant resource (the first of equals; ratios beyond the float range are inf
+    and still the largest)."""
     from fairlib.multires.progressive_filling import dominant_resources, pool_summary
 
     rng = np.random.default_rng(seed)

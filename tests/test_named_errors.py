@@ -1,7 +1,7 @@
-"""Regression tests: nonsense that public functions used to accept silently, or refused with a bare Python or NumPy
-error, now gets an InvalidInputError (or a TraceFormatError for a file) naming the argument, the index or line and
-the value. One test per case found by probing as a user would; tests/test_api_contract.py checks the whole public
-API the same way."""
+"""Regression tests: nonsense that public functions used to accept silently, or refused with a bare
+Python or NumPy error, now gets an InvalidInputError (or a TraceFormatError for a file) naming the
+argument, the index or line and the value. One test per case found by probing as a user would;
+tests/test_api_contract.py checks the whole public API the same way."""
 
 import gzip
 
@@ -42,7 +42,7 @@ from fairlib.traces.fetch import main as fetch_main
 W = [[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]]
 
 
-# --- the validation helpers -----------------------------------------------------------------------------------
+# --- the validation helpers -----------------------------------------------------------------------
 
 
 def test_helpers_name_argument_and_value():
@@ -99,7 +99,7 @@ def test_iteration_counts_are_capped():
         run_dynamics(game, max_iter=MAX_ITERATIONS + 1)
 
 
-# --- silent answers ----------------------------------------------------------------------------------------------
+# --- silent answers -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -145,7 +145,8 @@ def test_metrics_refuse_nan_negative_and_zero_optimum():
         metrics.utilities(W, [[0.5, np.nan], [0.2, 0.8], [0.3, 0.2]])
     with pytest.raises(
         InvalidInputError,
-        match=r"shares: expected shape \(3, 2\)|weights, shares: expected two .* got \(3, 2\) and \(1, 2\)",
+        match=r"shares: expected shape \(3, 2\)|weights, shares: expected two .* got \(3, 2\) and "
+        r"\(1, 2\)",
     ):  # noqa: E501
         metrics.utilities(W, [[0.5, 0.5]])
     with pytest.raises(InvalidInputError, match=r"parallelism\[0\] = 0: must be >= 1"):
@@ -247,7 +248,7 @@ def test_bitbrains_workload_refuses_negative_usage():
     assert bitbrains_workload(_vms([100.0, 5.0])).demand[0, 0] == pytest.approx(0.1)
 
 
-# --- raw Python or NumPy errors ----------------------------------------------------------------------------------
+# --- raw Python or NumPy errors -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -434,8 +435,8 @@ def test_fetch_dest_that_is_a_file_is_refused(tmp_path, capsys):
     ],
 )
 def test_compare_text_names_a_separator_that_is_no_regular_expression(sep, message):
-    """``re.error`` (or a TypeError) leaked from the separator; a pattern that matches the empty string split every
-    line into characters."""
+    """``re.error`` (or a TypeError) leaked from the separator; a pattern that matches the empty
+    string split every line into characters."""
     from fairlib.repro.verify import compare_text
 
     with pytest.raises(InvalidInputError, match=message):

@@ -1,8 +1,8 @@
 """Committed notebooks are stripped, follow the house structure, and run in quick mode.
 
-``pytest tests/test_notebooks.py --paper KEY`` (or ``FAIRLIB_PAPER=KEY``) checks one catalogued paper's notebook
-only; every notebook runs in its own test (so pytest-xdist spreads them over the workers) with its own build
-folder."""
+``pytest tests/test_notebooks.py --paper KEY`` (or ``FAIRLIB_PAPER=KEY``) checks one catalogued
+paper's notebook only; every notebook runs in its own test (so pytest-xdist spreads them over the
+workers) with its own build folder."""
 
 import json
 import os
@@ -19,8 +19,8 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
 def pytest_generate_tests(metafunc):
-    """Parametrise by notebook: the file tests by path (the template always, papers as selected), the quick run by
-    catalogued key."""
+    """Parametrise by notebook: the file tests by path (the template always, papers as selected),
+    the quick run by catalogued key."""
     from tests.conftest import selected_papers
 
     keys = selected_papers(metafunc.config)
@@ -52,10 +52,12 @@ def test_house_structure(path):
     params = [c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
     assert len(params) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
     src = "".join(params[0]["source"])
-    # a notebook opened by hand (or launched on Binder) runs in quick mode; run_all.py injects the mode it runs
+    # a notebook opened by hand (or launched on Binder) runs in quick mode; run_all.py injects the
+    # mode it runs
     assert 'MODE = "quick"' in src and "SEED =" in src
     text = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    # a notebook tied to no paper (the atlas) states its modelling choices under "Choices and limits"
+    # a notebook tied to no paper (the atlas) states its modelling choices under "Choices and
+    # limits"
     assert "## Claims" in text and (
         "## Deviations from the paper" in text or "## Choices and limits" in text
     )
@@ -68,7 +70,8 @@ def test_house_structure(path):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
     ]
     assert not helpers, (
-        f"{path.name}: thin notebooks only — move functions, lambdas, classes into fairlib ({helpers})"
+        f"{path.name}: thin notebooks only — move functions, lambdas, classes into fairlib "
+        f"({helpers})"
     )
 
 
@@ -123,9 +126,10 @@ def test_notebooks_import_only_from_public_packages(path):
 
 
 def test_a_notebook_reads_as_a_lecture(path):
-    """Title and citation, then the Findings from the ledger; the parameters cell removed from the book and every
-    other code cell folded or its code hidden; "What we found" rendered through fairlib.repro.prose (no visible
-    f-string); every saved figure captioned (cell metadata ``fairlib.captions``, one per ``save_figure``, in order)."""
+    """Title and citation, then the Findings from the ledger; the parameters cell removed from the
+    book and every other code cell folded or its code hidden; "What we found" rendered through
+    fairlib.repro.prose (no visible f-string); every saved figure captioned (cell metadata
+    ``fairlib.captions``, one per ``save_figure``, in order)."""
     import re
 
     from fairlib.repro.executed import FINDINGS_TAG, findings_choice
@@ -155,13 +159,15 @@ def test_a_notebook_reads_as_a_lecture(path):
             None,
         )
         assert key is None or not (paths.results_dir(key, "full") / "claims.json").exists(), (
-            f"{path.name}: its full-mode ledger is committed; name the paper's 3-5 main claims in show_findings"
+            f"{path.name}: its full-mode ledger is committed; name the paper's 3-5 main "
+            "claims in show_findings"
         )
     for i, ((kind, source, meta), t) in enumerate(zip(cells, tags)):
         if kind != "code":
             continue
         assert t & {"remove-cell", "hide-cell", "hide-input", "remove-input"}, (
-            f"{path.name}: code cell {i} is shown to the reader; tag it hide-input (or remove-input)"
+            f"{path.name}: code cell {i} is shown to the reader; tag it hide-input (or "
+            "remove-input)"
         )
         if "parameters" in t:
             assert "remove-cell" in t
@@ -182,8 +188,9 @@ def test_a_notebook_reads_as_a_lecture(path):
 
 
 def test_figures_named_in_the_prose_are_the_ones_saved(path):
-    """Every `fig...` name the markdown cites (the "What is reproduced" tables) is a figure the notebook saves —
-    literally, or by the literal start of an f-string name — so a reader finds it under figures/<key>/."""
+    """Every `fig...` name the markdown cites (the "What is reproduced" tables) is a figure the
+    notebook saves — literally, or by the literal start of an f-string name — so a reader finds
+    it under figures/<key>/."""
     import re
 
     nb = json.loads(path.read_text())
@@ -202,8 +209,8 @@ def test_figures_named_in_the_prose_are_the_ones_saved(path):
 
 @pytest.mark.notebook
 def test_paper_notebook_quick_mode(paper_key, tmp_path):
-    """The paper notebook runs end to end in quick mode, claims included (its own build folder: notebooks run side by
-    side under pytest-xdist)."""
+    """The paper notebook runs end to end in quick mode, claims included (its own build folder:
+    notebooks run side by side under pytest-xdist)."""
     env = dict(os.environ, FAIRLIB_BUILD_DIR=str(tmp_path))
     p = subprocess.run(
         [sys.executable, str(ROOT / "run_all.py"), "--quick", "--only", paper_key],
@@ -214,7 +221,8 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
         timeout=1800,
     )
     assert p.returncode == 0, p.stdout[-4000:] + p.stderr[-4000:]
-    # where the real excerpts are absent (a reader's clone), the trace notebooks run on labelled stand-ins
+    # where the real excerpts are absent (a reader's clone), the trace notebooks run on labelled
+    # stand-ins
     from fairlib import paths
 
     manifest = json.loads((tmp_path / "run_manifest.json").read_text())
@@ -230,9 +238,9 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
         data
     ):  # a notebook that reads traces says which; synthetic exactly where the excerpts are missing
         assert (data == "synthetic") is not real, p.stdout[-2000:]
-    # "another CPU" on this one: the same quick run with numba's kernels compiled for a generic x86-64, OpenBLAS
-    # on an old core's code path and one thread everywhere gives the same tables and claims, within the declared
-    # tolerances (fairlib.repro.verify), as the native run above
+    # "another CPU" on this one: the same quick run with numba's kernels compiled for a generic
+    # x86-64, OpenBLAS on an old core's code path and one thread everywhere gives the same tables
+    # and claims, within the declared tolerances (fairlib.repro.verify), as the native run above
     from fairlib.repro.verify import ANOTHER_CPU, verify_results
 
     other = tmp_path / "another-cpu"
@@ -255,8 +263,8 @@ def test_paper_notebook_quick_mode(paper_key, tmp_path):
 
 
 def test_no_cell_shows_a_return_value_by_accident(path):
-    """A cell whose last line saves a figure or table ends in ``;``: else the notebook shows the list of written paths
-    (a ``PosixPath`` repr) to the reader."""
+    """A cell whose last line saves a figure or table ends in ``;``: else the notebook shows the
+    list of written paths (a ``PosixPath`` repr) to the reader."""
     import ast
 
     nb = json.loads(path.read_text())

@@ -27,7 +27,8 @@ def test_environment_yml_mirrors_pins():
 
 
 def test_numba_cache_keyed_on_sources():
-    """Kernels calling kernels in other files are not re-validated by numba: the cache dir must change with them."""
+    """Kernels calling kernels in other files are not re-validated by numba: the cache dir must
+    change with them."""
     import os
 
     import fairlib
@@ -46,7 +47,8 @@ def test_numba_cache_keyed_on_sources():
 
 
 def test_long_library_functions_say_what_they_compute():
-    """Every library function over 30 lines has a docstring (numpy-style rules for public names run in ruff)."""
+    """Every library function over 30 lines has a docstring (numpy-style rules for public names run
+    in ruff)."""
     import ast
 
     from fairlib.paths import ROOT
@@ -64,8 +66,9 @@ def test_long_library_functions_say_what_they_compute():
 
 
 def test_kernels_cache_in_the_keyed_directory_even_when_numba_is_imported_first(tmp_path):
-    """A script that imports numba before fairlib (a test module, a plugin, a worker) used to cache fairlib's
-    kernels beside the sources, unkeyed: a stale callee could then be run after an edit."""
+    """A script that imports numba before fairlib (a test module, a plugin, a worker) used to cache
+    fairlib's kernels beside the sources, unkeyed: a stale callee could then be run after an
+    edit."""
     import subprocess
     import sys
 
@@ -101,8 +104,9 @@ def test_kernels_cache_in_the_keyed_directory_even_when_numba_is_imported_first(
 
 
 def test_warm_compiles_every_kernel():
-    """``python -m fairlib.repro.warm`` (run by ``make install``) reaches every numba kernel of the library, so a
-    reader's first call loads compiled code; exit status 1 would name the kernels it missed."""
+    """``python -m fairlib.repro.warm`` (run by ``make install``) reaches every numba kernel of the
+    library, so a reader's first call loads compiled code; exit status 1 would name the kernels it
+    missed."""
     import subprocess
     import sys
 
@@ -119,15 +123,17 @@ def test_warm_compiles_every_kernel():
 
 
 def test_warm_in_two_processes_leaves_every_kernel_for_the_next_process(tmp_path):
-    """``python -m fairlib.repro.warm --jobs 2`` (``make install``): two worker processes compile into the keyed cache,
-    then the parent loads their kernels; a later process running the same steps compiles nothing. Two cheap
-    steps on an empty cache directory; the full set runs in every ``make install``."""
+    """``python -m fairlib.repro.warm --jobs 2`` (``make install``): two worker processes compile
+    into the keyed cache, then the parent loads their kernels; a later process running the same
+    steps compiles nothing. Two cheap steps on an empty cache directory; the full set runs in every
+    ``make install``."""
     import subprocess
     import sys
 
     steps = ["drfh (best fit), drf (machine offers)", "dynamic DRF: per-step kernels"]
     first = (
-        f"from fairlib.repro.warm import warm\ntimes = warm(progress=False, jobs=2, only={steps!r})\n"
+        "from fairlib.repro.warm import warm\ntimes = warm(progress=False, jobs=2, "
+        f"only={steps!r})\n"
         "print(sorted(times))\n"
     )
     again = (
@@ -161,8 +167,9 @@ def test_warm_names_a_bad_step_or_job_count():
 
 
 def test_a_step_failing_in_a_worker_fails_the_warm_up(monkeypatch):
-    """A step that raises in a worker process raises from :func:`fairlib.repro.warm.warm` (the queued steps cancelled).
-    Here the parent lists a step the workers do not know: the worker's KeyError comes back."""
+    """A step that raises in a worker process raises from :func:`fairlib.repro.warm.warm` (the
+    queued steps cancelled). Here the parent lists a step the workers do not know: the worker's
+    KeyError comes back."""
     import pytest
 
     import fairlib.repro.warm
@@ -177,8 +184,9 @@ def test_a_step_failing_in_a_worker_fails_the_warm_up(monkeypatch):
 
 
 def test_an_unguarded_script_warming_in_two_processes_is_told_why_its_workers_died(tmp_path):
-    """The workers are spawned and import the calling script again: a script calling ``warm(jobs=2)`` at its top
-    level makes each worker fail while starting. The error names the step and the remedy, not just a broken pool."""
+    """The workers are spawned and import the calling script again: a script calling
+    ``warm(jobs=2)`` at its top level makes each worker fail while starting. The error names the
+    step and the remedy, not just a broken pool."""
     import subprocess
     import sys
 
@@ -198,8 +206,8 @@ def test_an_unguarded_script_warming_in_two_processes_is_told_why_its_workers_di
 
 
 def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
-    """NUMBA_CACHE_DIR set by the user (or by the cold-start benchmark, or inherited by a worker) holds fairlib's
-    kernels under ``<module>-<key>``: an edit still starts those modules afresh."""
+    """NUMBA_CACHE_DIR set by the user (or by the cold-start benchmark, or inherited by a worker)
+    holds fairlib's kernels under ``<module>-<key>``: an edit still starts those modules afresh."""
     import subprocess
     import sys
 
@@ -221,10 +229,11 @@ def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
 
 
 def test_the_mechanisms_compile_each_kernel_for_one_set_of_argument_types():
-    """numba compiles a kernel once per distinct argument types, and a first call pays for each (0.2–0.6 s): every
-    registered mechanism on the cold-start benchmark's compiled problems, in one process, leaves one signature per
-    kernel. A constant argument where other calls pass a variable, an array read-only in one caller and not in
-    another, an omitted optional argument, or partial sums of another dimension would each add one."""
+    """numba compiles a kernel once per distinct argument types, and a first call pays for each
+    (0.2–0.6 s): every registered mechanism on the cold-start benchmark's compiled problems, in
+    one process, leaves one signature per kernel. A constant argument where other calls pass a
+    variable, an array read-only in one caller and not in another, an omitted optional argument, or
+    partial sums of another dimension would each add one."""
     import subprocess
     import sys
 
@@ -249,8 +258,9 @@ for kernel in gc.get_objects():
 
 
 def test_binder_environment_is_the_runtime_pins():
-    """Binder builds the notebooks' environment from binder/environment.yml: exactly the library's runtime pins
-    (pyproject's dependencies), Python 3.11, and postBuild registers the kernel every notebook names."""
+    """Binder builds the notebooks' environment from binder/environment.yml: exactly the library's
+    runtime pins (pyproject's dependencies), Python 3.11, and postBuild registers the kernel every
+    notebook names."""
     import json
     import os
 

@@ -1,12 +1,14 @@
-"""``make test-paper KEY=<key>`` predicts ``make test``: it runs every test a paper's files can affect.
+"""``make test-paper KEY=<key>`` predicts ``make test``: it runs every test a paper's files can
+affect.
 
-A paper adds a notebook, a claims registry, a driver, perhaps mechanisms or games, and catalogue, docs and citation
-entries. The tests those can break are (1) its own, (2) the repository-wide checks that read the catalogue, the
-registries, the public API or the docs (:data:`fairlib.repro.catalog.PAPER_CHECKS`), (3) the doctests, API contract and
-own tests of every module it adds or changes, and (4) the registry-wide tests of its mechanisms. This file holds the
-suite to that split: a test file that reads what a paper adds is a paper check, or :data:`NOT_PAPER_CHECKS` says how
-the loop covers it or why a paper cannot break it — so a new repository-wide test cannot silently stay out of the
-loop.
+A paper adds a notebook, a claims registry, a driver, perhaps mechanisms or games, and catalogue,
+docs and citation entries. The tests those can break are (1) its own, (2) the repository-wide checks
+that read the catalogue, the registries, the public API or the docs
+(:data:`fairlib.repro.catalog.PAPER_CHECKS`), (3) the doctests, API contract and own tests of every
+module it adds or changes, and (4) the registry-wide tests of its mechanisms. This file holds the
+suite to that split: a test file that reads what a paper adds is a paper check, or
+:data:`NOT_PAPER_CHECKS` says how the loop covers it or why a paper cannot break it — so a new
+repository-wide test cannot silently stay out of the loop.
 """
 
 from __future__ import annotations
@@ -18,39 +20,45 @@ import sys
 from fairlib.repro import catalog
 from fairlib.paths import ROOT
 
-#: what in a test file's text shows that it reads what a paper adds: the catalogue, a registry walked whole, the
-#: public API walked whole, the docs or the citation, the package's modules walked whole
+#: what in a test file's text shows that it reads what a paper adds: the catalogue, a registry
+#: walked whole, the public API walked whole, the docs or the citation, the package's modules walked
+#: whole
 READS_WHAT_A_PAPER_ADDS = re.compile(
     r"catalog\b|NOTEBOOKS|mechanisms\.(names|select)\(|games\.(names|select)\(|"
     r"README|docs/|CITATION|__all__|_SUBMODULES|walk_packages|glob\(\"\*\.toml\"\)"
 )
 
-#: test files that match :data:`READS_WHAT_A_PAPER_ADDS` but are not in PAPER_CHECKS: how the loop covers them, or why a
-#: paper's files cannot break them
+#: test files that match :data:`READS_WHAT_A_PAPER_ADDS` but are not in PAPER_CHECKS: how the loop
+#: covers them, or why a paper's files cannot break them
 NOT_PAPER_CHECKS = {
-    "tests/test_entry_points.py": "the command lines' refusals of bad arguments and the FAIRLIB_* variables': it "
-    "names catalogued keys only to repeat one (li2019) and reads the variables from the source, so a new paper "
-    "changes no refusal it checks",
-    "tests/test_pdrf_floor.py": "PDRF against EDRF on fixed and generated pools: it reads no catalogue, registry or "
-    "list of public names, so a paper cannot change what it checks",
-    "tests/test_api_contract.py": "run by the loop on the callables of every module the paper adds or changes "
-    "(--contract-modules); the callables it leaves alone are the same as on main",
-    "tests/test_docstrings.py": "run by the loop on the callables and kernels of every module the paper adds or "
-    "changes (--contract-modules), registered mechanisms and games included; the others are the same as on main",
-    "tests/test_registry.py": "parametrised by mechanism name: the loop runs it with -m registry -k <the paper's "
-    "mechanisms>",
-    "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k <the paper's "
-    "mechanisms>",
-    "tests/test_testing.py": "fairlib.testing on toy mechanisms of its own and on drf; the registry's checks, on "
-    "the paper's mechanisms, run in tests/test_registry.py and tests/test_game_registry.py",
-    "tests/test_mechanisms.py": "registers and removes a mechanism of its own inside one test; reads no other entry",
-    "tests/test_run_all.py": "run_all.py on made-up notebooks in temporary folders; it names the README only in a "
-    "docstring",
+    "tests/test_entry_points.py": "the command lines' refusals of bad arguments and the "
+    "FAIRLIB_* variables': it names catalogued keys only to repeat one (li2019) and reads "
+    "the variables from the source, so a new paper changes no refusal it checks",
+    "tests/test_pdrf_floor.py": "PDRF against EDRF on fixed and generated pools: it reads no "
+    "catalogue, registry or list of public names, so a paper cannot change what it checks",
+    "tests/test_api_contract.py": "run by the loop on the callables of every module the paper "
+    "adds or changes (--contract-modules); the callables it leaves alone are the same as on "
+    "main",
+    "tests/test_docstrings.py": "run by the loop on the callables and kernels of every module "
+    "the paper adds or changes (--contract-modules), registered mechanisms and games "
+    "included; the others are the same as on main",
+    "tests/test_registry.py": "parametrised by mechanism name: the loop runs it with -m registry "
+    "-k <the paper's mechanisms>",
+    "tests/test_game_registry.py": "parametrised by game name: the loop runs it with -m games -k "
+    "<the paper's mechanisms>",
+    "tests/test_testing.py": "fairlib.testing on toy mechanisms of its own and on drf; the "
+    "registry's checks, on the paper's mechanisms, run in tests/test_registry.py and "
+    "tests/test_game_registry.py",
+    "tests/test_mechanisms.py": "registers and removes a mechanism of its own inside one test; "
+    "reads no other entry",
+    "tests/test_run_all.py": "run_all.py on made-up notebooks in temporary folders; it names the "
+    "README only in a docstring",
     "tests/test_workflows.py": "the CI workflow file; it names the README only in a docstring",
-    "tests/test_scaffold.py": "scaffolds its own papers and mechanisms in a temporary copy of the checkout and runs "
-    "the loop there; a paper of the checkout is one more file copied",
-    "tests/test_scaffold_game.py": "scaffolds its own papers, mechanisms and games in a temporary copy and checks the "
-    "loop there; a paper of the checkout is one more file copied",
+    "tests/test_scaffold.py": "scaffolds its own papers and mechanisms in a temporary copy of "
+    "the checkout and runs the loop there; a paper of the checkout is one more file copied",
+    "tests/test_scaffold_game.py": "scaffolds its own papers, mechanisms and games in a "
+    "temporary copy and checks the loop there; a paper of the checkout is one more file "
+    "copied",
 }
 
 
@@ -67,9 +75,10 @@ def test_every_test_that_reads_what_a_paper_adds_is_in_the_loop_or_says_why_not(
         and f not in NOT_PAPER_CHECKS
     ]
     assert not unaccounted, (
-        f"{unaccounted}: these tests read the catalogue, a registry, the public API or the docs, so a new paper can "
-        "break them; add each to fairlib.repro.catalog.PAPER_CHECKS (make test-paper runs it) or to NOT_PAPER_CHECKS "
-        "in tests/test_paper_loop.py with how the loop covers it"
+        f"{unaccounted}: these tests read the catalogue, a registry, the public API or the "
+        "docs, so a new paper can "
+        "break them; add each to fairlib.repro.catalog.PAPER_CHECKS (make test-paper runs "
+        "it) or to NOT_PAPER_CHECKS in tests/test_paper_loop.py with how the loop covers it"
     )
     for f in list(catalog.PAPER_CHECKS) + list(NOT_PAPER_CHECKS):
         assert (ROOT / f).is_file(), (
@@ -92,8 +101,9 @@ def test_the_loop_runs_a_papers_tests_the_checks_and_the_tests_of_what_it_change
 
 
 def test_the_scaffolds_registration_lines_bring_in_no_importer(monkeypatch):
-    """Every paper changes the catalogue and the drivers' package by the lines the scaffold adds: their readers are
-    the paper checks, and their importers (the scaffold's nested loop, every other paper's findings) are not run."""
+    """Every paper changes the catalogue and the drivers' package by the lines the scaffold adds:
+    their readers are the paper checks, and their importers (the scaffold's nested loop, every other
+    paper's findings) are not run."""
     nb = catalog.get("li2019")
     monkeypatch.setattr(
         catalog, "changed_modules", lambda root=None: list(catalog.REGISTRATION_FILES)
@@ -143,9 +153,9 @@ def test_contract_modules_keeps_the_contract_of_those_modules_only():
 
 
 def test_the_module_scoped_checks_run_on_the_papers_modules_only(monkeypatch):
-    """A changed registry brings in its importers, but never the API contract or the docstring checks whole: the
-    loop runs those on the paper's modules (--contract-modules), and the export lines a scaffold adds bring in
-    nothing."""
+    """A changed registry brings in its importers, but never the API contract or the docstring
+    checks whole: the loop runs those on the paper's modules (--contract-modules), and the export
+    lines a scaffold adds bring in nothing."""
     nb = catalog.get("feldman2005")
     monkeypatch.setattr(
         catalog,

@@ -1,5 +1,5 @@
-"""PDRF against the floor of EDRF (docs/reconstructions.md §2.1): equal when every user demands every resource (EDRF
-has one round), at most the floor otherwise."""
+"""PDRF against the floor of EDRF (docs/reconstructions.md §2.1): equal when every user demands
+every resource (EDRF has one round), at most the floor otherwise."""
 
 import numpy as np
 from hypothesis import given, settings

@@ -20,8 +20,8 @@ from tests.test_heterogeneous import clusters
 
 
 def test_one_server_by_hand():
-    # one server, α = 1: PF-VDS maximises log x0 + log x1 on x0 + 3 x1 <= 9, 4 x0 + x1 <= 18 (both bind);
-    # DRF's (3, 2) is feasible but not proportional-fair, so eq. (16) must fail there
+    # one server, α = 1: PF-VDS maximises log x0 + log x1 on x0 + 3 x1 <= 9, 4 x0 + x1 <= 18 (both
+    # bind); DRF's (3, 2) is feasible but not proportional-fair, so eq. (16) must fail there
     c = Cluster([[9, 18]], [[1, 4], [3, 1]])
     eq = pfvds(c, 1.0).tasks
     assert variational_gap(c, eq, 1.0) < 1e-9
@@ -54,8 +54,9 @@ def test_theorem_1_equilibria_satisfy_eq16_and_lemma_1(cluster, alpha):
 @settings(max_examples=15, deadline=None)
 @given(clusters(max_users=5), st.sampled_from([1.0, 2.0]))
 def test_eq16_on_time_shared_servers(cluster, alpha):
-    """Problem 2 (time-shared servers): its equilibrium meets eq. (16) over the time-shared constraints (over the
-    resources it generally does not: the time-shared constraint leaves resources idle)."""
+    """Problem 2 (time-shared servers): its equilibrium meets eq. (16) over the time-shared
+    constraints (over the resources it generally does not: the time-shared constraint leaves
+    resources idle)."""
     x = pfvds(cluster, alpha, time_shared=True).tasks
     if nash_residual(cluster, x, alpha, time_shared=True) > 1e-7:
         return
@@ -122,8 +123,9 @@ def test_arguments():
 
 @pytest.mark.parametrize("alpha", [8.0, 73.0, 300.0])
 def test_variational_gap_at_large_alpha(alpha):
-    """x^-α spans dozens of orders of magnitude at large α (1e69 beside 1 at α = 73): eq. (16)'s LP is solved in units
-    of the largest marginal, so it answers (HiGHS failed on the raw objective) — 0 at the equilibrium, > 0 elsewhere."""
+    """x^-α spans dozens of orders of magnitude at large α (1e69 beside 1 at α = 73): eq. (16)'s
+    LP is solved in units of the largest marginal, so it answers (HiGHS failed on the raw objective)
+    — 0 at the equilibrium, > 0 elsewhere."""
     c = Cluster([[9, 18]], [[1, 4], [3, 1]])
     assert variational_gap(c, pfvds(c, alpha).tasks, alpha) < 1e-8
     assert variational_gap(c, [[2.0], [1.0]], alpha) > 0.1

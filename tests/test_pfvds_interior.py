@@ -79,7 +79,8 @@ def test_agrees_with_best_responses(alpha):
 
 
 def test_time_shared_alpha_one_is_time_shared_psdsf():
-    """Theorem 5 through the convex program: Problem 2's equilibrium is PS-DSF (Definition 4) for every α."""
+    """Theorem 5 through the convex program: Problem 2's equilibrium is PS-DSF (Definition 4) for
+    every α."""
     from fairlib.multires.psdsf import psdsf_violation
 
     for seed in range(3):
@@ -123,7 +124,8 @@ def test_large_alpha_continuation_and_fallback():
 
 
 def test_prices_are_the_servers_multipliers():
-    """On one server with α = 1: φ_n / x_n = λ·d_n for every user with tasks (KKT in the caller's units)."""
+    """On one server with α = 1: φ_n / x_n = λ·d_n for every user with tasks (KKT in the
+    caller's units)."""
     c = Cluster([[9, 18]], [[1, 4], [3, 1]], weight=[1.0, 2.0])
     res = pfvds_interior_point(c, 1.0)
     lam = res.diagnostics["prices"][0]
@@ -184,9 +186,9 @@ def _stage_both_ways(cluster, alpha, time_shared):
 @pytest.mark.parametrize("capped", [False, True])
 @pytest.mark.parametrize("alpha", [0.5, 1.0, 2.0])
 def test_compiled_stage_agrees_with_the_reference_loop(alpha, capped):
-    """The compiled loop is the reference loop's equations in its order: from the same start both converge or both
-    stop short, and where they converge the users' totals (unique, Theorem 7; placements need not be) agree far
-    inside the stopping tolerance's reach."""
+    """The compiled loop is the reference loop's equations in its order: from the same start both
+    converge or both stop short, and where they converge the users' totals (unique, Theorem 7;
+    placements need not be) agree far inside the stopping tolerance's reach."""
     from fairlib.repro.experiments.heterogeneous_servers import with_random_caps
 
     for seed in range(12):
@@ -204,7 +206,8 @@ def test_compiled_stage_agrees_with_the_reference_loop(alpha, capped):
 
 
 def test_compiled_factorisations_agree_with_lapack():
-    """The compiled loop's Cholesky and LU solves against scipy's (LAPACK) on small random systems."""
+    """The compiled loop's Cholesky and LU solves against scipy's (LAPACK) on small random
+    systems."""
     import scipy.linalg
 
     from fairlib.multires._engine import pfvds_interior_serial as serial
@@ -229,8 +232,9 @@ def test_compiled_factorisations_agree_with_lapack():
 
 
 def test_capped_shortfall_sees_a_user_short_of_its_cap_on_a_server_with_room():
-    """The scale-free half of the capped certificate: a user below its cap where a server it may use has room left
-    is not at the equilibrium, whatever its marginal; on a full server, or at its cap, it is."""
+    """The scale-free half of the capped certificate: a user below its cap where a server it may use
+    has room left is not at the equilibrium, whatever its marginal; on a full server, or at its cap,
+    it is."""
     from fairlib.multires.pfvds import CAPPED_SHORTFALL, capped_shortfall
 
     idle = Cluster([[10.0, 10.0]], [[1.0, 1.0], [1.0, 2.0]], max_tasks=[3.0, 2.0])

@@ -1,9 +1,9 @@
-"""PF-VDS's per-server best response where marginal utilities ŝ^-α span hundreds of orders of magnitude (α = 16-256):
-the log-price Newton (``_log_price_response``) and the global coordinate descent on prices (``_coordinate_prices``)
-that take over when the dual Newton stalls, checked by the optimality conditions that define a best response
-(recomputed here in NumPy), against SLSQP where a general solver still works, independence from the warm start
-(the best response is unique: the objective is strictly concave), and the instances whose equilibria the solver
-used to miss."""
+"""PF-VDS's per-server best response where marginal utilities ŝ^-α span hundreds of orders of
+magnitude (α = 16-256): the log-price Newton (``_log_price_response``) and the global coordinate
+descent on prices (``_coordinate_prices``) that take over when the dual Newton stalls, checked by
+the optimality conditions that define a best response (recomputed here in NumPy), against SLSQP
+where a general solver still works, independence from the warm start (the best response is unique:
+the objective is strictly concave), and the instances whose equilibria the solver used to miss."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ from fairlib.multires.pfvds._best_response import (
 
 
 def demands_at(lam, d, x_o, a, gamma, alpha):
-    """A user's α-fair demand at prices λ, written independently of the kernels: x_n = max(0, a_n (γ_n p_n)^(-1/α) -
-    x_o,n) with p_n = Σ_r d_nr λ_r, in logs (p_n may exceed the float range)."""
+    """A user's α-fair demand at prices λ, written independently of the kernels: x_n = max(0, a_n
+    (γ_n p_n)^(-1/α) - x_o,n) with p_n = Σ_r d_nr λ_r, in logs (p_n may exceed the float
+    range)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         log_terms = np.log(d) + np.log(lam)[None, :]
     top = log_terms.max(axis=1)
@@ -35,13 +36,14 @@ def demands_at(lam, d, x_o, a, gamma, alpha):
 
 
 def assert_best_response(x, lam, cap, d, x_o, a, gamma, alpha, tol=1e-9):
-    """The conditions that make x the (unique) best response: x is the users' demand at prices λ >= 0, within
-    capacity, and every priced resource is full."""
+    """The conditions that make x the (unique) best response: x is the users' demand at prices λ >=
+    0, within capacity, and every priced resource is full."""
     assert (lam >= 0).all()
     use = x @ d
     full = use >= cap * (1 - 1e-7)
-    # at α = 256 a price can be e^-868, below the float range (it is then reported as 0): the demands at the
-    # reported prices are only checked where every full resource's price is representable
+    # at α = 256 a price can be e^-868, below the float range (it is then reported as 0): the
+    # demands at the reported prices are only checked where every full resource's price is
+    # representable
     if (lam[full] > 0).all() and (lam < 1e300).all():
         np.testing.assert_allclose(
             x, demands_at(lam, d, x_o, a, gamma, alpha), rtol=1e-7, atol=1e-9 * cap.max()
@@ -52,7 +54,8 @@ def assert_best_response(x, lam, cap, d, x_o, a, gamma, alpha, tol=1e-9):
 
 @st.composite
 def servers(draw):
-    """One server's best-response problem: users' demands, what they get elsewhere, weights, and α."""
+    """One server's best-response problem: users' demands, what they get elsewhere, weights, and
+    α."""
     n, m = draw(st.integers(1, 6)), draw(st.integers(1, 3))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     d = rng.uniform(0.1, 3.0, (n, m)) * (rng.random((n, m)) < 0.8)
@@ -86,8 +89,9 @@ def test_log_price_newton_from_scratch_meets_the_conditions(problem):
     unpriced=st.lists(st.booleans(), min_size=3, max_size=3),
 )
 def test_best_response_does_not_depend_on_the_warm_start(problem, warm, unpriced):
-    """From zero and from wild warm prices (10^-60..10^60, some resources unpriced) the same answer, meeting the
-    conditions: the stalls the fallbacks exist for came from warm starts in the wrong basin."""
+    """From zero and from wild warm prices (10^-60..10^60, some resources unpriced) the same answer,
+    meeting the conditions: the stalls the fallbacks exist for came from warm starts in the wrong
+    basin."""
     cap, d, x_o, a, gamma, weight, alpha = problem
     m = len(cap)
     start = np.where(np.array(unpriced[:m]), 0.0, 10.0 ** np.array(warm[:m]))
@@ -121,8 +125,9 @@ def test_best_response_does_not_depend_on_the_warm_start(problem, warm, unpriced
 
 @pytest.mark.parametrize("alpha", [0.5, 2.0, 4.0])
 def test_log_price_newton_against_slsqp(alpha):
-    """Where a general solver still works (moderate α), the global route of the fallbacks (coordinate descent on the
-    prices, then log-price Newton; the Newton alone is local) finds its optimum."""
+    """Where a general solver still works (moderate α), the global route of the fallbacks
+    (coordinate descent on the prices, then log-price Newton; the Newton alone is local) finds its
+    optimum."""
     rng = np.random.default_rng(5)
     for _ in range(5):
         n, m = 4, 3
@@ -147,8 +152,9 @@ def test_log_price_newton_against_slsqp(alpha):
         def neg_grad(v):
             return -(weight * ((x_o + v) / a) ** -alpha / a)
 
-        # SLSQP stops on an absolute change of the objective, which at α = 4 spans thousands at the start: scaled to
-        # 1 there, it converges (unscaled, scipy 1.17 reports success at its starting point on the second instance).
+        # SLSQP stops on an absolute change of the objective, which at α = 4 spans thousands at the
+        # start: scaled to 1 there, it converges (unscaled, scipy 1.17 reports success at its
+        # starting point on the second instance).
         start = np.full(n, 0.05)
         scale = abs(neg(start))
         problem = dict(
@@ -164,8 +170,9 @@ def test_log_price_newton_against_slsqp(alpha):
             **problem,
         )
         if not solved.success:
-            # SLSQP's line search can fail on rounding that differs between CPUs (seen at α = 0.5 on an AMD CPU:
-            # "Positive directional derivative for linesearch"): the other general solver is the reference then
+            # SLSQP's line search can fail on rounding that differs between CPUs (seen at α = 0.5
+            # on an AMD CPU: "Positive directional derivative for linesearch"): the other general
+            # solver is the reference then
             solved = minimize(
                 lambda v: neg(v) / scale,
                 start,
@@ -181,9 +188,10 @@ def test_log_price_newton_against_slsqp(alpha):
 
 
 def test_dual_newton_stalls_where_log_prices_do_not():
-    """The case that motivated the log prices (a server of the 6 x 3 x 3 random cluster, seed 87, at α = 64, warm
-    prices from the sweeps): projected Newton on the dual stops with a KKT gap of ~3% (its line search on the dual
-    value fails under rounding); the fallback solves it. So the test of the fallbacks above can fail."""
+    """The case that motivated the log prices (a server of the 6 x 3 x 3 random cluster, seed 87, at
+    α = 64, warm prices from the sweeps): projected Newton on the dual stops with a KKT gap of ~3%
+    (its line search on the dual value fails under rounding); the fallback solves it. So the test of
+    the fallbacks above can fail."""
     cluster = random_cluster(np.random.default_rng(87), 6, 3, 3, weights=True)
     with compiled():
         x = pfvds(cluster, 64.0).tasks
@@ -217,10 +225,11 @@ def test_dual_newton_stalls_where_log_prices_do_not():
     ],
 )
 def test_equilibria_the_solver_used_to_miss(seed, alpha, time_shared):
-    """Random 6 x 3 x 3 weighted clusters on which PF-VDS ended away from the equilibrium (Nash residual 1e-5-1e-2):
-    at α = 64 best responses stalled; at α = 16 and 0.25 (time-shared) two polishing sweeps were not enough; on
-    seed 2093 (time-shared) the interior point's α = 32 stage went astray (negative tasks; a trial point emptying a
-    user raised ZeroDivisionError) and the best responses now start from the α = 16 stage instead."""
+    """Random 6 x 3 x 3 weighted clusters on which PF-VDS ended away from the equilibrium (Nash
+    residual 1e-5-1e-2): at α = 64 best responses stalled; at α = 16 and 0.25 (time-shared) two
+    polishing sweeps were not enough; on seed 2093 (time-shared) the interior point's α = 32 stage
+    went astray (negative tasks; a trial point emptying a user raised ZeroDivisionError) and the
+    best responses now start from the α = 16 stage instead."""
     cluster = random_cluster(np.random.default_rng(seed), 6, 3, 3, weights=True)
     with compiled():
         res = pfvds(cluster, alpha, time_shared=time_shared)
@@ -228,8 +237,8 @@ def test_equilibria_the_solver_used_to_miss(seed, alpha, time_shared):
 
 
 def test_a_trial_point_that_empties_a_user_has_infinite_marginals():
-    """The interior point's marginal utilities at a total of exactly 0 are infinite (the step is then rejected),
-    not a ZeroDivisionError from the compiled kernel."""
+    """The interior point's marginal utilities at a total of exactly 0 are infinite (the step is
+    then rejected), not a ZeroDivisionError from the compiled kernel."""
     from fairlib.multires._engine.pfvds_interior import _marginals
 
     with compiled():
@@ -238,8 +247,8 @@ def test_a_trial_point_that_empties_a_user_has_infinite_marginals():
 
 
 def _property_table_cluster(instance):
-    """The khamseashari2018 notebook's property-table cluster ``instance`` (its seeds: SeedSequence(2018)'s first
-    spawn, one cell per instance)."""
+    """The khamseashari2018 notebook's property-table cluster ``instance`` (its seeds:
+    SeedSequence(2018)'s first spawn, one cell per instance)."""
     from fairlib.sweep import cell_seed
 
     seed = cell_seed(
@@ -251,11 +260,11 @@ def _property_table_cluster(instance):
 @pytest.mark.parametrize("tier", ["compiled", "interpreted"])
 @pytest.mark.parametrize("instance", [277, 735])
 def test_sweeps_that_creep_are_extrapolated(instance, tier, monkeypatch):
-    """The two property-table clusters whose α = 64 equilibrium the default budget of 2,000 sweeps missed: from
-    the interior point's unconverged allocation plain sweeps move by an almost constant ~4e-4 per sweep for ~6,000
-    sweeps. Extrapolating along that run settles them in 200-330 sweeps, at an equilibrium; without the
-    jumps (``_EXTRAPOLATE_AFTER`` beyond the budget, interpreted so the change takes effect) 500
-    sweeps end off equilibrium — so this test can fail."""
+    """The two property-table clusters whose α = 64 equilibrium the default budget of 2,000 sweeps
+    missed: from the interior point's unconverged allocation plain sweeps move by an almost constant
+    ~4e-4 per sweep for ~6,000 sweeps. Extrapolating along that run settles them in 200-330 sweeps,
+    at an equilibrium; without the jumps (``_EXTRAPOLATE_AFTER`` beyond the budget, interpreted so
+    the change takes effect) 500 sweeps end off equilibrium — so this test can fail."""
     from fairlib import _jit
     import sys
 
@@ -278,8 +287,8 @@ def test_sweeps_that_creep_are_extrapolated(instance, tier, monkeypatch):
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), time_shared=st.booleans(), scale=st.floats(0.0, 50.0))
 def test_a_jump_is_made_feasible(seed, time_shared, scale):
-    """``_into_capacity`` returns a feasible point (non-negative, nothing on unusable pairs, every server constraint
-    held) from any point, and leaves a point inside capacity as it is."""
+    """``_into_capacity`` returns a feasible point (non-negative, nothing on unusable pairs, every
+    server constraint held) from any point, and leaves a point inside capacity as it is."""
     from fairlib.multires.pfvds._best_response import _into_capacity
 
     rng = np.random.default_rng(seed)
@@ -302,8 +311,8 @@ def test_a_jump_is_made_feasible(seed, time_shared, scale):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.booleans(), min_size=0, max_size=40), st.integers(1, 3))
 def test_nonzero_indices_are_numpys_flatnonzero(mask, stride):
-    """The best responses' index kernel (it spares numba's general ``np.flatnonzero``) on contiguous vectors and on
-    strided ones (a server's column of the eligibility matrix)."""
+    """The best responses' index kernel (it spares numba's general ``np.flatnonzero``) on contiguous
+    vectors and on strided ones (a server's column of the eligibility matrix)."""
     from fairlib.multires.pfvds._best_response import _nonzero_indices
 
     vector = np.array(mask, dtype=bool)

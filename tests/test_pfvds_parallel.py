@@ -1,6 +1,7 @@
-"""PF-VDS's interior point split over numba's threads (fairlib.multires._engine.pfvds_parallel): each fused kernel
-against the serial path's NumPy expressions and products on any split of the users into chunks (per-pair and
-per-user values bit for bit, sums over chunks to rounding), and whole solves against the serial path."""
+"""PF-VDS's interior point split over numba's threads (fairlib.multires._engine.pfvds_parallel):
+each fused kernel against the serial path's NumPy expressions and products on any split of the users
+into chunks (per-pair and per-user values bit for bit, sums over chunks to rounding), and whole
+solves against the serial path."""
 
 import sys
 from dataclasses import replace
@@ -26,7 +27,8 @@ CLOSE = dict(rtol=1e-12, atol=1e-12)
 
 
 def _instance(seed, chunks):
-    """A random pair system: users with 0-5 pairs each loading 2 of 4 rows (-1: none), and a user split."""
+    """A random pair system: users with 0-5 pairs each loading 2 of 4 rows (-1: none), and a user
+    split."""
     rng = np.random.default_rng(seed)
     n_users, n_rows, kk = 9, 4, 2
     counts = rng.integers(0, 6, n_users)
@@ -172,9 +174,9 @@ def test_an_emptied_user_gets_infinite_marginals():
     "case", ["alpha 1", "alpha 2 with caps", "time-shared", "per-server alpha"]
 )
 def test_the_parallel_path_solves_as_the_serial_one(case):
-    """Whole solves split over the threads (every size, here) against the serial path: the same totals to
-    rounding (a user's split over servers may differ where the equilibrium leaves it free), the same equilibrium
-    quality."""
+    """Whole solves split over the threads (every size, here) against the serial path: the same
+    totals to rounding (a user's split over servers may differ where the equilibrium leaves it
+    free), the same equilibrium quality."""
     cluster = random_cluster(7, 60, 8, 3)
     options = {}
     alpha = 1.0
@@ -214,8 +216,8 @@ def test_the_parallel_path_solves_as_the_serial_one(case):
 )
 @pytest.mark.parametrize("alpha", [1.0, 4.0])
 def test_the_threaded_certificate_is_the_serial_one(alpha, monkeypatch):
-    """The Nash residual with the servers' best responses on the threads equals the serial loop's, bit for bit, at
-    an equilibrium and away from it."""
+    """The Nash residual with the servers' best responses on the threads equals the serial loop's,
+    bit for bit, at an equilibrium and away from it."""
     module = sys.modules["fairlib.multires.pfvds._best_response"]
     pools = []
 

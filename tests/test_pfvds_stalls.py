@@ -1,8 +1,9 @@
-"""Why our reconstructions of PS-MFA and the distributed heuristic stall (``fairlib.multires.pfvds.stalls``): the
-merit and the NCP are sound (Ψ = 0 at the equilibrium with its multipliers, and the equilibrium is a fixed point of
-the distributed update with them), the distributed heuristic's penalty prices vanish at the equilibrium (so it is
-not a fixed point of eqs. 55–57 as reconstructed, and Ψ > 0 there), and PS-MFA stops where its projected direction
-still descends."""
+"""Why our reconstructions of PS-MFA and the distributed heuristic stall
+(``fairlib.multires.pfvds.stalls``): the merit and the NCP are sound (Ψ = 0 at the equilibrium with
+its multipliers, and the equilibrium is a fixed point of the distributed update with them), the
+distributed heuristic's penalty prices vanish at the equilibrium (so it is not a fixed point of eqs.
+55–57 as reconstructed, and Ψ > 0 there), and PS-MFA stops where its projected direction still
+descends."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def test_the_equilibrium_zeroes_the_merit_with_multipliers_not_with_penalty_pric
     m = equilibrium_merits(cluster, alpha, kappa=kappa)
     assert m["nash_residual"] <= 1e-6 and m["overuse"] <= 1e-9
     assert m["psi_multipliers"] <= 1e-10 and m["move_multipliers"] <= 1e-5
-    # nothing overused -> penalty prices 0 -> every usable pair's F = -ŝ^-α/γ < 0: the update moves, Ψ > 0
+    # nothing overused -> penalty prices 0 -> every usable pair's F = -ŝ^-α/γ < 0: the update
+    # moves, Ψ > 0
     assert m["psi_penalty"] > 1e-6 and m["move_penalty"] > 1e-6
 
 
@@ -45,9 +47,10 @@ def test_penalty_prices_price_only_overuse():
 
 
 def test_psmfa_stops_where_its_direction_still_descends():
-    """On the khamseashari2018 notebook's §5 cluster (20 users, 4 servers, α = 2), after 300 iterations PS-MFA's
-    projected direction is still a descent direction (so it is not at a stationary point of Ψ), yet Ψ falls by
-    less than 0.1% per iteration: hundreds of thousands of iterations short of Ψ = 1e-10."""
+    """On the khamseashari2018 notebook's §5 cluster (20 users, 4 servers, α = 2), after 300
+    iterations PS-MFA's projected direction is still a descent direction (so it is not at a
+    stationary point of Ψ), yet Ψ falls by less than 0.1% per iteration: hundreds of thousands of
+    iterations short of Ψ = 1e-10."""
     seed = np.random.SeedSequence(2018).spawn(7)[4]
     cluster = random_cluster(np.random.default_rng(seed), 20, 4, 3)
     run = pfvds(cluster, 2.0, method="psmfa", options={"iterations": 300})
@@ -74,7 +77,8 @@ def test_bad_input_is_named():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_diverging_distributed_iteration_is_a_result_not_bad_input(seed):
-    # the penalty prices do not hold the update on these clusters: it overflows within a few iterations
+    # the penalty prices do not hold the update on these clusters: it overflows within a few
+    # iterations
     cluster = random_cluster(np.random.default_rng(seed), 8, 2, 2)
     with np.errstate(all="raise"):
         res = pfvds(cluster, 4.0, method="distributed", options={"iterations": 200})

@@ -1,5 +1,6 @@
-"""Best-Fit DRFH and DRF's machine offers place one task (or quantum) at a time: an instance whose placements could
-exceed ``max_placements`` is refused by name before any work, at and past the cap."""
+"""Best-Fit DRFH and DRF's machine offers place one task (or quantum) at a time: an instance whose
+placements could exceed ``max_placements`` is refused by name before any work, at and past the
+cap."""
 
 import time
 

@@ -1,4 +1,5 @@
-"""utilisation_range: a per-class utilisation over every placement of fixed totals (two HiGHS LPs)."""
+"""utilisation_range: a per-class utilisation over every placement of fixed totals (two HiGHS
+LPs)."""
 
 import numpy as np
 import pytest
@@ -33,8 +34,9 @@ def test_a_full_server_pins_the_range():
 @settings(max_examples=15)
 @given(seed=st.integers(0, 10_000), mechanism=st.sampled_from([drfh, tsf]))
 def test_the_mechanisms_own_placement_lies_in_the_range(seed, mechanism):
-    """The defining property: the interior point's placement is one feasible placement of its totals, so its
-    per-class utilisation lies between the two LP optima; and over all servers the range is one number."""
+    """The defining property: the interior point's placement is one feasible placement of its
+    totals, so its per-class utilisation lies between the two LP optima; and over all servers the
+    range is one number."""
     rng = np.random.default_rng(seed)
     cluster = random_cluster(
         rng, int(rng.integers(2, 12)), int(rng.integers(2, 6)), 2, server_types=2

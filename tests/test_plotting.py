@@ -1,4 +1,5 @@
-"""The house figure style: no saved legend covers data (fairlib.repro.plotting.place_legends, called by save_figure)."""
+"""The house figure style: no saved legend covers data (fairlib.repro.plotting.place_legends, called
+by save_figure)."""
 
 import matplotlib
 
@@ -8,8 +9,9 @@ import numpy as np  # noqa: E402
 
 
 def test_a_legend_over_a_band_is_moved_clear_of_the_data():
-    """The case of a correlated-bids panel: a band fills the upper right and the middle; the legend moves to a spot
-    (or, if none is free, to new headroom above the data) that covers no line, marker or band."""
+    """The case of a correlated-bids panel: a band fills the upper right and the middle; the legend
+    moves to a spot (or, if none is free, to new headroom above the data) that covers no line,
+    marker or band."""
     from fairlib.repro.plotting import legend_covers_data, new_figure, place_legends
 
     fig, ax = new_figure("a band under the legend")
@@ -50,9 +52,9 @@ def test_a_legend_clear_of_the_data_stays_where_it_is_and_a_full_axes_sends_it_o
 
 
 def test_legends_outside_the_axes_keep_the_layout(tmp_path):
-    """Legends below two panels (as the speed figures place them): checking them lays the figure out once and keeps
-    that layout, so saving PNG and PDF does not shrink the axes pass after pass (constrained layout is not
-    idempotent with legends outside the axes)."""
+    """Legends below two panels (as the speed figures place them): checking them lays the figure out
+    once and keeps that layout, so saving PNG and PDF does not shrink the axes pass after pass
+    (constrained layout is not idempotent with legends outside the axes)."""
     from fairlib.repro.plotting import new_figure, place_legends
 
     fig, axes = new_figure("two panels, legends below", ncols=2, width=11)
@@ -75,7 +77,8 @@ def test_legends_outside_the_axes_keep_the_layout(tmp_path):
 
 
 def test_two_wide_legends_below_neighbouring_panels_are_redrawn_apart():
-    """The case of a two-panel speed figure: each panel's two-column legend below it ran into its neighbour's."""
+    """The case of a two-panel speed figure: each panel's two-column legend below it ran into its
+    neighbour's."""
     from fairlib.repro.plotting import overlapping_legends, place_legends, use_style
 
     use_style()  # side by side on purpose (new_figure would stack two panels this wide)

@@ -1,8 +1,9 @@
-"""Pooled mechanisms continuing from held allocations (every registered one keeps a ``start`` or refuses it:
-tests/test_registry.py). CEEI (``ceei(cluster, start=...)``) is the Eisenberg–Gale program with the holdings as
-lower bounds, checked against a general convex solver (scipy's SLSQP on the same program), the optimality
-conditions that define it (free users spend their budgets at clearing prices, held users would want no more than
-they hold, priced resources are full), the plain market when nothing binds, and bad input."""
+"""Pooled mechanisms continuing from held allocations (every registered one keeps a ``start`` or
+refuses it: tests/test_registry.py). CEEI (``ceei(cluster, start=...)``) is the Eisenberg–Gale
+program with the holdings as lower bounds, checked against a general convex solver (scipy's SLSQP on
+the same program), the optimality conditions that define it (free users spend their budgets at
+clearing prices, held users would want no more than they hold, priced resources are full), the plain
+market when nothing binds, and bad input."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ DOC = ([9, 18], [[1, 4], [3, 1]])
 
 
 def eisenberg_gale_with_floors(cap, dem, w, held):
-    """max Σ w log x subject to dem.T x <= cap and x >= held, by SLSQP from a feasible interior point."""
+    """max Σ w log x subject to dem.T x <= cap and x >= held, by SLSQP from a feasible interior
+    point."""
     cap, dem, w, held = (np.asarray(a, dtype=float) for a in (cap, dem, w, held))
     room = cap - held @ dem
     x0 = held + 0.5 * np.min(
@@ -35,7 +37,8 @@ def eisenberg_gale_with_floors(cap, dem, w, held):
         constraints=[{"type": "ineq", "fun": lambda x: cap - x @ dem, "jac": lambda x: -dem.T}],
         options={"ftol": 1e-13, "maxiter": 2000},
     )
-    # status 8 ("positive directional derivative in line search") is SLSQP stopping at the optimum it cannot improve
+    # status 8 ("positive directional derivative in line search") is SLSQP stopping at the optimum
+    # it cannot improve
     assert res.success or res.status == 8, res.message
     return res.x
 
@@ -59,7 +62,8 @@ def markets_with_holdings(draw):
     frac = np.array(
         draw(st.lists(st.sampled_from([0.0, 0.1, 0.3, 0.6, 0.9]), min_size=n, max_size=n))
     )
-    # holdings: a share of what each user could hold alone, scaled down until they fit together with room left
+    # holdings: a share of what each user could hold alone, scaled down until they fit together with
+    # room left
     alone = np.min(np.where(dem > 0, cap / np.where(dem > 0, dem, 1), np.inf), axis=1)
     held = frac * alone
     used = held @ dem
@@ -76,7 +80,8 @@ def test_matches_a_convex_solver(args):
     ref = eisenberg_gale_with_floors(cap, dem, w, held)
     x = res.tasks.ravel()
     assert (x >= held * (1 - 1e-9)).all() and (x @ dem <= cap * (1 + 1e-7)).all()
-    # at least as good as the general solver (the optimum is unique: the objective is strictly concave in x)
+    # at least as good as the general solver (the optimum is unique: the objective is strictly
+    # concave in x)
     assert (w * np.log(x)).sum() >= (w * np.log(ref)).sum() - 1e-8
     scale = np.min(np.where(dem > 0, cap / np.where(dem > 0, dem, 1), np.inf), axis=1)
     np.testing.assert_allclose(x, ref, rtol=0, atol=1e-4 * scale.max())
@@ -85,9 +90,9 @@ def test_matches_a_convex_solver(args):
 @settings(max_examples=80, deadline=None)
 @given(args=markets_with_holdings())
 def test_optimality_conditions(args):
-    """The conditions that define the program's optimum, at the reported prices: nothing taken back; capacities
-    kept; free users spend exactly their budgets (w / x = d . p); held users would want no more than they hold
-    (w / x <= d . p); a resource with a positive price is full."""
+    """The conditions that define the program's optimum, at the reported prices: nothing taken back;
+    capacities kept; free users spend exactly their budgets (w / x = d . p); held users would want
+    no more than they hold (w / x <= d . p); a resource with a positive price is full."""
     cap, dem, w, held = args
     res = ceei(Cluster.single_pool(cap, dem, weight=w), start=held)
     x, p, fixed = res.tasks.ravel(), res.extras["prices"], res.extras["held"]
@@ -101,8 +106,8 @@ def test_optimality_conditions(args):
 @settings(max_examples=40, deadline=None)
 @given(args=markets_with_holdings(), shrink=st.sampled_from([0.0, 0.5, 0.99]))
 def test_holdings_below_the_market_change_nothing(args, shrink):
-    """Holdings below the plain market's allocation bind nobody: the same allocation (``start=0`` is the plain
-    market itself)."""
+    """Holdings below the plain market's allocation bind nobody: the same allocation (``start=0`` is
+    the plain market itself)."""
     cap, dem, w, _ = args
     cluster = Cluster.single_pool(cap, dem, weight=w)
     plain = ceei(cluster)
@@ -112,9 +117,9 @@ def test_holdings_below_the_market_change_nothing(args, shrink):
 
 
 def test_known_answer_and_registry():
-    """The DRF paper's pool: the market gives (4.09, 1.64); holding 2 tasks, the second user keeps them and the
-    first buys the 3 CPUs left (3 tasks) at 1/3 per CPU, spending its budget; the held user's 2 tasks are worth
-    2 at those prices."""
+    """The DRF paper's pool: the market gives (4.09, 1.64); holding 2 tasks, the second user keeps
+    them and the first buys the 3 CPUs left (3 tasks) at 1/3 per CPU, spending its budget; the held
+    user's 2 tasks are worth 2 at those prices."""
     res = mechanisms.get("ceei")(Cluster.single_pool(*DOC), start=[1, 2])
     np.testing.assert_allclose(res.tasks.ravel(), [3, 2], rtol=1e-9)
     np.testing.assert_allclose(res.extras["prices"], [1 / 3, 0], atol=1e-9)
@@ -123,7 +128,8 @@ def test_known_answer_and_registry():
 
 
 def test_no_finite_optimum_is_reported():
-    """Holdings that fill the CPU leave a user holding nothing at 0 whatever happens: log 0, not an optimum."""
+    """Holdings that fill the CPU leave a user holding nothing at 0 whatever happens: log 0, not an
+    optimum."""
     res = ceei(Cluster.single_pool(*DOC), start=[0, 3])
     assert not res.converged and "user 0 holds nothing" in res.message
     np.testing.assert_allclose(res.tasks.ravel(), [0, 3])

@@ -1,5 +1,5 @@
-"""The metin2025 claims' arithmetic (fairlib.repro.experiments.precomputed_drf.*_findings): known answers on hand-built
-tables, one claim per declared id, bad input named."""
+"""The metin2025 claims' arithmetic (fairlib.repro.experiments.precomputed_drf.*_findings): known
+answers on hand-built tables, one claim per declared id, bad input named."""
 
 import numpy as np
 import pandas as pd
@@ -138,7 +138,8 @@ def test_parameter_search_findings_read_the_ranked_grid():
 
 
 def test_subcycles_follow_the_hand_traced_filling():
-    # shares 5 and 4, ties to the higher share: C L L | C L | C L | C L | C L L  (extras at subcycles 1 and 5)
+    # shares 5 and 4, ties to the higher share: C L L | C L | C L | C L | C L L  (extras at
+    # subcycles 1 and 5)
     assert pd_drf.subcycle_lower_counts(5, 4, 5) == [2, 1, 1, 1, 2]
     # shares 7 and 5: C L L | C L | C L L | C L | C L | C L L  (gaps 2, 3)
     assert pd_drf.subcycle_lower_counts(7, 5, 6) == [2, 1, 2, 1, 1, 2]
@@ -183,10 +184,12 @@ def test_sd_bootstrap_interval_is_wider_than_the_normal_rule_for_a_rare_count():
 
 
 def test_max_plausibility_three_ways():
-    # the maximum 2 reached in 40 of 1000 runs, never exceeded: 100 runs end at 2 at any plausible rate
+    # the maximum 2 reached in 40 of 1000 runs, never exceeded: 100 runs end at 2 at any plausible
+    # rate
     held = pd_drf.max_plausibility(np.r_[np.full(40, 2), np.ones(960)], 2, n_paper=100)
     assert held["p_low"] >= 0.01 and held["score"] == held["p_low"]
-    # ... but not 1000 runs: as many runs as ours, never exceeding 2, cannot exclude a 0.5% rate of exceeding it
+    # ... but not 1000 runs: as many runs as ours, never exceeding 2, cannot exclude a 0.5% rate of
+    # exceeding it
     assert pd_drf.max_plausibility(np.r_[np.full(40, 2), np.ones(960)], 2)["score"] == 0.01
     # exceeded in 200 of 1000 runs: 1000 runs without one above 2 are impossible
     no = pd_drf.max_plausibility(np.r_[np.full(200, 3), np.ones(800)], 2)

@@ -42,7 +42,8 @@ def test_a_range_runs_from_its_smaller_end():
 
 @given(st.floats(min_value=-0.00499, max_value=0.00499, allow_nan=False))
 def test_never_minus_zero(x):
-    """Zero is "0"; a value that only rounds to zero is written by its size (never "0.00" or "-0.00")."""
+    """Zero is "0"; a value that only rounds to zero is written by its size (never "0.00" or
+    "-0.00")."""
     for text in (prose.number(x, 2), prose.number(x, 2, sign=True)):
         assert (text == "0") == (x == 0)
         assert not text.startswith("-0") and "0.00" not in text
@@ -147,7 +148,8 @@ def test_findings_are_three_to_five_known_claims():
 
 
 def test_findings_not_yet_chosen_are_the_ledgers_first_paper_claims():
-    """``[]``: the first five claims, the paper's before ours (a new paper's notebook until it names its own)."""
+    """``[]``: the first five claims, the paper's before ours (a new paper's notebook until it names
+    its own)."""
     ledger = [dict(LEDGER[3], claim_id=f"check{i}") for i in range(3)] + LEDGER[:3]
     bullets = [
         line for line in prose.findings_markdown(ledger, []).splitlines() if line.startswith("- ")

@@ -1,5 +1,6 @@
-"""PS-DSF's fixed point with Aitken jumps against the plain Gauss-Seidel iteration (its slow reference): the same
-allocation, to well within the plain iteration's own stopping error, in fewer sweeps where it converges slowly."""
+"""PS-DSF's fixed point with Aitken jumps against the plain Gauss-Seidel iteration (its slow
+reference): the same allocation, to well within the plain iteration's own stopping error, in fewer
+sweeps where it converges slowly."""
 
 import numpy as np
 import pytest
@@ -49,8 +50,9 @@ def test_jumps_land_on_the_plain_iterations_limit(
 
 
 def _slow_cluster():
-    """Many users of two shapes on four servers of two kinds, each user eligible on a random half: the per-server
-    fixed point converges linearly over hundreds of sweeps (as on the Google open-loop epochs)."""
+    """Many users of two shapes on four servers of two kinds, each user eligible on a random half:
+    the per-server fixed point converges linearly over hundreds of sweeps (as on the Google
+    open-loop epochs)."""
     rng = np.random.default_rng(11)
     capacity = np.array([[8.0, 4.0], [8.0, 4.0], [2.0, 8.0], [4.0, 4.0]]) * 50
     demand = np.where(rng.random((120, 1)) < 0.5, [[1.0, 0.2]], [[0.2, 1.0]]) * rng.uniform(

@@ -1,6 +1,7 @@
-"""PS-DSF by the smoothed market (fairlib.multires._engine.psdsf_market): Definition 4 is the oracle; where the
-allocation is unique (one server, time-shared servers, a bottleneck everywhere) it is compared with the
-independent references (progressive-filling DRF, PF-VDS(1)'s interior point, the fixed point)."""
+"""PS-DSF by the smoothed market (fairlib.multires._engine.psdsf_market): Definition 4 is the
+oracle; where the allocation is unique (one server, time-shared servers, a bottleneck everywhere) it
+is compared with the independent references (progressive-filling DRF, PF-VDS(1)'s interior point,
+the fixed point)."""
 
 import numpy as np
 import pytest
@@ -17,7 +18,8 @@ from tests.test_heterogeneous import clusters
 
 
 def single_level(cluster):
-    """Whether, on every server, all usable users load the same resources (one VDS level per server for sure)."""
+    """Whether, on every server, all usable users load the same resources (one VDS level per server
+    for sure)."""
     needs = cluster.demand > 0
     for i in range(cluster.n_servers):
         loads = needs[cluster.eligible[:, i]] & (cluster.capacity[i] > 0)
@@ -29,7 +31,8 @@ def single_level(cluster):
 @settings(max_examples=80, deadline=None)
 @given(clusters(max_users=7, max_servers=4, min_demand=1), st.booleans())
 def test_market_allocation_meets_definition_4(cluster, time_shared):
-    """Every user demands every resource (one VDS level per server); integer data make ties common."""
+    """Every user demands every resource (one VDS level per server); integer data make ties
+    common."""
     res = psdsf(cluster, time_shared=time_shared, method="market")
     assert res.diagnostics["method"] == "market" and res.diagnostics["converged"]
     x = res.tasks
@@ -40,8 +43,9 @@ def test_market_allocation_meets_definition_4(cluster, time_shared):
 
 
 def test_market_on_random_clusters_of_every_shape():
-    """Weighted and unweighted, 1-4 resources, few or many server types (ties between identical servers),
-    sparse and dense eligibility, divisible and time-shared: converged, full servers, Definition 4 to 1e-8."""
+    """Weighted and unweighted, 1-4 resources, few or many server types (ties between identical
+    servers), sparse and dense eligibility, divisible and time-shared: converged, full servers,
+    Definition 4 to 1e-8."""
     rng = np.random.default_rng(11)
     for _ in range(40):
         k = int(rng.integers(1, 10))
@@ -72,7 +76,8 @@ def test_market_at_a_medium_size():
 
 
 def test_one_server_is_drf():
-    """One server: PS-DSF is weighted DRF, unique; against the divisible progressive filling of one pool."""
+    """One server: PS-DSF is weighted DRF, unique; against the divisible progressive filling of one
+    pool."""
     assert psdsf(
         Cluster([[9, 18]], [[1, 4], [3, 1]]), method="market"
     ).tasks.ravel().tolist() == pytest.approx([3.0, 2.0], rel=1e-12)
@@ -84,7 +89,8 @@ def test_one_server_is_drf():
 
 
 def test_time_shared_market_is_proportional_fairness():
-    """Theorem 5: on time-shared servers PS-DSF is PF-VDS(1), whose totals are unique (a linear Fisher market)."""
+    """Theorem 5: on time-shared servers PS-DSF is PF-VDS(1), whose totals are unique (a linear
+    Fisher market)."""
     rng = np.random.default_rng(8)
     for _ in range(10):
         c = random_cluster(rng, 15, 4, 3, weights=True, eligible_fraction=0.6)
@@ -93,9 +99,10 @@ def test_time_shared_market_is_proportional_fairness():
 
 
 def test_bottleneck_everywhere_market_equals_fixed_point_and_proportional_fairness():
-    """Theorem 4's instances: the same resource is every user's dominant one and binding on every server, so
-    PS-DSF is a Fisher market with unique totals: market, fixed point and PF-VDS(1) agree. (Some users need a
-    resource others do not, so the market applies only because that resource never fills a server.)"""
+    """Theorem 4's instances: the same resource is every user's dominant one and binding on every
+    server, so PS-DSF is a Fisher market with unique totals: market, fixed point and PF-VDS(1)
+    agree. (Some users need a resource others do not, so the market applies only because that
+    resource never fills a server.)"""
     rng = np.random.default_rng(21)
     for _ in range(10):
         c = random_bottleneck_cluster(rng, 8, 3, 3, weights=True)
@@ -107,8 +114,9 @@ def test_bottleneck_everywhere_market_equals_fixed_point_and_proportional_fairne
 
 
 def test_definition_4_is_not_unique():
-    """On a random 200 x 20 cluster the fixed point and the market stop at different allocations, both
-    satisfying Definition 4 with every server full: here the market's gives every user 0.17-0.34% more."""
+    """On a random 200 x 20 cluster the fixed point and the market stop at different allocations,
+    both satisfying Definition 4 with every server full: here the market's gives every user
+    0.17-0.34% more."""
     c = random_cluster(2018, 200, 20, 3)
     market = psdsf(c, method="market")
     fixed = psdsf(c, method="fixed_point")
@@ -161,9 +169,9 @@ def test_method_choice_and_validation(monkeypatch):
 
 
 def test_fixed_point_settles_where_a_thousand_sweeps_cut_it_short():
-    """Regression (#19): on this random cluster the Gauss-Seidel fixed point drifts for ~1,500 sweeps before it
-    settles — 1,000 sweeps, the earlier default, reported it as not converged. With the default it converges, to
-    the market's PS-DSF allocation, and meets Definition 4."""
+    """Regression (#19): on this random cluster the Gauss-Seidel fixed point drifts for ~1,500
+    sweeps before it settles — 1,000 sweeps, the earlier default, reported it as not converged.
+    With the default it converges, to the market's PS-DSF allocation, and meets Definition 4."""
     import numpy as np
 
     from fairlib.multires import psdsf, psdsf_violation, random_cluster

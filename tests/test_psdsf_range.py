@@ -1,8 +1,8 @@
 """Certified bounds on the utilisation of every Definition-4 (PS-DSF) allocation
-(``fairlib.multires.checks.psdsf_range``): the premise (every PS-DSF allocation has each usable user at its cap or
-blocked by a saturated resource it needs), bounds that contain both of our PS-DSF constructions, the grouped
-program's bounds containing the per-server program's (the reference), a hand-computed case, and the open-loop
-columns."""
+(``fairlib.multires.checks.psdsf_range``): the premise (every PS-DSF allocation has each usable user
+at its cap or blocked by a saturated resource it needs), bounds that contain both of our PS-DSF
+constructions, the grouped program's bounds containing the per-server program's (the reference), a
+hand-computed case, and the open-loop columns."""
 
 from __future__ import annotations
 
@@ -68,23 +68,25 @@ def test_grouped_bounds_contain_the_per_server_bounds(seed):
 
 
 def test_one_server_hand_computed():
-    """One server (9, 18), A (1, 4), B (3, 1), no caps (DRF's example: 3 tasks of A and 2 of B, CPU 1, RAM 7/9).
-    Blocked means CPU or RAM saturated: CPU is lowest (1/2) with RAM saturated by A alone (4.5 tasks), RAM lowest
-    (1/6) with CPU saturated by B alone (3 tasks); both can be saturated."""
+    """One server (9, 18), A (1, 4), B (3, 1), no caps (DRF's example: 3 tasks of A and 2 of B, CPU
+    1, RAM 7/9). Blocked means CPU or RAM saturated: CPU is lowest (1/2) with RAM saturated by A
+    alone (4.5 tasks), RAM lowest (1/6) with CPU saturated by B alone (3 tasks); both can be
+    saturated."""
     cluster = Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0]])
     cpu, ram = (psdsf_utilisation_bounds(cluster, r, ordered=False) for r in (0, 1))
     assert cpu.low == pytest.approx(0.5) and cpu.high == pytest.approx(1.0)
     assert ram.low == pytest.approx(1 / 6) and ram.high == pytest.approx(1.0)
-    # with the order on VDS kept: both hold tasks at equal dominant shares (a non-holder would need a VDS at least
-    # a holder's) -> DRF's allocation, the only one: CPU 1, RAM 7/9
+    # with the order on VDS kept: both hold tasks at equal dominant shares (a non-holder would need
+    # a VDS at least a holder's) -> DRF's allocation, the only one: CPU 1, RAM 7/9
     cpu, ram = (psdsf_utilisation_bounds(cluster, r, ordered=True) for r in (0, 1))
     assert cpu.low == pytest.approx(1.0) and cpu.high == pytest.approx(1.0)
     assert ram.low == pytest.approx(7 / 9) and ram.high == pytest.approx(7 / 9)
-    # a cap that A reaches: A at its cap (2) need not be blocked; B must be -> CPU or RAM saturated by B's tasks
+    # a cap that A reaches: A at its cap (2) need not be blocked; B must be -> CPU or RAM saturated
+    # by B's tasks
     capped = Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0]], max_tasks=[2.0, np.inf])
     b = psdsf_utilisation_bounds(capped, 0)
-    # B fills CPU (7/3 tasks beside A's 2) or RAM (10 tasks: more CPU than there is) -> CPU saturated; A below its
-    # cap is blocked too; lowest CPU is therefore 1
+    # B fills CPU (7/3 tasks beside A's 2) or RAM (10 tasks: more CPU than there is) -> CPU
+    # saturated; A below its cap is blocked too; lowest CPU is therefore 1
     assert b.low == pytest.approx(1.0) and b.high == pytest.approx(1.0)
 
 

@@ -1,7 +1,8 @@
-"""Guarantees, limits and lending limits as resource vectors for pooled DRF (fairlib.multires.schedulers.quotas):
-known answers per scheduler, the kernel against a from-scratch reference (interpreted and compiled), the defining
-property of progressive filling with quotas, the continuous references (an LP for the dominant share, water-filling
-for Kueue's borrowed share), and bad input."""
+"""Guarantees, limits and lending limits as resource vectors for pooled DRF
+(fairlib.multires.schedulers.quotas): known answers per scheduler, the kernel against a from-scratch
+reference (interpreted and compiled), the defining property of progressive filling with quotas, the
+continuous references (an LP for the dominant share, water-filling for Kueue's borrowed share), and
+bad input."""
 
 from __future__ import annotations
 
@@ -17,11 +18,12 @@ from fairlib.multires.lp import quota_maxmin_lp
 from tests.reference import borrowed_waterfilling_reference, quota_filling_reference
 
 
-# ---- known answers ----------------------------------------------------------------------------------------------
+# ---- known answers -------------------------------------------------------------------------------
 def test_an_unused_guarantee_is_lent_by_yarn_held_by_mesos_and_partly_held_by_kueue():
-    """10 CPUs, two users of one CPU per task; user 0 is guaranteed 6 but runs at most 2 tasks. YARN lends the idle
-    4 (user 1 gets 8), Mesos holds them back as headroom (user 1 gets 10 - 6 = 4); Kueue with lendingLimit 3 reserves
-    6 - 3 = 3 for user 0, which uses 2, so 1 is held back (user 1 gets 7)."""
+    """10 CPUs, two users of one CPU per task; user 0 is guaranteed 6 but runs at most 2 tasks. YARN
+    lends the idle 4 (user 1 gets 8), Mesos holds them back as headroom (user 1 gets 10 - 6 = 4);
+    Kueue with lendingLimit 3 reserves 6 - 3 = 3 for user 0, which uses 2, so 1 is held back (user 1
+    gets 7)."""
     d, cap, mt = [[1], [1]], [10], np.array([2, 100])
     g = [[6], [0]]
     assert drf(d, cap, max_tasks=mt, quotas=Quotas.yarn(min_share=g)).tasks.tolist() == [2, 8]
@@ -32,8 +34,9 @@ def test_an_unused_guarantee_is_lent_by_yarn_held_by_mesos_and_partly_held_by_ku
 
 
 def test_limits_cap_a_user_as_whole_tasks_within_the_vector():
-    """The DRF paper's example (9 CPUs, 18 GB; A = <1, 4>, B = <3, 1>) gives 3 and 2. A max share of 8 GB for A
-    stops it at two tasks; B then takes 3 CPUs per task from the 7 left: two tasks (a third needs 11 CPUs)."""
+    """The DRF paper's example (9 CPUs, 18 GB; A = <1, 4>, B = <3, 1>) gives 3 and 2. A max share of
+    8 GB for A stops it at two tasks; B then takes 3 CPUs per task from the 7 left: two tasks (a
+    third needs 11 CPUs)."""
     base = drf([[1, 4], [3, 1]], [9, 18])
     assert base.tasks.tolist() == [3, 2]
     capped = drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(max_share=[[9, 8], [9, 18]]))
@@ -45,8 +48,9 @@ def test_limits_cap_a_user_as_whole_tasks_within_the_vector():
 
 
 def test_guaranteed_tasks_come_first_in_the_recorded_order():
-    """YARN min share <4, 16> for A: A's four guaranteed tasks are served before anyone beyond a guarantee, then DRF
-    by the whole allocation: B (share 0) takes one task, after which nothing fits."""
+    """YARN min share <4, 16> for A: A's four guaranteed tasks are served before anyone beyond a
+    guarantee, then DRF by the whole allocation: B (share 0) takes one task, after which nothing
+    fits."""
     res = drf(
         [[1, 4], [3, 1]],
         [9, 18],
@@ -58,9 +62,10 @@ def test_guaranteed_tasks_come_first_in_the_recorded_order():
 
 
 def test_kueue_orders_by_the_borrowed_share():
-    """Kueue: nominal <4, 9> for A and <5, 9> for B (the pool is their sum, 9 CPUs, 18 GB). Within nominal both have
-    share 0 (index order): A two tasks, B one. Then borrowed shares: A's third task borrows 3 GB of the 18 lendable
-    (1/6), B's second 1 CPU of 9 (1/9): A goes first at share 0, B next; B's third and A's fourth need a tenth CPU."""
+    """Kueue: nominal <4, 9> for A and <5, 9> for B (the pool is their sum, 9 CPUs, 18 GB). Within
+    nominal both have share 0 (index order): A two tasks, B one. Then borrowed shares: A's third
+    task borrows 3 GB of the 18 lendable (1/6), B's second 1 CPU of 9 (1/9): A goes first at share
+    0, B next; B's third and A's fourth need a tenth CPU."""
     res = drf(
         [[1, 4], [3, 1]], [9, 18], quotas=Quotas.kueue(nominal=[[4, 9], [5, 9]]), record_order=True
     )
@@ -89,10 +94,11 @@ def test_no_quotas_is_plain_drf():
     assert with_empty.order.tolist() == plain.order.tolist()
 
 
-# ---- the kernel against the reference ---------------------------------------------------------------------------
+# ---- the kernel against the reference ------------------------------------------------------------
 @st.composite
 def quota_instances(draw, share=None):
-    """Small integer instances with guarantees that fit, limits above them, lending limits below them."""
+    """Small integer instances with guarantees that fit, limits above them, lending limits below
+    them."""
     n, m = draw(st.integers(1, 5)), draw(st.integers(1, 3))
     d = np.array(
         draw(st.lists(st.lists(st.integers(0, 4), min_size=m, max_size=m), min_size=n, max_size=n))
@@ -128,7 +134,8 @@ def quota_instances(draw, share=None):
 @settings(max_examples=150, deadline=None)
 @given(args=quota_instances(), cut=st.integers(0, 30))
 def test_kernel_matches_the_reference(args, cut):
-    """Same tasks in the same order, from zero and from a start the reference reached after ``cut`` tasks."""
+    """Same tasks in the same order, from zero and from a start the reference reached after ``cut``
+    tasks."""
     d, cap, g, lim, lend, share, mt = args
     q = Quotas(g, lim, lend, share)
     ref, order = quota_filling_reference(
@@ -160,8 +167,8 @@ def test_compiled_kernel_matches_the_reference(args):
 
 
 def test_the_reference_catches_a_kernel_that_ignores_reservations():
-    """The differential test can fail: the same quotas with everything lendable (the reservation dropped) differ
-    from the reference on the Mesos case."""
+    """The differential test can fail: the same quotas with everything lendable (the reservation
+    dropped) differ from the reference on the Mesos case."""
     d, cap, mt = [[1], [1]], [10], [2, 100]
     ref, _ = quota_filling_reference(
         d, cap, guarantee=[[6], [0]], lending_limit=[[0], [0]], max_tasks=mt
@@ -170,7 +177,7 @@ def test_the_reference_catches_a_kernel_that_ignores_reservations():
     assert dropped.tasks.tolist() != ref.tolist()
 
 
-# ---- the defining property ----------------------------------------------------------------------------------------
+# ---- the defining property -----------------------------------------------------------------------
 def _share(share, d, cap, g, lendable, i, t):
     if share == "borrowed":
         keyed = lendable > 0
@@ -181,11 +188,12 @@ def _share(share, d, cap, g, lendable, i, t):
 @settings(max_examples=150, deadline=None)
 @given(args=quota_instances())
 def test_progressive_filling_with_quotas_property(args):
-    """What the result must satisfy, checked on the result alone: the resources committed (with the unlent parts of
-    guarantees) fit the capacity; every user holds its guaranteed tasks and stays within its limit; no user can take
-    one more task; and no task beyond a guarantee went to a user j while some user i had a lower share and could
-    have taken it: for every such j and every i, share_j(t_j - 1) <= share_i(t_i), or i cannot take a task in the
-    allocation without j's last one."""
+    """What the result must satisfy, checked on the result alone: the resources committed (with the
+    unlent parts of guarantees) fit the capacity; every user holds its guaranteed tasks and stays
+    within its limit; no user can take one more task; and no task beyond a guarantee went to a user
+    j while some user i had a lower share and could have taken it: for every such j and every i,
+    share_j(t_j - 1) <= share_i(t_i), or i cannot take a task in the allocation without j's last
+    one."""
     d, cap, g, lim, lend, share, mt = args
     q = Quotas(g, lim, lend, share)
     resolved = q.resolve(d.astype(float), cap.astype(float))
@@ -216,7 +224,7 @@ def test_progressive_filling_with_quotas_property(args):
                 ) or not can_take(before, i), (i, j)
 
 
-# ---- continuous references --------------------------------------------------------------------------------------
+# ---- continuous references -----------------------------------------------------------------------
 def _scaled_instance(seed):
     rng = np.random.default_rng(seed)
     n, m = int(rng.integers(2, 5)), int(rng.integers(1, 4))
@@ -234,10 +242,11 @@ SCALE = 1000
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("share", ["dominant", "borrowed"])
 def test_whole_tasks_converge_to_the_divisible_allocation(seed, share):
-    """Capacities and quotas scaled by 1000, the tasks per user are within 2n tasks of 1000 × the divisible
-    allocation: the LP reference (lexicographic max-min with floors, caps and the reservations' convex form) for the
-    dominant share, water-filling for the borrowed share. The tolerance is fixed from granularity, not measured:
-    each of the n users can stop up to one task early, and each such stop can pass up to one task to others."""
+    """Capacities and quotas scaled by 1000, the tasks per user are within 2n tasks of 1000 × the
+    divisible allocation: the LP reference (lexicographic max-min with floors, caps and the
+    reservations' convex form) for the dominant share, water-filling for the borrowed share. The
+    tolerance is fixed from granularity, not measured: each of the n users can stop up to one task
+    early, and each such stop can pass up to one task to others."""
     d, cap, g, lim, lend, w = _scaled_instance(seed)
     q = Quotas(g, lim, lend, share)
     if share == "dominant":
@@ -268,7 +277,7 @@ def test_lp_reference_without_quotas_is_edrf():
     )
 
 
-# ---- bad input --------------------------------------------------------------------------------------------------
+# ---- bad input -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "make, match",
     [
@@ -303,7 +312,8 @@ def test_lp_reference_without_quotas_is_edrf():
     ],
 )
 def test_bad_quotas_are_named(make, match):
-    """Refused when built (signs, finiteness) or when resolved against the instance (shape, order, capacity)."""
+    """Refused when built (signs, finiteness) or when resolved against the instance (shape, order,
+    capacity)."""
     with pytest.raises(InvalidInputError, match=match):
         drf([[1, 4], [3, 1]], [9, 18], quotas=make())
 
@@ -311,8 +321,9 @@ def test_bad_quotas_are_named(make, match):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("m, order", [(3, "C"), (3, "F"), (1, "C")])
 def test_guarantee_summary_matches_numpy(seed, m, order):
-    """Resolution's one compiled pass against the NumPy expressions it replaced: the same first offending entries
-    (row-major, as ``np.argwhere``) and the same answer to "is anything held back", in either memory order."""
+    """Resolution's one compiled pass against the NumPy expressions it replaced: the same first
+    offending entries (row-major, as ``np.argwhere``) and the same answer to "is anything held
+    back", in either memory order."""
     from fairlib.multires.schedulers.quotas import _guarantee_summary
 
     rng = np.random.default_rng(seed)
@@ -331,8 +342,8 @@ def test_guarantee_summary_matches_numpy(seed, m, order):
 
 
 def test_guarantees_that_numpy_adds_up_to_the_capacity_are_accepted():
-    """10⁵ guarantees of 1/10⁵ of one resource: NumPy's pairwise sum is the capacity to the bit, a running sum drifts
-    above it (a resolution that added them one by one refused them)."""
+    """10⁵ guarantees of 1/10⁵ of one resource: NumPy's pairwise sum is the capacity to the bit,
+    a running sum drifts above it (a resolution that added them one by one refused them)."""
     n = 100_000
     guarantee, demands, capacity = (
         np.full((n, 1), 100 / n),
@@ -346,11 +357,12 @@ def test_guarantees_that_numpy_adds_up_to_the_capacity_are_accepted():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_mesos_guarantees_of_whole_tasks_that_fill_the_pool_are_each_run(seed):
-    """10⁵ users, each guaranteed 1-3 whole tasks of its own random demands, and a capacity that is their exactly
-    rounded sum (``math.fsum``): every user runs its guaranteed tasks and nothing else fits. The fill adds the
-    guarantees one by one, and over 10⁵ terms that running sum ends above the exact capacity on some resource (by
-    ~1e-14 relative, checked here): only the fit tolerance (FIT_RTOL, relative 1e-12) lets the guaranteed tasks in, so
-    a fill without it, or with one that does not cover such drift, runs no task at all."""
+    """10⁵ users, each guaranteed 1-3 whole tasks of its own random demands, and a capacity that
+    is their exactly rounded sum (``math.fsum``): every user runs its guaranteed tasks and nothing
+    else fits. The fill adds the guarantees one by one, and over 10⁵ terms that running sum ends
+    above the exact capacity on some resource (by ~1e-14 relative, checked here): only the fit
+    tolerance (FIT_RTOL, relative 1e-12) lets the guaranteed tasks in, so a fill without it, or with
+    one that does not cover such drift, runs no task at all."""
     import math
 
     from fairlib.multires._engine.filling import committed_amounts
@@ -373,8 +385,9 @@ def test_mesos_guarantees_of_whole_tasks_that_fill_the_pool_are_each_run(seed):
 @pytest.mark.parametrize("reserving", [True, False])
 def test_committed_amounts_are_numpys_sums(n, m, order, reserving):
     """The committed amounts behind the start check and the guarantees' shortcut are NumPy's sums of
-    ``np.maximum(held[:, None] * d, reserved)`` over users, bit for bit: the compiled pass adds row by row as NumPy
-    does with two resources or more (this fails if NumPy ever sums otherwise), NumPy itself with one."""
+    ``np.maximum(held[:, None] * d, reserved)`` over users, bit for bit: the compiled pass adds row
+    by row as NumPy does with two resources or more (this fails if NumPy ever sums otherwise), NumPy
+    itself with one."""
     from fairlib.multires._engine.filling import committed_amounts
 
     rng = np.random.default_rng(n + m)
@@ -408,7 +421,8 @@ def test_bad_combinations_are_refused():
         drf(d, cap, quotas=Quotas(), zeros="scheduler")
     with pytest.raises(InvalidInputError, match=r"borrowing_limit\[0, 1\] = -1.0"):
         Quotas.kueue(nominal=[[1, 1], [1, 1]], borrowing_limit=[[0, -1], [0, 0]])
-    # a start that lends out a reserved guarantee: user 1 holds 8 CPUs while 6 are held back for user 0
+    # a start that lends out a reserved guarantee: user 1 holds 8 CPUs while 6 are held back for
+    # user 0
     with pytest.raises(
         InvalidInputError,
         match="start: with the guarantees' reserved parts, commits 14 of resource 0",
@@ -421,7 +435,7 @@ def test_bad_combinations_are_refused():
         drf(d, cap, quotas=Quotas.yarn(max_share=[[9, 8], [9, 18]]), start=np.array([3, 0]))
 
 
-# ---- DRFH and TSF: guarantees and limits on heterogeneous servers -------------------------------------------------
+# ---- DRFH and TSF: guarantees and limits on heterogeneous servers --------------------------------
 def _heterogeneous_case(seed):
     from fairlib.multires import random_cluster
 
@@ -436,9 +450,9 @@ def _heterogeneous_case(seed):
 @pytest.mark.parametrize("method", ["interior_point", "highs"])
 @pytest.mark.parametrize("mechanism", ["drfh", "tsf"])
 def test_heterogeneous_guarantees_and_limits_match_the_lp_reference(seed, method, mechanism):
-    """Each user's total between its guaranteed tasks and its limit, and the lexicographic max-min of the
-    mechanism's share among those: the same totals as the sequential-LP reference with floors and caps (to HiGHS's
-    tolerance; the interior point stops at 1e-9)."""
+    """Each user's total between its guaranteed tasks and its limit, and the lexicographic max-min
+    of the mechanism's share among those: the same totals as the sequential-LP reference with floors
+    and caps (to HiGHS's tolerance; the interior point stops at 1e-9)."""
     from dataclasses import replace
 
     from fairlib.multires import drfh, tsf
@@ -460,8 +474,8 @@ def test_heterogeneous_guarantees_and_limits_match_the_lp_reference(seed, method
 
 
 def test_guarantees_matter_on_heterogeneous_servers():
-    """Without quotas DRFH equalises; a guarantee above that level holds (case seed 2 of the LP comparison: user 0's
-    guarantee is about 20.3 tasks, above its 17.2 under plain DRFH)."""
+    """Without quotas DRFH equalises; a guarantee above that level holds (case seed 2 of the LP
+    comparison: user 0's guarantee is about 20.3 tasks, above its 17.2 under plain DRFH)."""
     from fairlib.multires import drfh
 
     cluster, q = _heterogeneous_case(2)

@@ -1,5 +1,6 @@
-"""Inputs of unusual types and shapes for the trace readers and writers, the demand builders and the sweeps: each is
-read as the format documents it or refused by name (file, line and column; or the argument and its value)."""
+"""Inputs of unusual types and shapes for the trace readers and writers, the demand builders and the
+sweeps: each is read as the format documents it or refused by name (file, line and column; or the
+argument and its value)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def _vm_file(tmp_path, text: str, name: str = "1.csv"):
     return path
 
 
-# --- integers written as floats ----------------------------------------------------------------------------------
+# --- integers written as floats -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -68,8 +69,8 @@ def _vm_file(tmp_path, text: str, name: str = "1.csv"):
 def test_an_integer_column_written_in_a_floats_notation_is_refused_naming_line_and_column(
     tmp_path, changes, column, value
 ):
-    """pandas' integer parser reads "1e3" and "5.0" as integers: an id, time or count in a float's notation was
-    accepted (it is no integer text of the trace)."""
+    """pandas' integer parser reads "1e3" and "5.0" as integers: an id, time or count in a float's
+    notation was accepted (it is no integer text of the trace)."""
     rows = [ROW] * 1200
     rows[999] = _row(**changes)
     folder = _task_events(tmp_path, ("\n".join(rows) + "\n").encode())
@@ -94,26 +95,27 @@ def test_integers_in_digits_with_a_sign_or_blanks_still_read(tmp_path):
     assert read_task_events([0], directory=folder).job_id.tolist() == [3418309, 5]
 
 
-# --- bytes that are no UTF-8 text ---------------------------------------------------------------------------------
+# --- bytes that are no UTF-8 text -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "raw, what", [(b"us\x00er=", "a NUL byte"), ("usér=".encode("latin-1"), "byte 0xe9")]
 )
 def test_a_nul_or_non_utf8_byte_is_refused_naming_the_line(tmp_path, raw, what):
-    """A NUL byte was read into the user field; a Latin-1 byte raised the decoder's bare UnicodeDecodeError."""
+    """A NUL byte was read into the user field; a Latin-1 byte raised the decoder's bare
+    UnicodeDecodeError."""
     data = (ROW + "\n").encode() + (ROW + "\n").encode().replace(b"user=", raw)
     folder = _task_events(tmp_path, data)
     with pytest.raises(TraceFormatError, match=rf"line 2: {what}"):
         read_task_events([0], directory=folder)
 
 
-# --- selectors given twice ----------------------------------------------------------------------------------------
+# --- selectors given twice ------------------------------------------------------------------------
 
 
 def test_a_part_a_column_or_a_vm_given_twice_is_refused(tmp_path):
-    """parts=[0, 0] read the part's rows twice, columns=["time", "time"] gave a frame with one column twice and
-    vms=[1, 1] a VM's rows twice."""
+    """parts=[0, 0] read the part's rows twice, columns=["time", "time"] gave a frame with one
+    column twice and vms=[1, 1] a VM's rows twice."""
     folder = _task_events(tmp_path, f"{ROW}\n".encode())
     with pytest.raises(
         InvalidInputError,
@@ -131,7 +133,7 @@ def test_a_part_a_column_or_a_vm_given_twice_is_refused(tmp_path):
         read_vms(["٣"], directory=tmp_path)
 
 
-# --- Bitbrains paths and files without rows ---------------------------------------------------------------------
+# --- Bitbrains paths and files without rows -------------------------------------------------------
 
 
 def test_read_vm_names_a_bad_path_and_a_directory(tmp_path):
@@ -153,7 +155,7 @@ def test_write_vm_refuses_what_read_vm_would_and_names_a_bad_path(tmp_path):
         write_vm(tmp_path / "d.csv", frame)
 
 
-# --- frames handed to the builders ------------------------------------------------------------------------------
+# --- frames handed to the builders ----------------------------------------------------------------
 
 
 def _events(**changes):
@@ -196,8 +198,8 @@ def test_check_columns_refuses_text_of_numbers_and_booleans():
 def test_task_event_frames_with_bad_times_or_requests_are_refused_by_both_builders(
     changes, message
 ):
-    """task_event_demands read text times, a NaN time (then 'no task runs') and negative requests; google_workload
-    a time between the trace's microseconds."""
+    """task_event_demands read text times, a NaN time (then 'no task runs') and negative requests;
+    google_workload a time between the trace's microseconds."""
     with pytest.raises(InvalidInputError, match=message):
         task_event_demands(_events(**changes))
     with pytest.raises(InvalidInputError, match=message):
@@ -205,8 +207,8 @@ def test_task_event_frames_with_bad_times_or_requests_are_refused_by_both_builde
 
 
 def test_task_event_demands_names_an_empty_frame_a_tiny_window_and_an_early_horizon():
-    """An empty frame raised numpy's bare ValueError; a window of 1e-300 overflowed the interval numbers in a cast
-    and passed the cap; a horizon before the origin said 'no task runs'."""
+    """An empty frame raised numpy's bare ValueError; a window of 1e-300 overflowed the interval
+    numbers in a cast and passed the cap; a horizon before the origin said 'no task runs'."""
     with pytest.raises(InvalidInputError, match=r"task_events: no rows"):
         task_event_demands(_events().iloc[:0])
     with pytest.raises(InvalidInputError, match=r"window = 1e-300: .* MAX_TASK_INTERVALS"):
@@ -224,7 +226,7 @@ def test_bitbrains_workload_names_an_active_column_that_is_not_boolean_and_an_em
         bitbrains_workload(frame.iloc[:0])
 
 
-# --- sweeps ---------------------------------------------------------------------------------------------------------
+# --- sweeps ---------------------------------------------------------------------------------------
 
 
 def _cell(seed, x):
@@ -244,8 +246,8 @@ def _cell(seed, x):
     ],
 )
 def test_sweep_refuses_empty_unordered_and_oversized_grids_by_name(grid, kwargs, message):
-    """An empty grid returned an empty table; a set's order changes between interpreters; a huge grid, an endless
-    generator or a huge ``seeds`` filled memory before the first cell ran."""
+    """An empty grid returned an empty table; a set's order changes between interpreters; a huge
+    grid, an endless generator or a huge ``seeds`` filled memory before the first cell ran."""
     with pytest.raises(InvalidInputError, match=message):
         sweep(_cell, grid, backend="serial", **{"progress": False} | kwargs)
 

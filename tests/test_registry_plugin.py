@@ -1,10 +1,10 @@
-"""A mechanism registered from a module outside fairlib (``FAIRLIB_MECHANISMS``) is tested by every registry-wide
-test (``pytest -m registry``) unchanged: each one (each check of fairlib.testing) has an instance for it, and they
-pass.
+"""A mechanism registered from a module outside fairlib (``FAIRLIB_MECHANISMS``) is tested by every
+registry-wide test (``pytest -m registry``) unchanged: each one (each check of fairlib.testing) has
+an instance for it, and they pass.
 
-Two toy mechanisms stand in for a contributor's: a pooled one that continues from a start (each user's weighted
-slice of its dominant resource, scaled until a resource is full) and a multi-server one (every server's time
-split equally among the users who can use it)."""
+Two toy mechanisms stand in for a contributor's: a pooled one that continues from a start (each
+user's weighted slice of its dominant resource, scaled until a resource is full) and a multi-server
+one (every server's time split equally among the users who can use it)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ PLUGIN = textwrap.dedent('''
 
 
     def toy_slices(cluster, *, start=None):
-        """Each user's weighted slice of its dominant resource, scaled up until a resource is full, on top of
+        """Each user's weighted slice of its dominant resource, scaled up until a resource is \
+full, on top of
         ``start`` (held tasks, kept)."""
         if not isinstance(cluster, Cluster):
             raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
@@ -53,7 +54,8 @@ PLUGIN = textwrap.dedent('''
         return Allocation(cluster, share * cluster.gamma, "toy_equal_split")
 
 
-    register("toy_slices", toy_slices, label="toy slices", capabilities=("pooled", "divisible", "weights", "start"))
+    register("toy_slices", toy_slices, label="toy slices", capabilities=("pooled", "divisible", \
+"weights", "start"))
     register("toy_equal_split", toy_equal_split, label="toy equal split",
              capabilities=("multi_server", "divisible", "weights"))
 ''')
@@ -93,8 +95,9 @@ def _pytest(args, tmp_path):
 
 
 def _rule(node: str) -> str:
-    """A test's node id without its mechanism: ``test_mechanism[drf-check_x]`` -> ``test_mechanism[check_x]`` (one
-    rule per check of fairlib.testing), ``test_y[drf]`` -> ``test_y``."""
+    """A test's node id without its mechanism: ``test_mechanism[drf-check_x]`` ->
+    ``test_mechanism[check_x]`` (one rule per check of fairlib.testing), ``test_y[drf]`` ->
+    ``test_y``."""
     test, _, params = node.partition("[")
     check = params.rstrip("]").split("-", 1)[1] if "-" in params else ""
     return f"{test}[{check}]" if check else test

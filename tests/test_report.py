@@ -127,9 +127,9 @@ def test_claim_rules_and_statuses(tmp_build):
 
 
 def test_an_se_rule_without_the_papers_spread_pools_it():
-    """``sd = "pooled"``: the paper prints no standard deviation of the count, so the common one is estimated from
-    both samples (ours given with the measurement; the paper's at the least its mean allows); no other rule takes
-    our standard deviation."""
+    """``sd = "pooled"``: the paper prints no standard deviation of the count, so the common one is
+    estimated from both samples (ours given with the measurement; the paper's at the least its mean
+    allows); no other rule takes our standard deviation."""
     registry = (
         REGISTRY
         + """
@@ -142,7 +142,8 @@ paper_value = 5.588
 se = { k = 4, sd = "pooled", n_paper = 1000 }
 """
     )
-    # pooled variance (1000 × 2² + 1000 × 0.588 × 0.412 + 500 d²) / 2000: bound 0.261 at d = 0.212, 0.262 at 0.312
+    # pooled variance (1000 × 2² + 1000 × 0.588 × 0.412 + 500 d²) / 2000: bound 0.261 at d =
+    # 0.212, 0.262 at 0.312
     log = ClaimLog("d", write=False, registry=registry)
     assert log.measure("rare", 5.8, runs=1000, sd=2.0)
     assert not ClaimLog("d", write=False, registry=registry).measure("rare", 5.9, runs=1000, sd=2.0)
@@ -152,7 +153,8 @@ se = { k = 4, sd = "pooled", n_paper = 1000 }
     assert log.claims[-1].rule.endswith(
         "(the paper prints none: ours and the least its mean allows), runs = 1000"
     )
-    # a count the paper saw once in 1000 runs and we never saw is no difference (a spread of 0 would demand one)
+    # a count the paper saw once in 1000 runs and we never saw is no difference (a spread of 0 would
+    # demand one)
     rare = registry.replace("5.588", "0.001")
     assert ClaimLog("d", write=False, registry=rare).measure("rare", 0.0, runs=1000, sd=0.0)
     assert not ClaimLog("d", write=False, registry=rare).measure("rare", 0.01, runs=1000, sd=0.0)
@@ -200,11 +202,13 @@ def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):
             "compares with paper_value",
         ),
         (
-            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nequals = true\npaper_value = 1',
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nequals = '
+            "true\npaper_value = 1",
             "given together",
         ),
         (
-            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nexpect = "hold"',
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\nexpect = '
+            '"hold"',
             "unknown field",
         ),
         (
@@ -219,8 +223,9 @@ def test_registry_errors_name_the_claim_and_field(entry, message):
 
 
 def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested():
-    """Each paper notebook has a registry; the notebook measures only declared ids, with literal ids or
-    f-strings, and passes no rule, expectation, tolerance or paper value (those are fixed in the registry)."""
+    """Each paper notebook has a registry; the notebook measures only declared ids, with literal ids
+    or f-strings, and passes no rule, expectation, tolerance or paper value (those are fixed in the
+    registry)."""
     import ast
     import re
 
@@ -252,9 +257,9 @@ def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested
             and n.func.value.id == "claims"
         ]
         assert calls, nb_path
-        # measurements handed over whole (measure_all) come from experiment drivers, whose claim ids their own
-        # tests check against the registry (e.g. tests/test_bidding_game_findings.py); ClaimLog.finish fails a
-        # run that leaves a declared claim unmeasured
+        # measurements handed over whole (measure_all) come from experiment drivers, whose claim ids
+        # their own tests check against the registry (e.g. tests/test_bidding_game_findings.py);
+        # ClaimLog.finish fails a run that leaves a declared claim unmeasured
         handed_over = any(c.func.attr == "measure_all" for c in calls)
         calls = [c for c in calls if c.func.attr != "measure_all"]
         for call in calls:
@@ -356,8 +361,9 @@ def test_claims_on_synthetic_data_are_not_tested(tmp_build):
 
 
 def test_measure_all_links_each_claim_to_the_cell_that_measured_it():
-    """A driver's measurement carries the cell it was made in (the section's), and the ledger keeps that cell; a
-    measurement made outside a notebook leaves the choice to the ledger (the cell running when it is recorded)."""
+    """A driver's measurement carries the cell it was made in (the section's), and the ledger keeps
+    that cell; a measurement made outside a notebook leaves the choice to the ledger (the cell
+    running when it is recorded)."""
     from fairlib.repro.ledger import Measurement
 
     reg = (
@@ -373,7 +379,7 @@ def test_measure_all_links_each_claim_to_the_cell_that_measured_it():
     )  # where it was measured is not what it is
 
 
-# --- trend and limit rules: monotone, converges, ordered ---------------------------------------------------------
+# --- trend and limit rules: monotone, converges, ordered ------------------------------------------
 
 
 def _claim(rule: str, paper_value: str | None = None) -> str:
@@ -536,13 +542,15 @@ def test_trend_rules_read_in_words():
     assert "increasing" in text('monotone = { direction = "increasing", tol = 0.01 }')
     assert "0.01" in text('monotone = { direction = "increasing", tol = 0.01 }')
     assert text("converges = { final_gap = 0.01, rate = 0.5 }", "0.0") == (
-        "ours converges to paper: final |ours - paper| <= 0.01, below the first and each gap <= 0.5 x the one before"
+        "ours converges to paper: final |ours - paper| <= 0.01, below the first and each gap "
+        "<= 0.5 x the one before"
     )
     assert text('ordered = { series = ["a", "b", "c"], direction = "descending" }') == "a >= b >= c"
 
 
 def test_a_rule_prints_its_bound_exactly():
-    """A value of 1.0000000000000902 held under "ours <= 1.000000001" must not read as held under "<= 1"."""
+    """A value of 1.0000000000000902 held under "ours <= 1.000000001" must not read as held under
+    "<= 1"."""
 
     def text(rule):
         return next(iter(load_registry(_claim(rule, None)).values())).rule_text()
@@ -601,8 +609,9 @@ def test_a_headline_that_cannot_take_its_rules_value_is_refused_when_the_registr
 
 
 def test_a_margin_makes_a_tie_at_the_papers_precision_inconclusive():
-    """An at_least / at_most rule with an equivalence margin: within the margin of the bound (either side) the data
-    cannot decide; beyond it by more than the margin, not reproduced; clear of it, held."""
+    """An at_least / at_most rule with an equivalence margin: within the margin of the bound (either
+    side) the data cannot decide; beyond it by more than the margin, not reproduced; clear of it,
+    held."""
     from fairlib.repro.ledger import ClaimLog
 
     reg = [
@@ -657,8 +666,8 @@ def test_every_rule_kind_is_one_class_listed_under_the_fields_that_declare_it():
 
 
 def test_a_new_rule_is_one_class_and_its_entry_in_rules(monkeypatch):
-    """A rule written as one Rule subclass and listed in RULES is read from a registry, decides measurements,
-    words itself in the ledger and is refused when malformed, with no other change."""
+    """A rule written as one Rule subclass and listed in RULES is read from a registry, decides
+    measurements, words itself in the ledger and is refused when malformed, with no other change."""
     from dataclasses import dataclass
     from typing import ClassVar
 

@@ -1,4 +1,5 @@
-"""run_all.py end to end on tiny fixture notebooks (quick mode, outputs in a temporary build dir)."""
+"""run_all.py end to end on tiny fixture notebooks (quick mode, outputs in a temporary build
+dir)."""
 
 import json
 import os
@@ -15,9 +16,10 @@ from fairlib.paths import ROOT
 
 @pytest.fixture(autouse=True)
 def _keep_the_workers_environment(monkeypatch):
-    """run_all.main sets the variables its notebook kernels inherit (numba's threads, the sweeps' processes, where
-    outputs go) in os.environ; a test that calls it in this process gets them back afterwards, or a later test's
-    numba kernels would meet another thread count than the one they launched with."""
+    """run_all.main sets the variables its notebook kernels inherit (numba's threads, the sweeps'
+    processes, where outputs go) in os.environ; a test that calls it in this process gets them back
+    afterwards, or a later test's numba kernels would meet another thread count than the one they
+    launched with."""
     for name in (
         "NUMBA_NUM_THREADS",
         "FAIRLIB_SWEEP_JOBS",
@@ -26,7 +28,8 @@ def _keep_the_workers_environment(monkeypatch):
         "FAIRLIB_SWEEP_CACHE",
         "FAIRLIB_BUILD_DIR",
     ):
-        # setenv records the value to restore, absent included (delenv of an absent variable records nothing)
+        # setenv records the value to restore, absent included (delenv of an absent variable records
+        # nothing)
         absent = name not in os.environ
         monkeypatch.setenv(name, os.environ.get(name, ""))
         if absent:
@@ -51,9 +54,8 @@ def _notebook(path, cells):
 
 def _registry(claim_id, rule):
     return (
-        f"[[claim]]\nid = '{claim_id}'\nkind = 'paper'\nsource = 'fixture'\nstatement = 'fixture claim'\n"
-        + rule
-        + "\n"
+        f"[[claim]]\nid = '{claim_id}'\nkind = 'paper'\nsource = 'fixture'\nstatement = "
+        "'fixture claim'\n" + rule + "\n"
     )
 
 
@@ -78,18 +80,21 @@ def fixtures(tmp_path_factory):
     _notebook(
         d / "sweeping.ipynb",
         [
-            "import pandas as pd\nfrom fairlib.repro.report import save_table\nfrom fairlib.sweep import sweep\n"
-            "from fairlib.repro.experiments.dynamic_drf import _strategyproofness_cell",
-            "df = sweep(_strategyproofness_cell, [{}], seeds=4, rng=SEED, fixed=dict(agents=5, "
-            "resources=2, trials=2))\n"
-            "save_table(df.assign(backend=df.attrs['sweep']['backend']), 'sweeping', 'sweep', mode=MODE)",
+            "import pandas as pd\nfrom fairlib.repro.report import save_table\nfrom "
+            "fairlib.sweep import sweep\nfrom fairlib.repro.experiments.dynamic_drf import "
+            "_strategyproofness_cell",
+            "df = sweep(_strategyproofness_cell, [{}], seeds=4, rng=SEED, "
+            "fixed=dict(agents=5, resources=2, "
+            "trials=2))\nsave_table(df.assign(backend=df.attrs['sweep']['backend']), "
+            "'sweeping', 'sweep', mode=MODE)",
         ],
     )
     _notebook(
         d / "verifiable.ipynb",
         [
             "from fairlib.repro.report import ClaimLog, save_table\nimport pandas as pd\n"
-            f"log = ClaimLog('verifiable', mode=MODE, registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
+            "log = ClaimLog('verifiable', mode=MODE, "
+            f"registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
             "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / 0.9)\n"
             "save_table(pd.DataFrame({'n': [1, 2], 'x': [0.1 + 0.2, 1 / 3]}), 'verifiable', 't',"
             " mode=MODE)\nlog.finish()"
@@ -98,11 +103,14 @@ def fixtures(tmp_path_factory):
     _notebook(
         d / "traced.ipynb",
         [
-            "import os\nfrom fairlib.repro.report import ClaimLog, save_table\nimport pandas as pd\n"
+            "import os\nfrom fairlib.repro.report import ClaimLog, save_table\nimport pandas "
+            "as pd\n"
             "DATA = os.environ.get('FIXTURE_DATA', 'real')\n"
-            f"log = ClaimLog('traced', mode=MODE, data=DATA, registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
-            "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / 0.9)\n"
-            "save_table(pd.DataFrame({'x': [1.0 if DATA == 'real' else 2.0]}), 'traced', 't', mode=MODE)\nlog.finish()"
+            "log = ClaimLog('traced', mode=MODE, data=DATA, "
+            f"registry={_registry('third_sums_to_one', SUM_RULE)!r})\n"
+            "log.measure('third_sums_to_one', 3 * (0.1 + 0.2) / "
+            "0.9)\nsave_table(pd.DataFrame({'x': [1.0 if DATA == 'real' else 2.0]}), "
+            "'traced', 't', mode=MODE)\nlog.finish()"
         ],
     )
     _notebook(
@@ -117,7 +125,8 @@ def fixtures(tmp_path_factory):
         d / "unmeasured.ipynb",
         [
             "from fairlib.repro.report import ClaimLog\n"
-            f"log = ClaimLog('unmeasured', mode=MODE, registry={_registry('forgotten', 'at_least = 1')!r})"
+            "log = ClaimLog('unmeasured', mode=MODE, "
+            f"registry={_registry('forgotten', 'at_least = 1')!r})"
             "\nlog.finish()"
         ],
     )
@@ -126,7 +135,8 @@ def fixtures(tmp_path_factory):
         [
             "import os\nfrom fairlib.repro.report import ClaimLog\n"
             f"log = ClaimLog('flaky', mode=MODE, registry={_registry('one', SUM_RULE)!r})",
-            "if os.environ.get('FIXTURE_FAIL') == '1':\n    raise RuntimeError('fails before its claims')",
+            "if os.environ.get('FIXTURE_FAIL') == '1':\n    raise RuntimeError('fails before "
+            "its claims')",
             "log.measure('one', 1.0)\nlog.finish()",
         ],
     )
@@ -140,7 +150,8 @@ def fixtures(tmp_path_factory):
         ],
     )
     registry = [
-        # first: beside the failing 'bad' (taken from the queue's other end), it is still running when 'bad' fails
+        # first: beside the failing 'bad' (taken from the queue's other end), it is still running
+        # when 'bad' fails
         {"key": "slow", "path": str(d / "slow.ipynb"), "title": "sleeps 20 s"},
         {"key": "ok_a", "path": str(d / "ok_a.ipynb"), "title": "fixture a"},
         {
@@ -214,7 +225,8 @@ def test_success_writes_outputs_table_and_manifest(fixtures, tmp_path):
     ledger = (tmp_path / "quick" / "results" / "CLAIMS.md").read_text()
     assert "| paper | 2 | 0 | 0 | 0 | 2 |" in ledger and "## ok_a" in ledger
     assert (
-        '| paper | <a id="claim-mode_is_quick"></a>mode_is_quick | fixture | fixture claim | ours == paper | '
+        '| paper | <a id="claim-mode_is_quick"></a>mode_is_quick | fixture | fixture claim | '
+        "ours == paper | "
         "quick | quick | held (quick: provisional) |  |"
     ) in ledger
     assert (
@@ -333,7 +345,8 @@ def test_not_reproduced_claim_is_reported_and_unmeasured_claim_fails(fixtures, t
 
 
 def test_claim_that_stops_holding_fails_a_full_run_unless_accepted(fixtures, tmp_path):
-    """The ledger a full run replaces is its baseline: held -> not reproduced fails, naming the claim."""
+    """The ledger a full run replaces is its baseline: held -> not reproduced fails, naming the
+    claim."""
     out = dict(FAIRLIB_OUTPUT_DIR=str(tmp_path / "out"))
     first = run(
         ["--registry", str(fixtures), "--only", "bad_claim"], tmp_path, FIXTURE_VALUE="1", **out
@@ -424,7 +437,8 @@ def test_list_shows_registry(tmp_path):
 
 
 def test_verify_reports_identical_then_a_hand_edited_table_and_a_changed_claim(fixtures, tmp_path):
-    """--verify re-runs into build/verify (never over the committed outputs) and compares table by table."""
+    """--verify re-runs into build/verify (never over the committed outputs) and compares table by
+    table."""
     committed = tmp_path / "committed"
     env = dict(
         os.environ, FAIRLIB_BUILD_DIR=str(tmp_path / "b0"), FAIRLIB_OUTPUT_DIR=str(committed)
@@ -502,7 +516,8 @@ def test_a_notebook_failing_before_its_claims_shows_them_not_re_measured(fixture
 
 
 def test_a_key_given_twice_is_refused_by_name(fixtures, tmp_path):
-    """A repeated key is more likely a typo for another one than a wish to run it twice: refused, named."""
+    """A repeated key is more likely a typo for another one than a wish to run it twice: refused,
+    named."""
     p = run(
         ["--quick", "--registry", str(fixtures), "--only", "ok_a", "ok_b", "ok_a", "--jobs", "2"],
         tmp_path,
@@ -515,8 +530,8 @@ def test_a_key_given_twice_is_refused_by_name(fixtures, tmp_path):
 
 
 def test_verify_without_the_real_data_says_could_not_verify_not_differs(fixtures, tmp_path):
-    """Committed results from real data, a fresh run on synthetic stand-ins: "could not verify" with the fetch
-    command and exit status 3, never "DIFFERENCES FOUND" (exit 1)."""
+    """Committed results from real data, a fresh run on synthetic stand-ins: "could not verify" with
+    the fetch command and exit status 3, never "DIFFERENCES FOUND" (exit 1)."""
     committed = tmp_path / "committed"
     env = dict(
         os.environ, FAIRLIB_BUILD_DIR=str(tmp_path / "b0"), FAIRLIB_OUTPUT_DIR=str(committed)
@@ -548,7 +563,8 @@ def test_verify_without_the_real_data_says_could_not_verify_not_differs(fixtures
     assert "python -m fairlib.traces.fetch --notebooks" in stand_in.stdout
     assert "DIFFERENCES FOUND" not in stand_in.stdout
     assert "verify: could not verify traced: needs the real trace excerpts" in stand_in.stdout
-    # a difference elsewhere (verifiable has no committed tables here: "new") still wins: exit 1, both said
+    # a difference elsewhere (verifiable has no committed tables here: "new") still wins: exit 1,
+    # both said
     both = run(args[:4] + ["verifiable"] + args[4:], tmp_path / "b3", FIXTURE_DATA="synthetic")
     assert both.returncode == 1, both.stdout + both.stderr
     assert (
@@ -573,8 +589,8 @@ def test_a_truncated_ledger_fails_only_its_notebook(fixtures, tmp_path, jobs):
         ],
         tmp_path,
     )
-    # the unreadable ledger is reported in one line, never as a traceback (a kernel's own log may print one of
-    # its transport's under load: only a traceback about the ledger fails the test)
+    # the unreadable ledger is reported in one line, never as a traceback (a kernel's own log may
+    # print one of its transport's under load: only a traceback about the ledger fails the test)
     before = p.stderr.split("FAILED truncated")[0]
     about_ledger = [
         block for block in _tracebacks(before) if "claims" in block or "JSONDecodeError" in block
@@ -588,7 +604,8 @@ def test_a_truncated_ledger_fails_only_its_notebook(fixtures, tmp_path, jobs):
 
 
 def _tracebacks(text: str) -> list[str]:
-    """Each Python traceback in ``text``: its header, the indented frames and the exception line after them."""
+    """Each Python traceback in ``text``: its header, the indented frames and the exception line
+    after them."""
     blocks = []
     for start in (m.start() for m in re.finditer(r"Traceback \(most recent call last\):", text)):
         lines = text[start:].splitlines()
@@ -600,7 +617,10 @@ def _tracebacks(text: str) -> list[str]:
 
 
 def test_tracebacks_are_found_with_their_exception_line():
-    text = 'x\nTraceback (most recent call last):\n  File "a.py", line 1\n    f()\nValueError: claims\nafter\n'
+    text = (
+        'x\nTraceback (most recent call last):\n  File "a.py", line 1\n    f()\nValueError: '
+        "claims\nafter\n"
+    )
     assert _tracebacks(text) == [
         'Traceback (most recent call last):\n  File "a.py", line 1\n    f()\nValueError: claims'
     ]
@@ -608,8 +628,9 @@ def test_tracebacks_are_found_with_their_exception_line():
 
 
 def test_kernels_talk_over_unix_sockets_each_with_its_own_files():
-    """Over TCP, kernels started together by different processes can race for one port (a kernel that dies with
-    "Address already in use"); run_all's kernels use IPC with a random socket prefix per kernel."""
+    """Over TCP, kernels started together by different processes can race for one port (a kernel
+    that dies with "Address already in use"); run_all's kernels use IPC with a random socket prefix
+    per kernel."""
     sys.path.insert(0, str(ROOT))
     import run_all
 
@@ -620,8 +641,9 @@ def test_kernels_talk_over_unix_sockets_each_with_its_own_files():
 
 
 def test_a_progress_line_names_the_notebook_its_status_time_and_what_is_left():
-    """One line per finished notebook; the estimate adds the last full run's durations of the notebooks not finished
-    yet and divides by the jobs; a quick run counts them; a notebook never timed before is named."""
+    """One line per finished notebook; the estimate adds the last full run's durations of the
+    notebooks not finished yet and divides by the jobs; a quick run counts them; a notebook never
+    timed before is named."""
     sys.path.insert(0, str(ROOT))
     import run_all
 
@@ -638,7 +660,8 @@ def test_a_progress_line_names_the_notebook_its_status_time_and_what_is_left():
     )
     assert (
         run_all.progress_line(3, 6, done, ["metin2025", "new"], last)
-        == "[3/6] li2019 ok in 4.9 min — about 2.1 min left (from the last full run; new not timed before)"
+        == "[3/6] li2019 ok in 4.9 min — about 2.1 min left (from the last full run; new not "
+        "timed before)"
     )
     assert (
         run_all.progress_line(1, 2, done, ["new"], last)
@@ -669,7 +692,8 @@ def _executed_with_duration(path, seconds):
 def test_a_full_run_prints_a_progress_line_per_notebook_from_the_last_runs_durations(
     tmp_path, monkeypatch, capsys
 ):
-    """main's wiring, without executing anything: run_one is replaced by a stand-in that returns outcomes."""
+    """main's wiring, without executing anything: run_one is replaced by a stand-in that returns
+    outcomes."""
     sys.path.insert(0, str(ROOT))
     import run_all
 
@@ -706,8 +730,9 @@ def test_a_full_run_prints_a_progress_line_per_notebook_from_the_last_runs_durat
 def test_a_full_run_renders_what_quotes_its_notebooks_and_only_into_the_repository(
     monkeypatch, tmp_path
 ):
-    """After a full run publishes into executed/, the full_run benchmark row and the README's and docs' rendered
-    blocks are rendered again (so they are committed with the notebooks); with the outputs redirected, nothing is."""
+    """After a full run publishes into executed/, the full_run benchmark row and the README's and
+    docs' rendered blocks are rendered again (so they are committed with the notebooks); with the
+    outputs redirected, nothing is."""
     import run_all
     from fairlib import paths
 
@@ -729,9 +754,9 @@ def test_a_full_run_renders_what_quotes_its_notebooks_and_only_into_the_reposito
 
 
 def test_notebooks_run_side_by_side_by_default_the_longest_first(monkeypatch, tmp_path, capsys):
-    """A full run starts one notebook per core: one worker takes the longest notebook left (by the last full run),
-    the other the shortest; each notebook's sweeps keep every core (oversubscribed on purpose) while numba's threads
-    are split."""
+    """A full run starts one notebook per core: one worker takes the longest notebook left (by the
+    last full run), the other the shortest; each notebook's sweeps keep every core (oversubscribed
+    on purpose) while numba's threads are split."""
     import os
 
     import run_all

@@ -1,6 +1,7 @@
-"""python -m fairlib.repro.scaffold in a copy of this checkout: a new paper and a new mechanism are green at once (ruff,
-the import graph, their tests, the registry-wide tests, the README's, the citation's and the coverage page's tests,
-``make test-paper`` and the quick run), and ``--remove`` gives the checkout back as it was."""
+"""python -m fairlib.repro.scaffold in a copy of this checkout: a new paper and a new mechanism are
+green at once (ruff, the import graph, their tests, the registry-wide tests, the README's, the
+citation's and the coverage page's tests, ``make test-paper`` and the quick run), and ``--remove``
+gives the checkout back as it was."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from fairlib.repro import scaffold
 from fairlib.paths import ROOT
 from tests.test_import_graph import cycles, import_graph
 
-# names no contributor would choose, least of all the guide's examples, with which a checkout may already hold a
-# paper or a mechanism; a name of the longest length allowed (24) also checks the generated files against ruff's line
+# names no contributor would choose, least of all the guide's examples, with which a checkout may
+# already hold a paper or a mechanism; a name of the longest length allowed (24) also checks the
+# generated files against ruff's line
 # length
 KEY, DRIVER, MECH = "scaffoldcheck2024", "scaffold_check_driver", "scaffold_check_mechanism"
 #: the paper's metadata as the command line gives it (what CITATION.cff cites)
@@ -54,7 +56,8 @@ _SKIP = shutil.ignore_patterns(
 
 @pytest.fixture
 def checkout(tmp_path):
-    """A copy of this checkout (sources, notebooks, docs, results), with this checkout's environment linked in."""
+    """A copy of this checkout (sources, notebooks, docs, results), with this checkout's environment
+    linked in."""
     copy = tmp_path / "checkout"
     shutil.copytree(ROOT, copy, ignore=_SKIP, symlinks=True)
     if (ROOT / ".venv").is_dir():
@@ -71,8 +74,8 @@ def _texts(root: Path) -> dict[str, bytes]:
 
 
 def _run(args, cwd, timeout=1200, **env):
-    # PYTHONPATH: every process of the copy (and the ones its tests start) imports the copy's fairlib, not the
-    # checkout's that the linked environment has installed
+    # PYTHONPATH: every process of the copy (and the ones its tests start) imports the copy's
+    # fairlib, not the checkout's that the linked environment has installed
     return subprocess.run(
         args,
         cwd=cwd,
@@ -109,8 +112,8 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
         in readme
     )
     assert (
-        f"| {KEY} | [Doe, Roe — An α-fair family on dominant shares (2024)]({PAPER.url}) | not run yet | "
-        f"{scaffold.HEADLINE} |" in readme
+        f"| {KEY} | [Doe, Roe — An α-fair family on dominant shares (2024)]({PAPER.url}) | "
+        f"not run yet | {scaffold.HEADLINE} |" in readme
     )
     assert f"Doe, Roe, 2024 ([arXiv:2401.00001]({PAPER.url}))" in " ".join(
         readme.split()
@@ -126,8 +129,8 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
     notebook = (checkout / "notebooks" / f"{KEY}.ipynb").read_text(encoding="utf-8")
     assert "# Doe, Roe — An α-fair family on dominant shares (2024)" in notebook
     assert (
-        '**Citation.** Jane Doe, Richard Roe, \\"An α-fair family on dominant shares\\", arXiv preprint'
-        in notebook
+        '**Citation.** Jane Doe, Richard Roe, \\"An α-fair family on dominant shares\\", '
+        "arXiv preprint" in notebook
     )
     scaffold.scaffold_mechanism(MECH, "pooled", paper=KEY, label="α-dominant", root=checkout)
     scaffold.scaffold_mechanism("equal_time", "multi_server", root=checkout)
@@ -299,8 +302,8 @@ def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
 
 
 def test_remove_gives_the_checkout_back(checkout):
-    """Everything the scaffold wrote and rendered, and what a full run adds: its outputs and its rows in the
-    aggregated ledger (claims.csv, and CLAIMS.md's section and counts)."""
+    """Everything the scaffold wrote and rendered, and what a full run adds: its outputs and its
+    rows in the aggregated ledger (claims.csv, and CLAIMS.md's section and counts)."""
     import re
 
     before = _texts(checkout)
@@ -400,7 +403,8 @@ def test_the_command_line_names_a_bad_call(checkout):
     reason="needs this checkout's .venv (make install)",
 )
 def test_make_test_paper_and_the_quick_run_are_green_on_a_fresh_scaffold(checkout):
-    """The loop CONTRIBUTING.md gives, in the copy (its .venv a link to this checkout's: run_all.py accepts it)."""
+    """The loop CONTRIBUTING.md gives, in the copy (its .venv a link to this checkout's: run_all.py
+    accepts it)."""
     assert (
         _run(
             [
@@ -469,7 +473,8 @@ def test_what_would_not_parse_or_would_shadow_a_public_name_is_refused_and_nothi
         "arXiv preprint",
         "https://arxiv.org/abs/2401.00001",
     )
-    # a group reference in the title is text, never read as one by a regular expression (it raised IndexError)
+    # a group reference in the title is text, never read as one by a regular expression (it raised
+    # IndexError)
     escaped = scaffold.paper_from_options(
         "Doe, Jane",
         r"Queues \g<x> in M/G/1",

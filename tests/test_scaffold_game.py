@@ -1,8 +1,8 @@
 """python -m fairlib.repro.scaffold mechanism NAME --game (a game on the bidding game's model) and
-``--new-model MODEL`` (a game on a model of its own) in a copy of this checkout: the new game imports, registers, is
-clean (ruff format and check, the import graph) and passes its differential test, its doctests, its numpydoc
-docstrings, every registry-wide game test and the API contract, as ``make test-paper`` runs them for the paper it was
-added to."""
+``--new-model MODEL`` (a game on a model of its own) in a copy of this checkout: the new game
+imports, registers, is clean (ruff format and check, the import graph) and passes its differential
+test, its doctests, its numpydoc docstrings, every registry-wide game test and the API contract, as
+``make test-paper`` runs them for the paper it was added to."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from fairlib.repro import scaffold
 from fairlib.paths import ROOT
 from tests.test_import_graph import cycles, import_graph
 
-# names no contributor would choose; a name of the longest length allowed (24) also checks the generated files
-# against ruff's line length
+# names no contributor would choose; a name of the longest length allowed (24) also checks the
+# generated files against ruff's line length
 KEY, DRIVER, GAME = "scaffoldgame2024", "scaffold_game_driver", "scaffold_check_game_mech"
 # a game on a model of its own: its name of the longest length allowed, and its model's class
 MODEL_GAME, MODEL = "scaffold_check_model_gam", "ScaffoldCheckTradingPost"
@@ -105,7 +105,8 @@ def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
         checkout,
     )
     assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
-    # what make test-paper runs on the mechanisms and games a paper introduces (the Makefile's test-paper target)
+    # what make test-paper runs on the mechanisms and games a paper introduces (the Makefile's
+    # test-paper target)
     mechs = catalog.stdout.strip()
     registry = _run(
         [
@@ -276,11 +277,12 @@ def _collected(checkout: Path, *args: str) -> list[str]:
     ids=["reuse", "pooled", "multi_server", "game", "model"],
 )
 def test_the_paper_loop_covers_every_test_the_new_paper_adds_to_the_suite(checkout, kinds):
-    """``make test-paper`` predicts ``make test``: a paper of each kind (one reusing existing mechanisms, one with a
-    pooled or multi-server mechanism, one with a game, one with a game on a model of its own) is scaffolded in a
-    copy, and every test of the whole suite that names what the paper adds (its key, driver or mechanism, as test ids
-    and doctests do) is one the loop runs: in a file it runs whole, a registry-wide test it runs for the paper's
-    mechanisms, or the API contract and the docstring checks of the modules it adds."""
+    """``make test-paper`` predicts ``make test``: a paper of each kind (one reusing existing
+    mechanisms, one with a pooled or multi-server mechanism, one with a game, one with a game on a
+    model of its own) is scaffolded in a copy, and every test of the whole suite that names what the
+    paper adds (its key, driver or mechanism, as test ids and doctests do) is one the loop runs: in
+    a file it runs whole, a registry-wide test it runs for the paper's mechanisms, or the API
+    contract and the docstring checks of the modules it adds."""
     scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
     names = [f"{kind}_{KEY}"[:24].rstrip("_") for kind in kinds]
     for kind, name in zip(kinds, names):
@@ -344,11 +346,11 @@ def _pytest(checkout, *args: str):
 
 
 def test_a_scaffolded_model_passes_what_make_test_paper_runs_on_it(checkout):
-    """A game on a model of its own (``--new-model``): every file written within the house's 100 characters without
-    ``noqa`` (the catalogue's entries too), and what ``make test-paper`` runs on it green: ruff format and check, the
-    import graph, its own tests, its doctests, the numpydoc docstrings and the API contract of its module (the
-    instance type, the outcome type, the game and its kernel), and every registry-wide game test, the warm-up's
-    among them."""
+    """A game on a model of its own (``--new-model``): every file written within the house's 100
+    characters without ``noqa`` (the catalogue's entries too), and what ``make test-paper`` runs on
+    it green: ruff format and check, the import graph, its own tests, its doctests, the numpydoc
+    docstrings and the API contract of its module (the instance type, the outcome type, the game and
+    its kernel), and every registry-wide game test, the warm-up's among them."""
     scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
     written = scaffold.scaffold_mechanism(
         MODEL_GAME, "model", model=MODEL, paper=KEY, label="trading post", root=checkout

@@ -1,26 +1,31 @@
-"""Production schedulers' DRF semantics: cases translated from the schedulers' own test suites, and drf's scheduler
-tie rules and ``start`` checked against :class:`fairlib.multires.schedulers.sorter.DRFSorter`.
+"""Production schedulers' DRF semantics: cases translated from the schedulers' own test suites, and
+drf's scheduler tie rules and ``start`` checked against
+:class:`fairlib.multires.schedulers.sorter.DRFSorter`.
 
-Every translated case names its source (repository, file, test) and how the scheduler's calls map to fairlib's:
+Every translated case names its source (repository, file, test) and how the scheduler's calls map to
+fairlib's:
 
-- Mesos ``DRFSorter`` → ``DRFSorter(capacity, semantics="mesos")``: ``sorter.add(agent, r)`` / ``remove(agent, r)``
-  change the pool's totals → :meth:`set_capacity` with the new totals (agents pooled, as the sorter pools them);
-  ``add(client)`` + ``activate`` → :meth:`add`; ``updateWeight`` → :meth:`update_weight`; ``allocated`` /
-  ``unallocated`` → the same names with the resource vector; ``sort()`` → :meth:`order`. Revocable cpus and shared
-  disk are separate scalar resources with their own totals (as Mesos accounts them); a shared volume held by
-  several clients counts in each client's allocation once. ``update(client, old, new)`` → :meth:`update` (no
-  allocation counted). Nested role names (``"b/e/f"``) are the same strings; ``updateWeight(role, w)`` on a role
-  that has no client → :meth:`update_weight` on its path.
-- Kueue ``dominantResourceShare`` → ``DRFSorter(capacity, semantics="kueue")``: a ClusterQueue in the cohort →
-  :meth:`add` with ``nominal`` (its ``NominalQuota`` per resource), ``lending_limit`` (its ``LendingLimit``, the
-  nominal quota where none is set) and its ``FairWeight``; the ``lending-cq`` that gives the cohort lendable capacity
-  → a second client; the admitted usage plus the workload passed to ``DominantResourceShareWith`` → :meth:`allocated`;
-  ``wantDRValue`` → ``⌊1000 · share⌋`` (``math.MaxInt`` → ``inf``), ``wantDRName`` → :meth:`dominant_resource`
-  (``""`` → ``None``). CPU in millicores, as Kueue counts it.
-- YARN ``DominantResourceFairnessComparator`` → ``DRFSorter(cluster, semantics="yarn", resources=["memory",
-  "vcores"])``: a ``Schedulable`` with usage, weight and min share → :meth:`add` (weight, ``min_share``) +
-  :meth:`allocated` (usage); ``compare(s1, s2) < 0`` → ``order() == ["s1", "s2"]`` with s2 added first, so the
-  submit-time tie rule could only favour s2 and the order must come from the shares.
+- Mesos ``DRFSorter`` → ``DRFSorter(capacity, semantics="mesos")``: ``sorter.add(agent, r)`` /
+  ``remove(agent, r)`` change the pool's totals → :meth:`set_capacity` with the new totals (agents
+  pooled, as the sorter pools them); ``add(client)`` + ``activate`` → :meth:`add`;
+  ``updateWeight`` → :meth:`update_weight`; ``allocated`` / ``unallocated`` → the same names
+  with the resource vector; ``sort()`` → :meth:`order`. Revocable cpus and shared disk are
+  separate scalar resources with their own totals (as Mesos accounts them); a shared volume held by
+  several clients counts in each client's allocation once. ``update(client, old, new)`` →
+  :meth:`update` (no allocation counted). Nested role names (``"b/e/f"``) are the same strings;
+  ``updateWeight(role, w)`` on a role that has no client → :meth:`update_weight` on its path.
+- Kueue ``dominantResourceShare`` → ``DRFSorter(capacity, semantics="kueue")``: a ClusterQueue in
+  the cohort → :meth:`add` with ``nominal`` (its ``NominalQuota`` per resource), ``lending_limit``
+  (its ``LendingLimit``, the nominal quota where none is set) and its ``FairWeight``; the
+  ``lending-cq`` that gives the cohort lendable capacity → a second client; the admitted usage
+  plus the workload passed to ``DominantResourceShareWith`` → :meth:`allocated`; ``wantDRValue``
+  → ``⌊1000 · share⌋`` (``math.MaxInt`` → ``inf``), ``wantDRName`` →
+  :meth:`dominant_resource` (``""`` → ``None``). CPU in millicores, as Kueue counts it.
+- YARN ``DominantResourceFairnessComparator`` → ``DRFSorter(cluster, semantics="yarn",
+  resources=["memory", "vcores"])``: a ``Schedulable`` with usage, weight and min share →
+  :meth:`add` (weight, ``min_share``) + :meth:`allocated` (usage); ``compare(s1, s2) < 0`` →
+  ``order() == ["s1", "s2"]`` with s2 added first, so the submit-time tie rule could only favour s2
+  and the order must come from the shares.
 """
 
 from __future__ import annotations
@@ -42,9 +47,11 @@ YARN = (
     "TestDominantResourceFairnessPolicy.java",
 )
 
-# ---- Mesos: each source test as a script of sorter calls; every ("expect", order) is one case --------------------
-# ops: ("total", vector) | ("add", name[, weight]) | ("alloc", name, vector) | ("unalloc", name, vector)
-#      | ("remove", name) | ("activate", name) | ("deactivate", name) | ("weight", name, w) | ("expect", [names])
+# ---- Mesos: each source test as a script of sorter calls; every ("expect", order) is one case ----
+# ops: ("total", vector) | ("add", name[, weight]) | ("alloc", name, vector) | ("unalloc", name,
+# vector)
+#      | ("remove", name) | ("activate", name) | ("deactivate", name) | ("weight", name, w) |
+# ("expect", [names])
 MESOS_SCRIPTS = {
     "DRFSorterTest.DRF": [
         ("total", [100, 100]),
@@ -170,7 +177,8 @@ MESOS_SCRIPTS = {
         ("alloc", "b", [1, 1, 9]),
         ("expect", ["a", "b"]),
     ],
-    # resources: cpus, mem, disk (a shared persistent volume of 100 counted in each holder's allocation)
+    # resources: cpus, mem, disk (a shared persistent volume of 100 counted in each holder's
+    # allocation)
     "DRFSorterTest.SharedResources": [
         ("total", [100, 100, 1000]),
         ("add", "a"),
@@ -214,7 +222,8 @@ MESOS_SCRIPTS = {
         ("update", "a", [6], [1]),  # 5 cpus leave the agent and a's allocation
         ("expect", ["a", "b"]),
     ],
-    # ---- nested roles (names with '/'): the naive hierarchical rule, hierarchical_drf(variant="naive")'s sorter --
+    # ---- nested roles (names with '/'): the naive hierarchical rule,
+    # hierarchical_drf(variant="naive")'s sorter
     "DRFSorterTest.DeepHierarchy": [
         ("total", [100, 100]),
         ("add", "a/a/a/a/a"),
@@ -396,12 +405,14 @@ def _replay(script, semantics="mesos", resources=None):
 
 @pytest.mark.parametrize("script", list(_mesos_cases()))
 def test_mesos_sorter_cases(script):
-    """apache/mesos src/tests/sorter_tests.cpp: each ``EXPECT_EQ(..., sorter.sort())`` of the named test."""
+    """apache/mesos src/tests/sorter_tests.cpp: each ``EXPECT_EQ(..., sorter.sort())`` of the named
+    test."""
     _replay(script)
 
 
 def test_mesos_drf_case_bookkeeping():
-    """DRFSorterTest.DRF's contains/count checks: a removed client is gone, a deactivated one is still counted."""
+    """DRFSorterTest.DRF's contains/count checks: a removed client is gone, a deactivated one is
+    still counted."""
     sorter = _replay(MESOS_SCRIPTS["DRFSorterTest.DRF"][:-3])
     assert sorter.contains("b") and not sorter.contains("a") and len(sorter) == 5
     sorter.deactivate("d")
@@ -409,13 +420,15 @@ def test_mesos_drf_case_bookkeeping():
 
 
 def test_enough_translated_cases():
-    """The issue asks for at least 30 translated cases: count them, so a deleted script cannot pass silently."""
+    """The issue asks for at least 30 translated cases: count them, so a deleted script cannot pass
+    silently."""
     assert len(list(_mesos_cases())) + len(YARN_CASES) + len(KUEUE_CASES) >= 30
 
 
-# ---- Kueue: each case of TestDominantResourceShare ------------------------------------------------------------------
+# ---- Kueue: each case of TestDominantResourceShare -----------------------------------------------
 KUEUE = ("kubernetes-sigs/kueue", "pkg/cache/fair_sharing_test.go", "TestDominantResourceShare")
-# (case, cq (nominal, lending limit, weight), lending cq (nominal, lending limit) or None, usage + workload,
+# (case, cq (nominal, lending limit, weight), lending cq (nominal, lending limit) or None, usage +
+# workload,
 #  wantDRValue, wantDRName); resources (cpu in millicores, example.com/gpu)
 KUEUE_CASES = [
     (
@@ -460,8 +473,9 @@ KUEUE_CASES = [
 
 @pytest.mark.parametrize("case", KUEUE_CASES, ids=[c[0] for c in KUEUE_CASES])
 def test_kueue_dominant_resource_share_cases(case):
-    """kubernetes-sigs/kueue pkg/cache TestDominantResourceShare (each case; "multiple flavors" is not translated:
-    Kueue sums a resource's borrowing over its flavours, which one vector entry per resource does not model)."""
+    """kubernetes-sigs/kueue pkg/cache TestDominantResourceShare (each case; "multiple flavors" is
+    not translated: Kueue sums a resource's borrowing over its flavours, which one vector entry per
+    resource does not model)."""
     _, (nominal, lending, weight), lender, usage, want_value, want_name = case
     sorter = DRFSorter([1, 1], semantics="kueue", resources=["cpu", "gpu"])
     sorter.add("cq", weight, nominal=nominal, lending_limit=lending)
@@ -474,8 +488,8 @@ def test_kueue_dominant_resource_share_cases(case):
 
 
 def test_kueue_orders_by_borrowed_share():
-    """Queues within their quota come first (share 0, by the order added), then by what they borrow per lendable
-    unit, weighted; a zero-weight queue that borrows goes last."""
+    """Queues within their quota come first (share 0, by the order added), then by what they borrow
+    per lendable unit, weighted; a zero-weight queue that borrows goes last."""
     s = DRFSorter([100, 100], semantics="kueue")
     for name, weight, held in (
         ("a", 1, [14, 10]),
@@ -485,7 +499,8 @@ def test_kueue_orders_by_borrowed_share():
     ):
         s.add(name, weight, nominal=[10, 10])
         s.allocated(name, held)
-    # lendable 40 each: a borrows 4 cpu (0.1), b 3 mem (0.075), c 6 cpu / 2 (0.075), idle borrows with weight 0
+    # lendable 40 each: a borrows 4 cpu (0.1), b 3 mem (0.075), c 6 cpu / 2 (0.075), idle borrows
+    # with weight 0
     assert s.order() == ["b", "c", "a", "idle"]
     assert s.dominant_resource("b") == "r1" and s.dominant_resource("a") == "r0"
     s.unallocated("idle", [11, 0])
@@ -502,7 +517,7 @@ def test_kueue_needs_quotas():
         DRFSorter([10]).add("a", nominal=[1])
 
 
-# ---- YARN: each comparator assertion is one case ----------------------------------------------------------------
+# ---- YARN: each comparator assertion is one case -------------------------------------------------
 # (source test, cluster (memory, vcores), s1 (usage, weight, min share), s2 (...), expected first)
 YARN_CASES = [
     ("testSameDominantResource", [8000, 4], ([1000, 1], 1.0, None), ([2000, 1], 1.0, None), "s1"),
@@ -569,8 +584,9 @@ YARN_CASES = [
 
 @pytest.mark.parametrize("case", YARN_CASES, ids=[c[0] for c in YARN_CASES])
 def test_yarn_comparator_cases(case):
-    """apache/hadoop TestDominantResourceFairnessPolicy.java: ``compare(s1, s2)``'s sign in the named test.
-    The expected-first client is added last, so submit order could only have favoured the other."""
+    """apache/hadoop TestDominantResourceFairnessPolicy.java: ``compare(s1, s2)``'s sign in the
+    named test. The expected-first client is added last, so submit order could only have favoured
+    the other."""
     _, cluster, s1, s2, first = case
     sorter = DRFSorter(cluster, semantics="yarn", resources=["memory", "vcores"])
     late, early = ("s1", "s2") if first == "s1" else ("s2", "s1")
@@ -583,8 +599,8 @@ def test_yarn_comparator_cases(case):
 
 
 def test_yarn_dominant_resource_of_three():
-    """TestDominantResourceFairnessPolicy.testCalculateClusterAndFairRatios: usage (10 MB, 5 vcores, 2 test) of
-    (100, 10, 5): shares .1, .5, .4, the dominant resource is vcores."""
+    """TestDominantResourceFairnessPolicy.testCalculateClusterAndFairRatios: usage (10 MB, 5 vcores,
+    2 test) of (100, 10, 5): shares .1, .5, .4, the dominant resource is vcores."""
     sorter = DRFSorter([100, 10, 5], semantics="yarn", resources=["memory", "vcores", "test"])
     sorter.add("s")
     sorter.allocated("s", [10, 5, 2])
@@ -593,7 +609,8 @@ def test_yarn_dominant_resource_of_three():
 
 
 def test_yarn_ties_by_submit_order_then_name():
-    """Equal share vectors: YARN's comparator falls through to start time, then name (compareAttribrutes)."""
+    """Equal share vectors: YARN's comparator falls through to start time, then name
+    (compareAttribrutes)."""
     sorter = DRFSorter([10, 10], semantics="yarn")
     for name in ("z", "a"):
         sorter.add(name)
@@ -602,7 +619,8 @@ def test_yarn_ties_by_submit_order_then_name():
 
 
 def test_yarn_lexicographic_next_share():
-    """Equal dominant shares: the next-largest share decides (the policy's sortRatios + compareRatios)."""
+    """Equal dominant shares: the next-largest share decides (the policy's sortRatios +
+    compareRatios)."""
     sorter = DRFSorter([10, 10, 10], semantics="yarn")
     sorter.add("a")
     sorter.allocated("a", [5, 3, 1])
@@ -617,10 +635,11 @@ def test_yarn_lexicographic_next_share():
     assert mesos.order() == ["a", "b"]  # Mesos: same share, same count, by name
 
 
-# ---- state across rounds, zero cases --------------------------------------------------------------------------
+# ---- state across rounds, zero cases -------------------------------------------------------------
 def test_allocation_count_alternates_declined_offers_where_a_stateless_rule_does_not():
-    """The issue's example: identical clients offered resources ten times, each declining. Mesos's count
-    alternates (5/5); a stateless rule (share, then name) offers all ten to the same client (10/0)."""
+    """The issue's example: identical clients offered resources ten times, each declining. Mesos's
+    count alternates (5/5); a stateless rule (share, then name) offers all ten to the same client
+    (10/0)."""
     sorter = DRFSorter([10, 10])
     sorter.add("a")
     sorter.add("b")
@@ -638,7 +657,8 @@ def test_allocation_count_alternates_declined_offers_where_a_stateless_rule_does
 
 @pytest.mark.parametrize("semantics", ["mesos", "yarn"])
 def test_zero_capacity_resource_is_left_out_of_shares(semantics):
-    """A resource with total 0 (e.g. GPUs on a cluster without any) is skipped, as Mesos's calculateShare does."""
+    """A resource with total 0 (e.g. GPUs on a cluster without any) is skipped, as Mesos's
+    calculateShare does."""
     sorter = DRFSorter([10, 0, 20], semantics=semantics, resources=["cpus", "gpus", "mem"])
     sorter.add("a")
     sorter.allocated("a", [1, 0, 4])
@@ -704,10 +724,11 @@ def test_sorter_bad_input_names_argument_and_value():
     assert DRFSorter([1, 1]).next() is None
 
 
-# ---- drf's scheduler tie rules and start, against the sorter ---------------------------------------------------
+# ---- drf's scheduler tie rules and start, against the sorter -------------------------------------
 def _fill_by_sorter(d, cap, w, semantics, start):
-    """Progressive filling as a scheduler runs it: before each task, ask the sorter who is next; give that client
-    one task if it fits, else take it out of the order for good (resources only fill up)."""
+    """Progressive filling as a scheduler runs it: before each task, ask the sorter who is next;
+    give that client one task if it fits, else take it out of the order for good (resources only
+    fill up)."""
     n = len(d)
     names = [f"u{i:04d}" for i in range(n)]  # name order is index order
     sorter = DRFSorter(cap, semantics=semantics)
@@ -751,9 +772,10 @@ def _pools(draw):
 @settings(max_examples=60, deadline=None)
 @given(pool=_pools(), semantics=st.sampled_from(["mesos", "yarn"]), data=st.data())
 def test_drf_scheduler_tie_rules_match_the_sorter(pool, semantics, data):
-    """drf(tie_break="allocation_count" / "lexicographic") gives every user the tasks the Mesos / YARN sorter
-    gives it, task by task, from zero and from a start allocation (a random prefix of a run). Fails with
-    higher_share's order for either rule (Mesos ranks users with no task by index, YARN by the next shares)."""
+    """drf(tie_break="allocation_count" / "lexicographic") gives every user the tasks the Mesos /
+    YARN sorter gives it, task by task, from zero and from a start allocation (a random prefix of a
+    run). Fails with higher_share's order for either rule (Mesos ranks users with no task by index,
+    YARN by the next shares)."""
     d, cap, w = pool
     tie = "allocation_count" if semantics == "mesos" else "lexicographic"
     full = drf(d, cap, weights=w, tie_break=tie, record_order=True)
@@ -768,10 +790,11 @@ def test_drf_scheduler_tie_rules_match_the_sorter(pool, semantics, data):
 
 
 def test_scheduler_tie_rules_by_hand():
-    """Where each scheduler rule departs from the older ones. Capacity (12, 12, 12); C = (1, 2, 2), A = (2, 1, 0),
-    B = (2, 0, 1) all take 1/6 per task, so every round ties. YARN compares the next shares: ρ_A = ρ_B = (1, 1/2, 0)
-    before ρ_C = (1, 1, 1/2), so from the second round C (user 0) comes last; at share 0 all fall through to index.
-    Mesos: equal per-task shares mean equal allocation counts, so index order, as lowest_index."""
+    """Where each scheduler rule departs from the older ones. Capacity (12, 12, 12); C = (1, 2, 2),
+    A = (2, 1, 0), B = (2, 0, 1) all take 1/6 per task, so every round ties. YARN compares the next
+    shares: ρ_A = ρ_B = (1, 1/2, 0) before ρ_C = (1, 1, 1/2), so from the second round C (user 0)
+    comes last; at share 0 all fall through to index. Mesos: equal per-task shares mean equal
+    allocation counts, so index order, as lowest_index."""
     d = np.array([[1, 2, 2], [2, 1, 0], [2, 0, 1]], dtype=float)
     cap = np.array([12, 12, 12], dtype=float)
     yarn = drf(d, cap, tie_break="lexicographic", record_order=True)
@@ -782,7 +805,8 @@ def test_scheduler_tie_rules_by_hand():
         drf(d, cap, tie_break="allocation_count", record_order=True).order.tolist()
         == index.order.tolist()
     )
-    # per-task shares 1/4 and 1/2: at share 0 Mesos goes by index (its name), higher_share by the larger share
+    # per-task shares 1/4 and 1/2: at share 0 Mesos goes by index (its name), higher_share by the
+    # larger share
     d2, cap2 = np.array([[1, 0], [2, 0]], dtype=float), np.array([4, 4], dtype=float)
     assert drf(d2, cap2, tie_break="allocation_count", record_order=True).order.tolist() == [
         0,
@@ -808,7 +832,7 @@ def test_drf_start_bad_input():
         drf(d, cap, start=[2, 0], max_tasks=np.array([1, 5]))
 
 
-# ---- drf's zeros="scheduler" ------------------------------------------------------------------------------------
+# ---- drf's zeros="scheduler" ---------------------------------------------------------------------
 @st.composite
 def _pools_with_zeros(draw):
     d, cap, w = draw(_pools())
@@ -826,9 +850,10 @@ def _pools_with_zeros(draw):
 @settings(max_examples=60, deadline=None)
 @given(pool=_pools_with_zeros())
 def test_drf_zero_rules_match_the_yarn_sorter(pool):
-    """drf(zeros="scheduler", tie_break="lexicographic") against the YARN sorter driven task by task: zero
-    capacities left out of shares (a user needing one runs nothing), users demanding nothing given nothing and
-    listed, zero weights served after every positive weight. Fails if zero weights are served like weight 1."""
+    """drf(zeros="scheduler", tie_break="lexicographic") against the YARN sorter driven task by
+    task: zero capacities left out of shares (a user needing one runs nothing), users demanding
+    nothing given nothing and listed, zero weights served after every positive weight. Fails if zero
+    weights are served like weight 1."""
     d, cap, w = pool
     res = drf(d, cap, weights=w, tie_break="lexicographic", zeros="scheduler")
     expected = _fill_by_sorter(d, cap, w, "yarn", np.zeros(len(d), dtype=np.int64))
@@ -840,8 +865,9 @@ def test_drf_zero_rules_match_the_yarn_sorter(pool):
 
 
 def test_drf_zero_rules_by_hand():
-    """Capacity (10 cpus, 0 gpus, 10 GB): user 1 demands nothing, user 2 needs a GPU, user 4 has weight 0.
-    Users 0 and 3 share the pool by DRF; user 4 gets only what is left once they are blocked (nothing here)."""
+    """Capacity (10 cpus, 0 gpus, 10 GB): user 1 demands nothing, user 2 needs a GPU, user 4 has
+    weight 0. Users 0 and 3 share the pool by DRF; user 4 gets only what is left once they are
+    blocked (nothing here)."""
     d = [[1, 0, 1], [0, 0, 0], [0, 1, 0], [2, 0, 1], [1, 0, 0]]
     res = drf(d, [10, 0, 10], weights=[1, 1, 1, 1, 0], zeros="scheduler", record_order=True)
     assert res.tasks.tolist() == [6, 0, 0, 2, 0] and res.left_out.tolist() == [1, 2]
@@ -864,8 +890,9 @@ def test_drf_zero_rules_by_hand():
 
 
 def test_scheduler_rules_compiled_equal_interpreted():
-    """The pools above are small enough to run drf's kernel as Python; the compiled kernel (the second order for
-    users with no task, the zero rules' second pass) must serve the same users in the same order."""
+    """The pools above are small enough to run drf's kernel as Python; the compiled kernel (the
+    second order for users with no task, the zero rules' second pass) must serve the same users in
+    the same order."""
     from fairlib._jit import compiled, interpreted
 
     rng = np.random.default_rng(7)
@@ -896,9 +923,10 @@ def test_scheduler_rules_compiled_equal_interpreted():
 
 
 def test_yarn_order_fast_path_equals_fractions():
-    """drf's lexicographic rule ranks users by ρ (each user's shares over its largest, sorted) vectorised in floating
-    point, exact where floats collide; against a plain Fraction sort on random integer pools, and on a pair whose
-    ρ differ by less than float rounding (x/(x+1) and (x+1)/(x+2), x = 2²⁸), where the float order alone is wrong."""
+    """drf's lexicographic rule ranks users by ρ (each user's shares over its largest, sorted)
+    vectorised in floating point, exact where floats collide; against a plain Fraction sort on
+    random integer pools, and on a pair whose ρ differ by less than float rounding (x/(x+1) and
+    (x+1)/(x+2), x = 2²⁸), where the float order alone is wrong."""
     from fractions import Fraction
 
     from fairlib.multires.progressive_filling import _by_next_shares
@@ -924,8 +952,9 @@ def test_yarn_order_fast_path_equals_fractions():
 
 
 def test_drf_reports_each_users_dominant_resource():
-    """Issue #20: the dominant resource per user in the result, as schedulers report it; with zeros="scheduler" a
-    zero-capacity resource is never dominant and a user left out has none (-1)."""
+    """Issue #20: the dominant resource per user in the result, as schedulers report it; with
+    zeros="scheduler" a zero-capacity resource is never dominant and a user left out has none
+    (-1)."""
     res = drf([[1, 4], [3, 1], [2, 2]], [9, 18])
     assert res.dominant_resource.tolist() == [1, 0, 0]  # 4/18 > 1/9; 3/9 > 1/18; 2/9 > 2/18
     res = drf([[1, 0, 4], [0, 0, 0], [1, 1, 0], [2, 0, 1]], [9, 0, 18], zeros="scheduler")
@@ -933,9 +962,10 @@ def test_drf_reports_each_users_dominant_resource():
     assert res.dominant_resource.tolist() == [2, -1, -1, 0]
 
 
-# ---- Volcano's drf plugin (flat job order) ---------------------------------------------------------------------
-# Volcano's repository has no test of the flat plugin's job order (its drf tests are hdrf_test.go, translated in
-# tests/test_hierarchy.py); these cases follow drf.go's jobOrderFn and helpers.Share, read in volcano-sh/volcano.
+# ---- Volcano's drf plugin (flat job order) -------------------------------------------------------
+# Volcano's repository has no test of the flat plugin's job order (its drf tests are hdrf_test.go,
+# translated in tests/test_hierarchy.py); these cases follow drf.go's jobOrderFn and helpers.Share,
+# read in volcano-sh/volcano.
 def test_volcano_orders_jobs_by_unweighted_dominant_share_then_creation():
     s = DRFSorter([10, 20], semantics="volcano", resources=["cpu", "memory"])
     s.add("late")  # created first: ties go to it although its name sorts after
@@ -954,7 +984,8 @@ def test_volcano_orders_jobs_by_unweighted_dominant_share_then_creation():
 
 
 def test_volcano_counts_a_held_resource_with_zero_total_as_share_one():
-    """helpers.Share(l, 0) is 1 when l > 0: a job holding GPUs the session's total does not list ranks last."""
+    """helpers.Share(l, 0) is 1 when l > 0: a job holding GPUs the session's total does not list
+    ranks last."""
     s = DRFSorter([10, 0], semantics="volcano", resources=["cpu", "gpu"])
     s.add("a")
     s.add("b")

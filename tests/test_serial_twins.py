@@ -1,4 +1,5 @@
-"""Serial twins of the parallel solver kernels (pair_kernels.serial_twins): same values, no parallel region."""
+"""Serial twins of the parallel solver kernels (pair_kernels.serial_twins): same values, no parallel
+region."""
 
 import sys
 
@@ -28,7 +29,8 @@ def test_twins_cover_every_kernel_that_reaches_a_parallel_one(module):
         assert not twin.targetoptions.get("parallel"), name
         assert twin.py_func.__qualname__ == f"{name}__serial"
         assert twin in pair_kernels.TWINS
-        # a chunk loop's twin (one chunk: a plain loop) is inlined into its callers; the others keep their options
+        # a chunk loop's twin (one chunk: a plain loop) is inlined into its callers; the others keep
+        # their options
         chunk_loop = bool(parallel[name].targetoptions.get("parallel"))
         expected = "always" if chunk_loop else parallel[name].targetoptions.get("inline")
         assert twin.targetoptions.get("inline") == expected, name
@@ -46,8 +48,9 @@ def test_twins_cover_every_kernel_that_reaches_a_parallel_one(module):
 
 
 def test_serial_twins_and_parallel_kernels_agree_bit_for_bit(monkeypatch):
-    """Below PARALLEL_PAIRS (one chunk) the solvers run the twins; the parallel kernels on one thread must give
-    the very same numbers, or a problem's result would depend on which variant the process compiled."""
+    """Below PARALLEL_PAIRS (one chunk) the solvers run the twins; the parallel kernels on one
+    thread must give the very same numbers, or a problem's result would depend on which variant the
+    process compiled."""
     rng = np.random.default_rng(44)
     clusters = [
         random_cluster(rng, n, k, r, weights=bool(i % 2))

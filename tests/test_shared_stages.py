@@ -1,5 +1,5 @@
-"""PF-VDS's shared continuation stages: solving an α list inside shared_stages() gives, bit for bit, what solving each
-α alone gives, with fewer stages solved."""
+"""PF-VDS's shared continuation stages: solving an α list inside shared_stages() gives, bit for
+bit, what solving each α alone gives, with fewer stages solved."""
 
 import importlib
 

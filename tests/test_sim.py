@@ -1,4 +1,5 @@
-"""Semi-static trace-driven experiment (Khamse-Ashari et al. §6.1 style) on synthetic Bitbrains VMs."""
+"""Semi-static trace-driven experiment (Khamse-Ashari et al. §6.1 style) on synthetic Bitbrains
+VMs."""
 
 import dataclasses
 
@@ -69,7 +70,7 @@ def test_resources_must_match():
         sim.snapshot_cluster(other, workload, 0.0)
 
 
-# --- replay ------------------------------------------------------------------------------------------------------
+# --- replay ---------------------------------------------------------------------------------------
 
 
 def _one_server_fleet():
@@ -96,9 +97,10 @@ def _jobs(arrival, work, shape, cls=None):
 
 
 def test_replay_hand_computed_completions():
-    """One server (1, 1); A: 10 quanta of (1, 0.5), B: 5 of (0.5, 1). DRF-like sharing gives both 2/3 per second:
-    B completes at 7.5 s; the reallocation on its departure gives A the whole server: 5 more quanta, 12.5 s.
-    C arrives at 1 s and waits for that reallocation (at 7.5 s), then shares with A."""
+    """One server (1, 1); A: 10 quanta of (1, 0.5), B: 5 of (0.5, 1). DRF-like sharing gives both
+    2/3 per second: B completes at 7.5 s; the reallocation on its departure gives A the whole
+    server: 5 more quanta, 12.5 s. C arrives at 1 s and waits for that reallocation (at 7.5 s), then
+    shares with A."""
     fleet = _one_server_fleet()
     res = sim.replay(fleet, _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]), psdsf, horizon=1000)
     np.testing.assert_allclose(res.jobs.completion, [12.5, 7.5])
@@ -112,15 +114,16 @@ def test_replay_hand_computed_completions():
     late = sim.replay(
         fleet, _jobs([0, 0, 1], [10, 5, 1], [[1, 0.5], [0.5, 1], [1, 1]]), psdsf, horizon=1000
     )
-    # at 7.5 s A (5 quanta left) and C (1 quantum of (1, 1)) share equal dominant shares: 0.5 each; C completes
-    # at 9.5 s, then A alone: 4 quanta left at rate 1 -> 13.5 s
+    # at 7.5 s A (5 quanta left) and C (1 quantum of (1, 1)) share equal dominant shares: 0.5 each;
+    # C completes at 9.5 s, then A alone: 4 quanta left at rate 1 -> 13.5 s
     np.testing.assert_allclose(late.jobs.completion, [13.5, 7.5, 9.5])
     assert late.epochs.start.iloc[1] == 7.5 and late.epochs.active_jobs.iloc[1] == 2
 
 
 def test_completions_an_ulp_apart_are_one_event():
-    """Two jobs that finish together, and a completion that lands on a reallocation tick: perturbing the work by an
-    ulp (another CPU's rounding) changes neither the number of reallocations nor the completion times."""
+    """Two jobs that finish together, and a completion that lands on a reallocation tick: perturbing
+    the work by an ulp (another CPU's rounding) changes neither the number of reallocations nor the
+    completion times."""
     fleet = _one_server_fleet()
     shapes = [[1, 0.5], [1, 0.5], [0.5, 1]]
     exact = sim.replay(fleet, _jobs([0, 0, 0], [5, 5, 150], shapes), psdsf, horizon=1000)
@@ -144,7 +147,8 @@ def test_replay_reports_unfinished_jobs_and_deviation():
 
 
 def test_replay_respects_placement_and_capacity():
-    """Classes C/D serve only latency-sensitive jobs; the replay checks capacity and eligibility itself."""
+    """Classes C/D serve only latency-sensitive jobs; the replay checks capacity and eligibility
+    itself."""
     from fairlib.traces.workload import Fleet
 
     fleet = Fleet(
@@ -215,8 +219,9 @@ def test_jobs_from_workload_and_task_usage(tmp_path):
 @pytest.mark.realdata
 @REAL_GOOGLE_MARK
 def test_replay_on_the_real_google_excerpt():
-    """One hour of the §6.2 replay on 2% of the real jobs: every job that arrived either completed or is reported,
-    completions follow arrivals, the fleet is never over capacity (checked inside the replay)."""
+    """One hour of the §6.2 replay on 2% of the real jobs: every job that arrived either completed
+    or is reported, completions follow arrivals, the fleet is never over capacity (checked inside
+    the replay)."""
     from fairlib.traces import google_fleet, google_workload, read_task_events
 
     directory = REAL_GOOGLE
@@ -241,7 +246,8 @@ def test_replay_on_the_real_google_excerpt():
 def test_binned_utilisation_and_workload_subset():
     fleet = _one_server_fleet()
     res = sim.replay(fleet, _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]]), psdsf, horizon=1000)
-    # busy (CPU 1.0) for 12.5 s, then idle: bins of 10 s -> 1.0, 0.25, 0, ...; the last bin ends at the horizon
+    # busy (CPU 1.0) for 12.5 s, then idle: bins of 10 s -> 1.0, 0.25, 0, ...; the last bin ends at
+    # the horizon
     binned = res.binned("utilisation_cpu_normalised", 10.0)
     np.testing.assert_allclose(binned.iloc[:3], [1.0, 0.25, 0.0])
     assert binned.index[0] == 0.0 and len(binned) == 100
@@ -270,11 +276,12 @@ def test_binned_utilisation_and_workload_subset():
         wl.subset([0, 2])
 
 
-# --- open-loop scoring ---------------------------------------------------------------------------------------------
+# --- open-loop scoring ----------------------------------------------------------------------------
 
 
 def _timed_jobs(segments, cls=None):
-    """segments: per job a list of (start, end, shape); work is the held time at unit rate (unused here)."""
+    """segments: per job a list of (start, end, shape); work is the held time at unit rate (unused
+    here)."""
     offsets = np.r_[0, np.cumsum([len(s) for s in segments])]
     flat = [seg for job in segments for seg in job]
     start = np.array([s[0] for s in flat], float)
@@ -297,9 +304,9 @@ def _timed_jobs(segments, cls=None):
 
 
 def test_open_loop_hand_computed_epochs():
-    """One server (1, 1). A holds (1, 0.5) over [0, 700); B (0.5, 1) over [0, 100); C (1, 1) arrives at 50 and
-    leaves at 400. Epochs: 0 (A, B), 100 (B left; C, waiting since 50, joins A), 300 (tick), 400 (C left),
-    600 (tick), until 700. Every mechanism sees exactly these sets."""
+    """One server (1, 1). A holds (1, 0.5) over [0, 700); B (0.5, 1) over [0, 100); C (1, 1) arrives
+    at 50 and leaves at 400. Epochs: 0 (A, B), 100 (B left; C, waiting since 50, joins A), 300
+    (tick), 400 (C left), 600 (tick), until 700. Every mechanism sees exactly these sets."""
     fleet = _one_server_fleet()
     jobs = _timed_jobs([[(0, 700, (1, 0.5))], [(0, 100, (0.5, 1))], [(50, 400, (1, 1))]])
     table = sim.open_loop(fleet, jobs, {"psdsf": psdsf, "drfh": drfh}, interval=300.0)
@@ -307,8 +314,8 @@ def test_open_loop_hand_computed_epochs():
         assert part.start.tolist() == [0.0, 100.0, 300.0, 400.0, 600.0], name
         assert part.end.tolist() == [100.0, 300.0, 400.0, 600.0, 700.0], name
         assert part.active_jobs.tolist() == [2, 2, 2, 1, 1], name
-        # A and B share the server at equal dominant shares 2/3: CPU 2/3 + 1/3 = 1, RAM 1/3 + 2/3 = 1;
-        # A and C: equal dominant shares 1/2: CPU 1, RAM 0.75; A alone: CPU 1, RAM 0.5
+        # A and B share the server at equal dominant shares 2/3: CPU 2/3 + 1/3 = 1, RAM 1/3 + 2/3 =
+        # 1; A and C: equal dominant shares 1/2: CPU 1, RAM 0.75; A alone: CPU 1, RAM 0.5
         np.testing.assert_allclose(
             part.utilisation_cpu_normalised, [1.0, 1.0, 1.0, 1.0, 1.0], atol=1e-7
         )
@@ -325,8 +332,8 @@ def test_open_loop_hand_computed_epochs():
 
 
 def test_open_loop_follows_per_window_demands_and_reserved_classes():
-    """A job whose demand changes with the 5-minute window is scheduled with each window's shape; a reserved
-    class serves only the privileged job."""
+    """A job whose demand changes with the 5-minute window is scheduled with each window's shape; a
+    reserved class serves only the privileged job."""
     from fairlib.traces.workload import Fleet
 
     fleet = Fleet(
@@ -341,17 +348,18 @@ def test_open_loop_follows_per_window_demands_and_reserved_classes():
     eligible = sim.class_eligibility(fleet, jobs.scheduling_class)
     table = sim.open_loop(fleet, jobs, {"drfh": drfh}, eligible=eligible)
     assert table.start.tolist() == [0.0, 300.0] and table.active_jobs.tolist() == [2, 2]
-    # job 0 (class 0) may only use server A; job 1 (privileged) takes what is left there and all of C
+    # job 0 (class 0) may only use server A; job 1 (privileged) takes what is left there and all of
+    # C
     np.testing.assert_allclose(table.class_C_utilisation_cpu_normalised, [1.0, 1.0], atol=1e-7)
     np.testing.assert_allclose(table.reserved_utilisation_memory_normalised, [1.0, 1.0], atol=1e-7)
     np.testing.assert_allclose(table.class_A_utilisation_memory_normalised.iloc[0] < 1.0, True)
 
 
 def test_open_loop_and_replay_never_give_a_job_more_than_its_segment_cap():
-    """One server (1, 1): A (1, 0.5) capped at 0.25, B (0.5, 1) capped at 0.75 — both fit, so each gets exactly
-    its cap: CPU 0.25 + 0.375 = 0.625, RAM 0.125 + 0.75 = 0.875. Uncapped (caps=False) they share the server at
-    equal dominant shares 2/3 (CPU and RAM 1). PF-VDS (its variational equilibrium under caps) gives the same; its
-    best responses refuse caps, naming max_tasks."""
+    """One server (1, 1): A (1, 0.5) capped at 0.25, B (0.5, 1) capped at 0.75 — both fit, so each
+    gets exactly its cap: CPU 0.25 + 0.375 = 0.625, RAM 0.125 + 0.75 = 0.875. Uncapped (caps=False)
+    they share the server at equal dominant shares 2/3 (CPU and RAM 1). PF-VDS (its variational
+    equilibrium under caps) gives the same; its best responses refuse caps, naming max_tasks."""
     fleet = _one_server_fleet()
     base = _timed_jobs([[(0, 300, (1, 0.5))], [(0, 300, (0.5, 1))]])
     jobs = dataclasses.replace(base, segment_cap=np.array([0.25, 0.75]))
@@ -409,7 +417,7 @@ def test_jobs_builders_record_segment_times():
     )  # the partial window: 100 s
 
 
-# --- per-interval demands from task_events (§6.2 [INF]) ------------------------------------------------------------
+# --- per-interval demands from task_events (§6.2 [INF]) ------------------------------------------
 
 _EVENT_COLUMNS = [
     "time",
@@ -423,8 +431,9 @@ _EVENT_COLUMNS = [
 
 
 def test_jobs_from_task_event_demands_hand_computed():
-    """Job 1: task 0 runs 600-1250 s, task 1 is submitted at 700, scheduled at 1000, killed at 1500. Job 2: running
-    at the snapshot (t = 0), its request updated at 1200 with the CPU request missing (carried over), done at 2000."""
+    """Job 1: task 0 runs 600-1250 s, task 1 is submitted at 700, scheduled at 1000, killed at 1500.
+    Job 2: running at the snapshot (t = 0), its request updated at 1200 with the CPU request missing
+    (carried over), done at 2000."""
     s = 1_000_000
     rows = [
         (600 * s, 1, 0, 0, 0.1, 0.2, 1),
@@ -439,7 +448,8 @@ def test_jobs_from_task_event_demands_hand_computed():
     ]
     jobs = sim.jobs_from_demands(task_event_demands(pd.DataFrame(rows, columns=_EVENT_COLUMNS)))
     assert jobs.ids.tolist() == [1, 2] and jobs.offsets.tolist() == [0, 3, 8]
-    # job 1 at 600 and 900: task 0 only (0.1, 0.2); at 1200 both (0.4, 0.3); at 1500 nothing runs (killed at 1500)
+    # job 1 at 600 and 900: task 0 only (0.1, 0.2); at 1200 both (0.4, 0.3); at 1500 nothing runs
+    # (killed at 1500)
     np.testing.assert_allclose(jobs.segment_start, [600, 900, 1200, 600, 900, 1200, 1500, 1800])
     np.testing.assert_allclose(jobs.segment_end, [900, 1200, 1500, 900, 1200, 1500, 1800, 2000])
     np.testing.assert_allclose(
@@ -454,8 +464,9 @@ def test_jobs_from_task_event_demands_hand_computed():
 
 
 def _running_demand_reference(events, window=300.0, origin=600.0):
-    """Slow reference: at every interval start, each task's last event at or before it (input order breaks
-    ties in time), requests carried over from earlier events; sum over running tasks per job."""
+    """Slow reference: at every interval start, each task's last event at or before it (input order
+    breaks ties in time), requests carried over from earlier events; sum over running tasks per
+    job."""
     horizon = events.time.max() / 1e6
     out = {}
     for (job, _), task in events.groupby(["job_id", "task_index"], sort=False):
@@ -512,10 +523,11 @@ def test_jobs_from_task_event_demands_against_a_slow_reference():
 
 
 def test_open_loop_ranges_span_every_placement_of_the_same_totals():
-    """Servers A (public) and C (reserved), both (1, 1). A privileged job capped at 0.5 of shape (1, 1) gets 0.5
-    from every mechanism; it may sit on A, on C or across both, so C's utilisation ranges over [0, 0.5] whatever
-    the mechanism chose. With a public job beside it (capped at 1.5, more than A holds) DRFH gives the public job
-    all of A and the privileged one its 0.5, which only C can then hold: C's range is [0.5, 0.5]."""
+    """Servers A (public) and C (reserved), both (1, 1). A privileged job capped at 0.5 of shape
+    (1, 1) gets 0.5 from every mechanism; it may sit on A, on C or across both, so C's utilisation
+    ranges over [0, 0.5] whatever the mechanism chose. With a public job beside it (capped at 1.5,
+    more than A holds) DRFH gives the public job all of A and the privileged one its 0.5, which only
+    C can then hold: C's range is [0.5, 0.5]."""
     from fairlib.traces.workload import Fleet
 
     fleet = Fleet(
@@ -550,15 +562,17 @@ def test_open_loop_ranges_span_every_placement_of_the_same_totals():
         ranges=True,
         eligible=sim.class_eligibility(fleet, pair.scheduling_class),
     )
-    # DRFH: the public job takes A (1 task), the privileged one its cap 0.5, which only C can still hold
+    # DRFH: the public job takes A (1 task), the privileged one its cap 0.5, which only C can still
+    # hold
     np.testing.assert_allclose(table.reserved_low_cpu_normalised, 0.5, atol=1e-6)
     np.testing.assert_allclose(table.reserved_high_cpu_normalised, 0.5, atol=1e-6)
     assert "reserved_low_cpu_normalised" not in sim.open_loop(fleet, pair, {"drfh": drfh}).columns
 
 
 def test_unconverged_allocations_are_reported_once_per_mechanism():
-    """A solver that stops short is used (its allocation is feasible) but never silently: one RuntimeWarning per
-    mechanism at the end of the run, with the count and the largest residual; converged runs warn nothing."""
+    """A solver that stops short is used (its allocation is feasible) but never silently: one
+    RuntimeWarning per mechanism at the end of the run, with the count and the largest residual;
+    converged runs warn nothing."""
     import warnings
 
     from fairlib.traces.workload import Fleet
@@ -599,7 +613,7 @@ def test_unconverged_allocations_are_reported_once_per_mechanism():
         sim.open_loop(fleet, jobs, {"exact": drfh}, start=0.0, horizon=600.0)
 
 
-# --- bad input: refused up front, by name ------------------------------------------------------------------------
+# --- bad input: refused up front, by name ---------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -663,7 +677,8 @@ def test_task_usage_demands_and_jobs_from_demands_refuse_bad_input_by_name():
         InvalidInputError, match=r"scheduling_class = \[0, 2\]: expected a Series or mapping"
     ):
         sim.jobs_from_demands(task_usage_demands(usage, scheduling_class=[0, 2]))
-    # a job missing from the classes would be NaN, which class_eligibility cannot place: said here, by job
+    # a job missing from the classes would be NaN, which class_eligibility cannot place: said here,
+    # by job
     with pytest.raises(
         InvalidInputError, match=r"scheduling_class: no class for job 8 \(1 of 2 jobs"
     ):
@@ -757,8 +772,8 @@ def test_snapshot_and_location_arguments_are_checked_up_front():
 
 
 def test_task_usage_windows_beyond_the_trace_clock_are_refused_by_name():
-    """A window of 9.2e12 s is longer than an int64 of microseconds (it overflowed), and one below a microsecond is
-    no tick at all: both are refused naming ``window``."""
+    """A window of 9.2e12 s is longer than an int64 of microseconds (it overflowed), and one below a
+    microsecond is no tick at all: both are refused naming ``window``."""
     import pandas as pd
     import pytest
 
@@ -780,9 +795,9 @@ def test_task_usage_windows_beyond_the_trace_clock_are_refused_by_name():
 
 
 def test_windows_far_shorter_than_the_trace_are_refused_before_anything_is_allocated():
-    """A tiny interval or window over a long span made the epochs (open_loop's ticks) or the (task run, interval)
-    pairs (task_event_demands) explode: numpy was asked for terabytes before any cap was checked. Both are counted
-    first and refused naming the argument."""
+    """A tiny interval or window over a long span made the epochs (open_loop's ticks) or the (task
+    run, interval) pairs (task_event_demands) explode: numpy was asked for terabytes before any cap
+    was checked. Both are counted first and refused naming the argument."""
     from fairlib.traces import google
 
     fleet = _one_server_fleet()

@@ -1,7 +1,7 @@
-"""DRFSorter as a state machine (hypothesis's RuleBasedStateMachine), under each semantics: clients added, given and
-returning resources, updated, weighted, removed, with bad calls interleaved. A refused call raises
-InvalidInputError naming the problem and changes nothing; holdings never go negative; the order lists exactly the
-active clients."""
+"""DRFSorter as a state machine (hypothesis's RuleBasedStateMachine), under each semantics: clients
+added, given and returning resources, updated, weighted, removed, with bad calls interleaved. A
+refused call raises InvalidInputError naming the problem and changes nothing; holdings never go
+negative; the order lists exactly the active clients."""
 
 import copy
 

@@ -1,5 +1,6 @@
-"""fairlib._jit.steered: a driver run as Python over compiled kernels computes what the compiled driver computes,
-bit for bit (its own arithmetic is plain IEEE operations; exp, log, sums and solves stay in kernels)."""
+"""fairlib._jit.steered: a driver run as Python over compiled kernels computes what the compiled
+driver computes, bit for bit (its own arithmetic is plain IEEE operations; exp, log, sums and solves
+stay in kernels)."""
 
 import importlib
 
@@ -12,7 +13,8 @@ PFVDS = importlib.import_module("fairlib.multires.pfvds._best_response")
 
 
 def _server(seed):
-    """One server's best-response problem: capacities, demands (some zero), the other servers' tasks, a_n and γ."""
+    """One server's best-response problem: capacities, demands (some zero), the other servers'
+    tasks, a_n and γ."""
     rng = np.random.default_rng(seed)
     users, resources = int(rng.integers(2, 30)), int(rng.integers(1, 4))
     cap = rng.uniform(1.0, 10.0, resources)
@@ -27,9 +29,10 @@ def _server(seed):
 
 @pytest.mark.parametrize("alpha", [1.0, 4.0, 16.0, 64.0])
 def test_steered_best_response_is_the_compiled_one_bit_for_bit(alpha):
-    """The Nash-residual certificate's best response (dual Newton, then the log-price fallback, steered from
-    Python) against the compiled kernel the best-response sweeps run: the same tasks, iterations, gap and prices.
-    The dual Newton stalls on some of these servers (large α, prices near 0), so the fallback is compared too."""
+    """The Nash-residual certificate's best response (dual Newton, then the log-price fallback,
+    steered from Python) against the compiled kernel the best-response sweeps run: the same tasks,
+    iterations, gap and prices. The dual Newton stalls on some of these servers (large α, prices
+    near 0), so the fallback is compared too."""
     fallbacks = 0
     with compiled():
         for seed in range(40):
@@ -55,7 +58,8 @@ def test_steered_best_response_is_the_compiled_one_bit_for_bit(alpha):
 
 
 def test_steered_needs_kernels_by_name():
-    """Only kernels of the driver's module can be run as Python by name; anything else is named in the error."""
+    """Only kernels of the driver's module can be run as Python by name; anything else is named in
+    the error."""
     with pytest.raises(ValueError, match="'np' is not a kernel"):
         steered(PFVDS._best_response, "np")
     with pytest.raises(ValueError, match="'_no_such_kernel' is not a kernel"):

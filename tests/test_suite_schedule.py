@@ -1,5 +1,6 @@
-"""``make test``'s schedule: every unit the suite hands out first (``conftest.LONGEST_FIRST``) is a unit the suite
-has, so a renamed test file or paper cannot silently fall back to the end of the queue."""
+"""``make test``'s schedule: every unit the suite hands out first (``conftest.LONGEST_FIRST``) is a
+unit the suite has, so a renamed test file or paper cannot silently fall back to the end of the
+queue."""
 
 import re
 

@@ -1,4 +1,5 @@
-"""fairlib.sweep: deterministic seeds across backends, failures with their parameters, resumable cache."""
+"""fairlib.sweep: deterministic seeds across backends, failures with their parameters, resumable
+cache."""
 
 import warnings
 
@@ -230,8 +231,8 @@ def test_bad_arguments(kwargs, message):
 
 
 def test_a_cell_function_that_cannot_take_its_arguments_is_refused_before_any_worker_starts():
-    """A cell without ``seed``, or without a grid parameter, failed in every worker; it is refused in the caller's
-    process, naming ``fn``, the grid point and the reason."""
+    """A cell without ``seed``, or without a grid parameter, failed in every worker; it is refused
+    in the caller's process, naming ``fn``, the grid point and the reason."""
 
     def no_seed(x):
         return {"y": x}
@@ -286,8 +287,8 @@ def test_a_cache_file_of_foreign_content_is_recomputed_not_trusted(tmp_path, mon
 
 
 def dying_cell(seed, x, n, spool_root):
-    """Cell ``n - 1`` kills its worker (os._exit, as a segfault or the OOM killer would) once every other cell has
-    finished and been spooled; the others return at once."""
+    """Cell ``n - 1`` kills its worker (os._exit, as a segfault or the OOM killer would) once every
+    other cell has finished and been spooled; the others return at once."""
     import os
     import time
 
@@ -303,8 +304,9 @@ def dying_cell(seed, x, n, spool_root):
 
 
 def test_a_dead_worker_fails_only_the_cells_that_did_not_finish(tmp_path, monkeypatch):
-    """One loky worker dies (os._exit) in the last cell after all the others finished, some of them possibly in the
-    dying worker's own batch: only that cell is reported failed; every finished cell is kept, in grid order."""
+    """One loky worker dies (os._exit) in the last cell after all the others finished, some of them
+    possibly in the dying worker's own batch: only that cell is reported failed; every finished cell
+    is kept, in grid order."""
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the sweep spools finished cells
@@ -328,7 +330,8 @@ def test_a_dead_worker_fails_only_the_cells_that_did_not_finish(tmp_path, monkey
 
 
 def test_the_spool_recovers_cells_a_dead_worker_finished(tmp_path):
-    """The pool's results never came back for a batch: its finished cells are read from the spool."""
+    """The pool's results never came back for a batch: its finished cells are read from the
+    spool."""
     cells = sweep_module._make_cells([{"x": 1}, {"x": 2}], 1, np.random.SeedSequence(0), None)
     sweep_module._run_cell_spooled(failing_cell, {}, cells[0], str(tmp_path))
     assert sweep_module._read_spool(tmp_path, 0) == (0, [{"value": 10}], None)
@@ -353,7 +356,8 @@ def test_the_cache_variable_is_read_strictly(monkeypatch):
 
 @pytest.mark.parametrize("value", ["localhost", "tcp//x:1", "8786", "tcp://host:port"])
 def test_a_malformed_scheduler_address_is_refused_by_name(monkeypatch, value):
-    """A typo in FAIRLIB_DASK_SCHEDULER (or scheduler=) is named at once, not found after a connection timeout."""
+    """A typo in FAIRLIB_DASK_SCHEDULER (or scheduler=) is named at once, not found after a
+    connection timeout."""
     from fairlib.sweep import default_backend
 
     monkeypatch.setenv("FAIRLIB_DASK_SCHEDULER", value)

@@ -1,9 +1,10 @@
-"""Per-user caps on tasks (Cluster.max_tasks): DRF, DRFH and TSF honour them (against a slow sequential-LP
-reference of weighted max-min with upper bounds; EDRF and asset fairness in tests/test_multires_single_pool.py),
-CEEI too (against SLSQP on the Eisenberg–Gale program with upper bounds, and by its optimality conditions), the
-property checkers measure against them, PF-VDS's variational equilibrium (against SLSQP with caps at α = 1, CEEI on
-one server, and eq. (16) over the capped set by an LP at every α), and every other mechanism refuses a capped
-cluster by name."""
+"""Per-user caps on tasks (Cluster.max_tasks): DRF, DRFH and TSF honour them (against a slow
+sequential-LP reference of weighted max-min with upper bounds; EDRF and asset fairness in
+tests/test_multires_single_pool.py), CEEI too (against SLSQP on the Eisenberg–Gale program with
+upper bounds, and by its optimality conditions), the property checkers measure against them,
+PF-VDS's variational equilibrium (against SLSQP with caps at α = 1, CEEI on one server, and eq.
+(16) over the capped set by an LP at every α), and every other mechanism refuses a capped cluster
+by name."""
 
 import numpy as np
 import pytest
@@ -61,7 +62,8 @@ def _capped_cluster(rng, users, servers, resources):
 def test_drfh_and_tsf_with_caps_match_the_reference(
     seed, users, servers, resources, method, mechanism
 ):
-    """Each user's weighted level equals the reference's; no user exceeds its cap; the allocation is feasible."""
+    """Each user's weighted level equals the reference's; no user exceeds its cap; the allocation is
+    feasible."""
     cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
     run, q = (drfh, drfh_coefficients) if mechanism == "drfh" else (tsf, tsf_coefficients)
     coef = q(cluster) / cluster.weight
@@ -79,8 +81,8 @@ def test_drfh_and_tsf_with_caps_match_the_reference(
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), users=st.integers(1, 6), servers=st.integers(1, 4))
 def test_drfh_with_caps_is_pareto_efficient_and_keeps_sharing_incentive(seed, users, servers):
-    """With caps a user wants nothing beyond its cap: no user below its cap can gain without another losing
-    (PO), and each user gets min(cap, its weighted share of running alone) (SI)."""
+    """With caps a user wants nothing beyond its cap: no user below its cap can gain without another
+    losing (PO), and each user gets min(cap, its weighted share of running alone) (SI)."""
     cluster = _capped_cluster(np.random.default_rng(seed), users, servers, 2)
     tasks = drfh(cluster).tasks
     assert pareto_violation(cluster, tasks) <= 1e-6
@@ -96,8 +98,9 @@ def test_drfh_with_caps_is_pareto_efficient_and_keeps_sharing_incentive(seed, us
 def test_pooled_water_filling_with_caps_is_pareto_efficient_and_keeps_sharing_incentive(
     seed, users, mechanism
 ):
-    """EDRF and asset fairness on a capped pool: within every cap (the checker), Pareto efficient with caps (a
-    user wants nothing beyond its cap) and each user at least min(cap, its weighted share of the pool)."""
+    """EDRF and asset fairness on a capped pool: within every cap (the checker), Pareto efficient
+    with caps (a user wants nothing beyond its cap) and each user at least min(cap, its weighted
+    share of the pool)."""
     from fairlib.multires import asset_fairness, edrf
 
     pool = _capped_cluster(np.random.default_rng(seed), users, 1, 2)
@@ -111,8 +114,9 @@ def test_pooled_water_filling_with_caps_is_pareto_efficient_and_keeps_sharing_in
 
 
 def test_a_cap_freezes_a_user_and_frees_the_rest_for_others():
-    """Hand-computed: two servers (10, 10) and (6, 2); user 0 (1, 2) capped at 1, user 2 (1, 1) at 2.5, user 1
-    (2, 1) uncapped runs 3.25 tasks on server 0 (CPU left 6.5) and 2 on server 1 (RAM 2): 5.25."""
+    """Hand-computed: two servers (10, 10) and (6, 2); user 0 (1, 2) capped at 1, user 2 (1, 1) at
+    2.5, user 1 (2, 1) uncapped runs 3.25 tasks on server 0 (CPU left 6.5) and 2 on server 1 (RAM
+    2): 5.25."""
     cluster = Cluster(
         [[10.0, 10.0], [6.0, 2.0]],
         [[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]],
@@ -127,9 +131,10 @@ def test_a_cap_freezes_a_user_and_frees_the_rest_for_others():
 
 @pytest.mark.parametrize("method", ["interior_point", "highs"])
 def test_users_below_the_round_level_freeze_at_their_caps_together(method):
-    """Progressive filling freezes every user whose cap lies below the round's common level in that round (it
-    reaches its cap whatever the others do), not one user per round: 30 users with distinct caps below the level
-    they would reach uncapped finish in one round, and 30 users half of them capped match the reference."""
+    """Progressive filling freezes every user whose cap lies below the round's common level in that
+    round (it reaches its cap whatever the others do), not one user per round: 30 users with
+    distinct caps below the level they would reach uncapped finish in one round, and 30 users half
+    of them capped match the reference."""
     rng = np.random.default_rng(11)
     capacity = rng.uniform(5.0, 10.0, (4, 2))
     demand = rng.uniform(0.1, 1.0, (30, 2))
@@ -181,7 +186,8 @@ def test_pooled_mechanisms_without_caps_refuse_them(run):
 
 
 def test_pfvds_iterative_methods_refuse_caps():
-    """Only the interior point computes the capped (variational) equilibrium; the others say so by name."""
+    """Only the interior point computes the capped (variational) equilibrium; the others say so by
+    name."""
     cluster = Cluster([[10.0, 10.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[2.0, np.inf])
     for method in ("best_response", "distributed", "psmfa"):
         with pytest.raises(
@@ -193,9 +199,9 @@ def test_pfvds_iterative_methods_refuse_caps():
 
 
 def _made_feasible(cluster, tasks):
-    """SLSQP keeps constraints only to about 1e-9; at a cap priced ~600 (a tiny cap) that excess alone buys more
-    objective than the 1e-8 the comparison allows. Scaled down into the caps and the capacities, the reference is a
-    feasible point, which the optimum must match or beat."""
+    """SLSQP keeps constraints only to about 1e-9; at a cap priced ~600 (a tiny cap) that excess
+    alone buys more objective than the 1e-8 the comparison allows. Scaled down into the caps and the
+    capacities, the reference is a feasible point, which the optimum must match or beat."""
     totals = tasks.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         tasks = (
@@ -219,8 +225,9 @@ def _made_feasible(cluster, tasks):
 def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(
     seed, users, servers, resources
 ):
-    """α = 1: the variational equilibrium is max Σ φ log x_n with the caps as constraints (SLSQP reference): the
-    same totals (unique: strictly concave in them), an objective no worse, every cap kept."""
+    """α = 1: the variational equilibrium is max Σ φ log x_n with the caps as constraints (SLSQP
+    reference): the same totals (unique: strictly concave in them), an objective no worse, every cap
+    kept."""
     cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
     with compiled():
         ours = pfvds(cluster, 1.0)
@@ -228,7 +235,9 @@ def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(
     checked_allocation(cluster, ours.tasks)
     ref = _made_feasible(cluster, proportional_fair_slsqp(cluster))
     playing = cluster.max_tasks > 0
-    objective = lambda x: float((cluster.weight[playing] * np.log(x.sum(axis=1)[playing])).sum())  # noqa: E731
+    objective = lambda x: float(  # noqa: E731
+        (cluster.weight[playing] * np.log(x.sum(axis=1)[playing])).sum()
+    )
     assert objective(ours.tasks) >= objective(ref) - 1e-8 * cluster.weight.sum()
     np.testing.assert_allclose(ours.totals, ref.sum(axis=1), rtol=1e-4, atol=1e-7)
 
@@ -245,8 +254,9 @@ def test_pfvds_alpha_one_with_caps_is_the_capped_proportional_fair_optimum(
 def test_pfvds_with_caps_solves_definition_6_over_the_capped_set(
     seed, users, servers, resources, alpha, time_shared
 ):
-    """The defining property, checked by an LP independent of the solver: no feasible x' (caps included) has a
-    larger Σ g·x' than the allocation (eq. 16 over the capped set); a user charged a cap price holds its cap."""
+    """The defining property, checked by an LP independent of the solver: no feasible x' (caps
+    included) has a larger Σ g·x' than the allocation (eq. 16 over the capped set); a user charged
+    a cap price holds its cap."""
     cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
     with compiled():
         res = pfvds(cluster, alpha, time_shared=time_shared)
@@ -259,9 +269,10 @@ def test_pfvds_with_caps_solves_definition_6_over_the_capped_set(
 
 
 def test_pfvds_with_caps_selects_the_variational_equilibrium():
-    """A capped user on two servers, each shared with one uncapped user: (0.5, 0) is a generalised equilibrium
-    (each server's column is its best response under the cap the other leaves), but only the symmetric split,
-    where both servers charge the capped user the same price, solves eq. (16) over the capped set."""
+    """A capped user on two servers, each shared with one uncapped user: (0.5, 0) is a generalised
+    equilibrium (each server's column is its best response under the cap the other leaves), but only
+    the symmetric split, where both servers charge the capped user the same price, solves eq. (16)
+    over the capped set."""
     cluster = Cluster(
         [[1.0], [1.0]],
         [[1.0], [1.0], [1.0]],
@@ -281,7 +292,8 @@ def test_pfvds_with_caps_selects_the_variational_equilibrium():
 
 @pytest.mark.parametrize("alpha", [0.5, 2.0, 16.0])
 def test_pfvds_with_caps_that_do_not_bind_is_pfvds(alpha):
-    """Caps above the uncapped equilibrium's totals change nothing (cap prices 0); caps of 0 take the user out."""
+    """Caps above the uncapped equilibrium's totals change nothing (cap prices 0); caps of 0 take
+    the user out."""
     cluster = _capped_cluster(np.random.default_rng(3), 6, 3, 2)
     free = Cluster(
         cluster.capacity, cluster.demand, weight=cluster.weight, eligible=cluster.eligible
@@ -319,9 +331,9 @@ def test_pfvds_with_caps_that_do_not_bind_is_pfvds(alpha):
 def test_psdsf_with_caps_satisfies_definition_4_below_the_caps(
     seed, users, servers, resources, time_shared
 ):
-    """Per-server progressive filling with caps, iterated to its fixed point: within every cap and capacity,
-    and Definition 4 holds for every user below its cap (none could grow on a server without taking from a user
-    of lower or equal weighted VDS there)."""
+    """Per-server progressive filling with caps, iterated to its fixed point: within every cap and
+    capacity, and Definition 4 holds for every user below its cap (none could grow on a server
+    without taking from a user of lower or equal weighted VDS there)."""
     cluster = _capped_cluster(np.random.default_rng(seed), users, servers, resources)
     res = psdsf(cluster, time_shared=time_shared)
     assert res.converged
@@ -381,8 +393,9 @@ def test_checkers_reject_an_allocation_above_a_cap_and_merging_keeps_caps():
 
 
 def test_pareto_checker_when_every_user_is_capped_at_zero():
-    """Regression: with every user capped at 0 the allocation holds nothing and nothing can be added — Pareto
-    efficient (the checker divided 0 by 0); with a user free to run, an empty allocation is not."""
+    """Regression: with every user capped at 0 the allocation holds nothing and nothing can be added
+    — Pareto efficient (the checker divided 0 by 0); with a user free to run, an empty allocation
+    is not."""
     capped = Cluster.single_pool([4.0, 4.0], [[1.0, 1.0], [1.0, 2.0]], max_tasks=[0.0, 0.0])
     assert pareto_violation(capped, np.zeros((2, 1))) == 0.0
     free = Cluster.single_pool([4.0, 4.0], [[1.0, 1.0], [1.0, 2.0]], max_tasks=[0.0, np.inf])
@@ -390,7 +403,8 @@ def test_pareto_checker_when_every_user_is_capped_at_zero():
 
 
 def eisenberg_gale_with_caps(cap, dem, w, limit):
-    """max Σ w log x subject to dem.T x <= cap and 0 <= x <= limit, by SLSQP from a feasible interior point."""
+    """max Σ w log x subject to dem.T x <= cap and 0 <= x <= limit, by SLSQP from a feasible
+    interior point."""
     from scipy.optimize import minimize
 
     alone = np.min(np.where(dem > 0, cap / np.where(dem > 0, dem, 1), np.inf), axis=1)
@@ -431,7 +445,8 @@ def test_ceei_with_caps_matches_the_convex_program(market):
     assert (x <= limit * (1 + 1e-9)).all() and (x @ dem <= cap * (1 + 1e-9)).all()
     ref = eisenberg_gale_with_caps(cap, dem, w, np.minimum(limit, 1e6))
     np.testing.assert_allclose(x, ref, rtol=2e-4, atol=1e-7)
-    # optimality: free users spend their budgets; a user at its cap spends at most its budget; priced resources full
+    # optimality: free users spend their budgets; a user at its cap spends at most its budget;
+    # priced resources full
     p, spend, capped = res.extras["prices"], res.extras["spending"], res.extras["capped"]
     np.testing.assert_allclose(spend[~capped], w[~capped], rtol=1e-6)
     assert (spend[capped] <= w[capped] * (1 + 1e-9)).all() and np.allclose(x[capped], limit[capped])
@@ -443,7 +458,8 @@ def test_ceei_caps_that_do_not_bind_change_nothing_and_a_binding_one_frees_the_r
     free = ceei(Cluster.single_pool(*pool)).tasks.ravel()  # (4.0909, 1.6364)
     loose = ceei(Cluster.single_pool(*pool, max_tasks=[5.0, 2.0])).tasks.ravel()
     np.testing.assert_allclose(loose, free, rtol=1e-9)
-    # the first user capped at 2 tasks: the second buys what is left with its whole budget: min(7/3, 10) tasks
+    # the first user capped at 2 tasks: the second buys what is left with its whole budget:
+    # min(7/3, 10) tasks
     capped = ceei(Cluster.single_pool(*pool, max_tasks=[2.0, np.inf]))
     np.testing.assert_allclose(capped.tasks.ravel(), [2.0, 7 / 3], rtol=1e-7)
     assert capped.extras["capped"].tolist() == [True, False]
@@ -454,7 +470,8 @@ def test_ceei_caps_that_do_not_bind_change_nothing_and_a_binding_one_frees_the_r
 @settings(max_examples=25, deadline=None)
 @given(capped_markets())
 def test_pfvds_alpha_one_on_one_server_with_caps_is_ceei(market):
-    """One server, α = 1: PF-VDS with caps and CEEI with caps solve the same Eisenberg-Gale program."""
+    """One server, α = 1: PF-VDS with caps and CEEI with caps solve the same Eisenberg-Gale
+    program."""
     cap, dem, w, limit = market
     cluster = Cluster.single_pool(cap, dem, weight=w, max_tasks=limit)
     np.testing.assert_allclose(

@@ -1,6 +1,7 @@
-"""The template driver's claims (fairlib.repro.experiments.template): a known answer on a hand-built table, one
-measurement per declared claim (the ledger is complete with them), bad input named. ``python -m fairlib.repro.scaffold
-paper`` copies this file for a new paper's driver: keep its three kinds of test."""
+"""The template driver's claims (fairlib.repro.experiments.template): a known answer on a hand-built
+table, one measurement per declared claim (the ledger is complete with them), bad input named.
+``python -m fairlib.repro.scaffold paper`` copies this file for a new paper's driver: keep its three
+kinds of test."""
 
 import pandas as pd
 import pytest
@@ -53,7 +54,8 @@ def test_the_example_refuses_nonsense_sizes():
 
 
 def test_the_notebook_calls_figure_and_summary_on_any_run():
-    """The four functions the scaffolded notebook calls: a paper that replaces their bodies keeps them working."""
+    """The four functions the scaffolded notebook calls: a paper that replaces their bodies keeps
+    them working."""
     table = template.experiment("quick", seed=1)
     measured = template.findings(table)
     assert template.figure(table).axes and template.summary(table, measured).endswith(".")

@@ -1,5 +1,6 @@
-"""fairlib.testing from a plugin author's side: a mechanism registered from a module outside fairlib passes
-:func:`~fairlib.testing.check_mechanism`; a broken one fails it with the check and the mechanism named."""
+"""fairlib.testing from a plugin author's side: a mechanism registered from a module outside fairlib
+passes :func:`~fairlib.testing.check_mechanism`; a broken one fails it with the check and the
+mechanism named."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ PLUGIN = textwrap.dedent('''
         return Allocation(cluster, 2 * cluster.eligible * cluster.gamma + 1.0, "toy_greedy")
 
 
-    register("toy_split", toy_split, label="toy split", capabilities=("multi_server", "divisible", "weights"))
+    register("toy_split", toy_split, label="toy split", capabilities=("multi_server", "divisible", \
+"weights"))
 ''')
 
 
@@ -117,15 +119,16 @@ def test_the_ids_name_the_mechanism_and_the_check_and_skip_checks_that_do_not_ap
 
 def test_fairlib_imports_without_pytest_and_without_fairlib_testing():
     probe = (
-        "import sys; sys.modules['pytest'] = None; import fairlib, fairlib.mechanisms, fairlib.games, "
-        "fairlib.testing; assert 'testing' in fairlib.__all__"
+        "import sys; sys.modules['pytest'] = None; import fairlib, fairlib.mechanisms, "
+        "fairlib.games, fairlib.testing; assert 'testing' in fairlib.__all__"
     )
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
 
 
 class _Link:
-    """A model the bidding game's ``Game`` cannot state: one link, users who pay their bid (no budget)."""
+    """A model the bidding game's ``Game`` cannot state: one link, users who pay their bid (no
+    budget)."""
 
     def __init__(self, slopes, reserve=0.0):
         self.slopes = np.asarray(slopes, dtype=float)

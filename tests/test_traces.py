@@ -213,8 +213,8 @@ def test_real_or_synthetic_prefers_real_data_then_writes_a_labelled_stand_in(tmp
 
 
 def test_synthetic_task_usage_skips_runs_that_end_before_the_window(tmp_path):
-    # a run in the initial snapshot that ends at 300 s, before the window opens at 600 s, has no window: writing one
-    # gave end_time < start_time, and a negative amount of work in the replay
+    # a run in the initial snapshot that ends at 300 s, before the window opens at 600 s, has no
+    # window: writing one gave end_time < start_time, and a negative amount of work in the replay
     from fairlib import sim
     from fairlib.traces import read_task_usage, synthetic_task_usage, task_usage_demands
 
@@ -302,7 +302,8 @@ def test_synthetic_google_refuses_each_bad_argument_by_name(tmp_path, kwargs, me
 @pytest.mark.parametrize(
     "generator, kwargs, message",
     [
-        # a hypothesis draw of the API contract: 14,583 × 10,598 machines would allocate ~3 GiB of machine_events
+        # a hypothesis draw of the API contract: 14,583 × 10,598 machines would allocate ~3 GiB of
+        # machine_events
         (
             "google",
             {"machine_scale": 10598.0},
@@ -343,7 +344,8 @@ def test_synthetic_google_refuses_each_bad_argument_by_name(tmp_path, kwargs, me
 def test_synthetic_generators_cap_their_sizes_by_name_before_any_work(
     tmp_path, generator, kwargs, message
 ):
-    """Refused up front: nothing written and nothing large allocated (peak traced memory, not wall-clock time)."""
+    """Refused up front: nothing written and nothing large allocated (peak traced memory, not
+    wall-clock time)."""
     import tracemalloc
 
     from fairlib.traces import synthetic_bitbrains, synthetic_google
@@ -377,7 +379,8 @@ def test_synthetic_generators_accept_their_caps(tmp_path):
     assert len(read_task_events([0], directory=folder)) >= 2
     month = synthetic_bitbrains(tmp_path / "bb", 1, rng=0, days=synthetic.MAX_DAYS)
     assert len(read_vm(month / "1.csv.gz")) == 31 * 288
-    # however small, a positive number of days gives each VM one sample (it gave an empty series that failed)
+    # however small, a positive number of days gives each VM one sample (it gave an empty series
+    # that failed)
     month = synthetic_bitbrains(tmp_path / "tiny", 2, rng=0, days=1e-9)
     assert len(read_vm(month / "2.csv.gz")) == 1
 
@@ -470,8 +473,8 @@ def _fields(row, **changes):
 def test_task_events_codes_and_ids_outside_the_schema_name_file_line_and_column(
     tmp_path, changes, message
 ):
-    """Codes outside the schema's ranges were read as they came; an id beyond int64 raised pandas' bare
-    OverflowError; a fractional machine id a message without a line."""
+    """Codes outside the schema's ranges were read as they came; an id beyond int64 raised pandas'
+    bare OverflowError; a fractional machine id a message without a line."""
     _write(tmp_path, ROW + _fields(ROW, **changes))
     with pytest.raises(TraceFormatError, match=r"part-00000-of-00500\.csv\.gz, line 2, " + message):
         read_task_events([0], directory=tmp_path)
@@ -496,14 +499,15 @@ def test_job_and_machine_event_codes_outside_the_schema_are_refused(tmp_path):
         read_machine_events(directory=tmp_path)
 
 
-# --- the Google writer (the synthetic tables) writes only what the readers read back ---------------------------
+# --- the Google writer (the synthetic tables) writes only what the readers read back --------------
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from fairlib.traces import google  # noqa: E402
 
-#: hashes and names as the trace writes them (salted SHA-256 in base64), words a CSV reader might take for missing
+#: hashes and names as the trace writes them (salted SHA-256 in base64), words a CSV reader might
+#: take for missing
 _TEXT = st.one_of(
     st.text(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=", min_size=1, max_size=44
@@ -589,8 +593,8 @@ def _fixture_copy(tmp_path):
 
 
 def test_synthetic_task_usage_refuses_parts_that_would_hold_no_row(tmp_path):
-    """A part whose time range ends before the first 300 s window (600 s) was written as an empty file, which
-    read_task_usage refuses; now the parts are named and nothing is written."""
+    """A part whose time range ends before the first 300 s window (600 s) was written as an empty
+    file, which read_task_usage refuses; now the parts are named and nothing is written."""
     from fairlib.traces import synthetic_google, synthetic_task_usage
 
     src = synthetic_google(

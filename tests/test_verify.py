@@ -1,4 +1,5 @@
-"""fairlib.repro.verify: committed tables and claims compared by content, within stated tolerances."""
+"""fairlib.repro.verify: committed tables and claims compared by content, within stated
+tolerances."""
 
 import json
 
@@ -187,7 +188,8 @@ def test_a_declared_precision_never_lets_rounding_alone_exceed_its_tolerance():
         for table, columns in tables.items():
             for column, tol in columns.items():
                 assert 1 <= tol.digits <= 10, (key, table, column)
-                # one step of the last reported digit, relative to the smallest value with that many digits
+                # one step of the last reported digit, relative to the smallest value with that many
+                # digits
                 assert 10.0 ** (1 - tol.digits) <= tol.rtol, (
                     key,
                     table,
@@ -252,8 +254,8 @@ def test_a_comparison_of_nothing_is_not_a_pass(tmp_path):
 
 
 def test_a_rows_where_query_matches_the_fresh_run_too(tmp_path):
-    """A solve that reached its equilibrium in the committed run and stopped short in the fresh one (the row the
-    declared query names) is reported as sensitive, not as a difference."""
+    """A solve that reached its equilibrium in the committed run and stopped short in the fresh one
+    (the row the declared query names) is reported as sensitive, not as a difference."""
     from fairlib.repro.verify import compare_table
 
     committed, fresh = tmp_path / "c.csv", tmp_path / "f.csv"

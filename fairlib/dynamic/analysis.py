@@ -1,4 +1,5 @@
-"""Competitive ratios, worst-case instances and property checks for dynamic DRF (Li et al. §2, §4)."""
+"""Competitive ratios, worst-case instances and property checks for dynamic DRF (Li et al. §2,
+§4)."""
 
 from __future__ import annotations
 
@@ -37,9 +38,9 @@ def competitive_ratios(result: DynamicDRFResult) -> dict[str, object]:
     Returns
     -------
     dict
-        Arrays of shape (K,) over steps k = 1..K: ``maxsum`` (sum of shares), ``maxmin`` (min share = M^k by
-        Lemma 2), ``static`` (ẋ^k), ``cr1`` = maxsum / (k ẋ^k) and ``cr2`` = M^k / ẋ^k; and floats ``CR1``,
-        ``CR2``, their minima over steps.
+        Arrays of shape (K,) over steps k = 1..K: ``maxsum`` (sum of shares), ``maxmin`` (min share
+        = M^k by Lemma 2), ``static`` (ẋ^k), ``cr1`` = maxsum / (k ẋ^k) and ``cr2`` = M^k /
+        ẋ^k; and floats ``CR1``, ``CR2``, their minima over steps.
 
     Raises
     ------
@@ -48,8 +49,8 @@ def competitive_ratios(result: DynamicDRFResult) -> dict[str, object]:
 
     References
     ----------
-    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
-       preprint arXiv:1509.07935, 2019, §2, §4.
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple
+       resources", arXiv preprint arXiv:1509.07935, 2019, §2, §4.
     """
     as_instance(result, DynamicDRFResult, "result")
     static = static_drf_levels(result.demands, result.n)
@@ -76,7 +77,8 @@ def _unit_types(m: int, eps: float) -> np.ndarray:
 
 
 def maxsum_counterexample(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
-    """The maxsum counterexample: n = m + 1 agents, d_i = e_i (ε elsewhere) for i <= m, d_{m+1} = (1, ..., 1).
+    """The maxsum counterexample: n = m + 1 agents, d_i = e_i (ε elsewhere) for i <= m, d_{m+1} =
+    (1, ..., 1).
 
     Dynamic DRF ends with sum of shares -> (m^2 + 1)/(m + 1), static DRF with (m + 1)/2.
 
@@ -99,15 +101,16 @@ def maxsum_counterexample(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
 
     References
     ----------
-    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
-       preprint arXiv:1509.07935, 2019, §4.
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple
+       resources", arXiv preprint arXiv:1509.07935, 2019, §4.
     """
     m = as_count(m, "m")
     return np.vstack([_unit_types(m, eps), np.ones((1, m))])
 
 
 def maxmin_tight_example(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
-    """The tight maxmin instance: n = m^2 + 1 agents cycling through the m unit-dominant types (ε elsewhere).
+    """The tight maxmin instance: n = m^2 + 1 agents cycling through the m unit-dominant types (ε
+    elsewhere).
 
     Any DPO mechanism gives the last agent <= 1/(m^2 + 1); static DRF gives 1/(m + 1).
 
@@ -130,8 +133,8 @@ def maxmin_tight_example(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
 
     References
     ----------
-    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
-       preprint arXiv:1509.07935, 2019, Theorem 2.
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple
+       resources", arXiv preprint arXiv:1509.07935, 2019, Theorem 2.
     """
     m = as_count(m, "m", maximum=2**31)  # n = m^2 + 1 agents
     n = m * m + 1
@@ -158,18 +161,19 @@ def check_properties(result: DynamicDRFResult, *, tol: float = 1e-9) -> dict[str
     Returns
     -------
     dict
-        ``"SI"``, ``"DEF"``, ``"DPO"``, ``"capacity"``: the largest violation of each (float, >= 0), and
-        ``"holds"``: whether all are within ``tol``.
+        ``"SI"``, ``"DEF"``, ``"DPO"``, ``"capacity"``: the largest violation of each (float, >= 0),
+        and ``"holds"``: whether all are within ``tol``.
 
     Raises
     ------
     InvalidInputError
-        When ``result`` is not a DynamicDRFResult, ``tol`` is invalid, or the run has more than 2000 steps.
+        When ``result`` is not a DynamicDRFResult, ``tol`` is invalid, or the run has more than 2000
+        steps.
 
     References
     ----------
-    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
-       preprint arXiv:1509.07935, 2019, §2.
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple
+       resources", arXiv preprint arXiv:1509.07935, 2019, §2.
     """
     as_instance(result, DynamicDRFResult, "result")
     tol = as_tolerance(tol, "tol", zero=True)
@@ -215,8 +219,9 @@ def strategyproofness_spot_check(
 ) -> float:
     """Largest gain any agent gets by misreporting, over ``trials`` random (agent, lie) pairs.
 
-    An agent's utility under Leontief preferences is the number of its tasks it can run: x'_i min_r (d'_ir / d_ir)
-    with reported d' and true d (both normalised). Strategy-proofness means the gain is <= 0 at every step.
+    An agent's utility under Leontief preferences is the number of its tasks it can run: x'_i min_r
+    (d'_ir / d_ir) with reported d' and true d (both normalised). Strategy-proofness means the gain
+    is <= 0 at every step.
 
     Parameters
     ----------

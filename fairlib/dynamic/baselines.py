@@ -16,7 +16,8 @@ __all__ = ["waterfill_step_sorted", "waterfill_step_fixed_increment"]
 def waterfill_step_sorted(
     demands: ArrayLike, previous_shares: ArrayLike, n: int
 ) -> npt.NDArray[np.float64]:
-    """Shares after agent k = len(previous_shares) + 1 arrives, by sorting and raising level by level.
+    """Shares after agent k = len(previous_shares) + 1 arrives, by sorting and raising level by
+    level.
 
     No input is checked (a test reference); ``demands`` rows are already normalised.
 
@@ -69,13 +70,14 @@ def waterfill_step_fixed_increment(
 ) -> tuple[npt.NDArray[np.float64], int, int]:
     """One arrival step of Kash, Procaccia and Shah's water-filling run with a fixed increment.
 
-    Repeatedly raise every agent at the minimum share by ``increment`` together, while the raised agents' extra
-    demand still fits the capacity k/n; stop at the first raise that would not fit (Li et al.'s [6], whose running
-    time Li et al. call pseudo-polynomial). The smallest share it ends with lies within ``increment`` below the
-    exact level M of LP (1) (raising the lowest agents by one more increment stays below the exact allocation
-    max(x_i^{k-1}, M), which fits), and no resource exceeds k/n. Its number of raises grows as 1/``increment``: with
-    the increment one unit of an integer grid of resolution S (increment 1/S) the work grows with S, not with its
-    number of digits.
+    Repeatedly raise every agent at the minimum share by ``increment`` together, while the raised
+    agents' extra demand still fits the capacity k/n; stop at the first raise that would not fit (Li
+    et al.'s [6], whose running time Li et al. call pseudo-polynomial). The smallest share it ends
+    with lies within ``increment`` below the exact level M of LP (1) (raising the lowest agents by
+    one more increment stays below the exact allocation max(x_i^{k-1}, M), which fits), and no
+    resource exceeds k/n. Its number of raises grows as 1/``increment``: with the increment one unit
+    of an integer grid of resolution S (increment 1/S) the work grows with S, not with its number of
+    digits.
 
     Parameters
     ----------
@@ -91,8 +93,9 @@ def waterfill_step_fixed_increment(
     Returns
     -------
     tuple of (numpy.ndarray, int, int)
-        ``(shares, raises, work)``: float64 shares of shape (k,), the number of raises, and the element operations
-        counted (per raise: k shares scanned, the m demands of each raised agent summed, m capacities tested).
+        ``(shares, raises, work)``: float64 shares of shape (k,), the number of raises, and the
+        element operations counted (per raise: k shares scanned, the m demands of each raised agent
+        summed, m capacities tested).
 
     Raises
     ------
@@ -101,8 +104,8 @@ def waterfill_step_fixed_increment(
 
     References
     ----------
-    .. [1] I. Kash, A. D. Procaccia, N. Shah, "No Agent Left Behind: Dynamic Fair Division of Multiple
-       Resources", Journal of Artificial Intelligence Research 51, 2014.
+    .. [1] I. Kash, A. D. Procaccia, N. Shah, "No Agent Left Behind: Dynamic Fair Division of
+       Multiple Resources", Journal of Artificial Intelligence Research 51, 2014.
 
     Examples
     --------

@@ -1,17 +1,18 @@
 """Cautious LP — a labelled RECONSTRUCTION [INF] of Kash, Procaccia & Shah's second mechanism.
 
-The exact program of KPS's "cautious LP" could not be recovered (reconstructions §3.4 [NR]). What is known:
-it violates DPO, allocates too much at the last steps, keeps SI and (static) EF among present agents,
-and reaches a near-optimal maxmin value at the last step. This module implements the constraint set
-reconstructed in reconstructions §3.4 [INF]:
+The exact program of KPS's "cautious LP" could not be recovered (reconstructions §3.4 [NR]). What
+is known: it violates DPO, allocates too much at the last steps, keeps SI and (static) EF among
+present agents, and reaches a near-optimal maxmin value at the last step. This module implements the
+constraint set reconstructed in reconstructions §3.4 [INF]:
 
 - irrevocability: x_i^k >= x_i^{k-1};
 - envy-freeness among present agents under Leontief preferences: x_i >= x_j min_r (d_jr / d_ir);
 - a reserve for the n - k agents still to come, whose worst case clones the richest present agent:
   sum_{i<=k} d_ir x_i + (n - k) z <= 1 for every r, with z >= x_i and z >= 1/n;
 
-with the objective (unknown in the original) chosen here as: maximise the minimum share M, then, with
-M fixed, maximise the sum of shares. Nothing here is KPS's LP; every plot that shows it says [INF].
+with the objective (unknown in the original) chosen here as: maximise the minimum share M, then,
+with M fixed, maximise the sum of shares. Nothing here is KPS's LP; every plot that shows it says
+[INF].
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ __all__ = ["cautious_lp"]
 
 
 def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArray[np.float64]]:
-    """Run the cautious-LP reconstruction [INF] over all arrivals (module doc: the constraints and objective).
+    """Run the cautious-LP reconstruction [INF] over all arrivals (module doc: the constraints and
+    objective).
 
     Parameters
     ----------
@@ -39,8 +41,8 @@ def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArr
     Returns
     -------
     dict
-        ``"levels"``: (K,) min share per step; ``"maxsum"``: (K,) sum of shares per step; ``"final_shares"``: (K,);
-        ``"used_max"``: (K,) largest resource use per step.
+        ``"levels"``: (K,) min share per step; ``"maxsum"``: (K,) sum of shares per step;
+        ``"final_shares"``: (K,); ``"used_max"``: (K,) largest resource use per step.
 
     Raises
     ------

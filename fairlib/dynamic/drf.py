@@ -2,8 +2,8 @@
 
 At step k the k present agents share k/n of every (unit) resource. Dynamic DRF raises the lowest
 dominant shares together until some resource reaches k/n, never taking anything back; equivalently
-it solves LP (1) of Li et al. at every step. By Lemma 1, ``x_i^k = max(M^k, x_i^{k-1})``, and the new
-agent sits at the level, so the whole history follows from the levels alone:
+it solves LP (1) of Li et al. at every step. By Lemma 1, ``x_i^k = max(M^k, x_i^{k-1})``, and the
+new agent sits at the level, so the whole history follows from the levels alone:
 ``x_i^k = max(M^i, ..., M^k)``. Results therefore store the levels M^k (O(n) memory) and rebuild any
 step's shares on demand.
 """
@@ -63,8 +63,8 @@ def normalize_demands(demands: ArrayLike, name: str = "demands") -> npt.NDArray[
 
     References
     ----------
-    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
-       preprint arXiv:1509.07935, 2019, §2.
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple
+       resources", arXiv preprint arXiv:1509.07935, 2019, §2.
 
     Examples
     --------
@@ -118,8 +118,8 @@ class DynamicDRFResult:
     levels : numpy.ndarray
         Shape (K,): M^k, the level of step k = 1..K (the newest agent's share, the minimum share).
     split : numpy.ndarray
-        Shape (K,), int64: τ^k as a 0-based agent index: agents ``i >= split[k-1]`` sit at M^k (on exact ties, where
-        an earlier agent already held M^k, methods may place τ differently).
+        Shape (K,), int64: τ^k as a 0-based agent index: agents ``i >= split[k-1]`` sit at M^k (on
+        exact ties, where an earlier agent already held M^k, methods may place τ differently).
     maxsum : numpy.ndarray
         Shape (K,): the sum of the present agents' dominant shares after each step.
     final_shares : numpy.ndarray
@@ -127,12 +127,12 @@ class DynamicDRFResult:
     method : str
         The method that computed it: ``"linear"``, ``"waterfill"`` or ``"lp"``.
     step_shares : list of numpy.ndarray or None, default None
-        Every step's shares as computed by the method itself (``method="lp"`` only; the others rebuild them from
-        ``levels``).
+        Every step's shares as computed by the method itself (``method="lp"`` only; the others
+        rebuild them from ``levels``).
     work : int or None, default None
-        Element operations Algorithm 1 did over all steps (one per demand entry, share or prefix-sum row entry
-        visited; ``method="linear"`` only): the counted work behind its complexity, the same on every machine and
-        under any load.
+        Element operations Algorithm 1 did over all steps (one per demand entry, share or prefix-sum
+        row entry visited; ``method="linear"`` only): the counted work behind its complexity, the
+        same on every machine and under any load.
     """
 
     demands: np.ndarray
@@ -243,12 +243,13 @@ class DynamicDRFResult:
         return out
 
 
-# --- linear: Li et al., Algorithm 1 --------------------------------------------------------------------
+# --- linear: Li et al., Algorithm 1 ---------------------------------------------------------------
 
 
 @njit(cache=True)
 def _fits(alpha, beta, x, cap):
-    """Whether alpha[r] + beta[r] x <= cap for every resource r (the binary search's test of Algorithm 1).
+    """Whether alpha[r] + beta[r] x <= cap for every resource r (the binary search's test of
+    Algorithm 1).
 
     Parameters
     ----------
@@ -269,10 +270,11 @@ def _fits(alpha, beta, x, cap):
 
 @njit(cache=True)
 def _linear_step(d, x, k, n, corrected_line6, alpha, beta, work):
-    """One step of Algorithm 1 (0-based: agents 0..k present, x[k] = 0 on entry); updates x in place.
+    """One step of Algorithm 1 (0-based: agents 0..k present, x[k] = 0 on entry); updates x in
+    place.
 
-    ``work[0]`` is increased by the element operations done (one per d[i, r] or x[i] visited): the counted
-    work behind the O(k m) per-step claim, independent of the machine and its load.
+    ``work[0]`` is increased by the element operations done (one per d[i, r] or x[i] visited): the
+    counted work behind the O(k m) per-step claim, independent of the machine and its load.
     Returns (level M, split τ as 0-based index, sum of shares).
 
     Parameters
@@ -317,7 +319,8 @@ def _linear_step(d, x, k, n, corrected_line6, alpha, beta, work):
     tau = 0
     if not ok:
         # lines 9-19: binary search on the split, alpha/beta updated incrementally (0-based LB/UB);
-        # invariant: the test fails at lb and holds at ub; tau = ceil((lb + ub) / 2) ends equal to ub
+        # invariant: the test fails at lb and holds at ub; tau = ceil((lb + ub) / 2) ends equal to
+        # ub
         lb, ub = 0, k
         tau = (lb + ub + 1) // 2
         work[0] += m * (k + 1)
@@ -365,11 +368,11 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
 
     ``demand_prefix[t, r] = sum_{i<t} d_ir`` (fixed once agent t - 1 has arrived) and
     ``usage_prefix[t, r] = sum_{i<t} d_ir x_i`` (valid for t <= k on entry). Then line 6's
-    ``sum_{i<=k} d_ir`` and the α_r = sum_{i<τ} d_ir x_i, β_r = sum_{i>=τ} d_ir of lines 9-19 are O(m)
-    reads, and the binary search visits the same τ as the printed loops. Agents before τ keep shares
-    above the level (the test fails at τ - 1), so only the suffix i >= τ changes, and only its prefix
-    rows are rebuilt: O(m log k + m (k - τ)) per step instead of O(m k). ``work[0]`` is increased by the
-    element operations done (as in ``_linear_step``).
+    ``sum_{i<=k} d_ir`` and the α_r = sum_{i<τ} d_ir x_i, β_r = sum_{i>=τ} d_ir of lines 9-19
+    are O(m) reads, and the binary search visits the same τ as the printed loops. Agents before τ
+    keep shares above the level (the test fails at τ - 1), so only the suffix i >= τ changes, and
+    only its prefix rows are rebuilt: O(m log k + m (k - τ)) per step instead of O(m k).
+    ``work[0]`` is increased by the element operations done (as in ``_linear_step``).
 
     Returns (level M, split τ as 0-based index, change in the sum of shares).
 
@@ -388,7 +391,8 @@ def _linear_step_prefix(d, x, k, n, corrected_line6, demand_prefix, usage_prefix
     demand_prefix : float64[:, :]
         Shape (K+1, m): ``demand_prefix[t, r] = sum_{i<t} d_ir``; row k+1 written here.
     usage_prefix : float64[:, :]
-        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt here.
+        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt
+        here.
     work : int64[:]
         Shape (1,): ``work[0]`` accumulates the element operations done.
     """
@@ -459,7 +463,8 @@ def _linear_prefix_block(d, x, n, demand_prefix, usage_prefix, start, stop, work
     demand_prefix : float64[:, :]
         Shape (K+1, m): ``demand_prefix[t, r] = sum_{i<t} d_ir``; row k+1 written here.
     usage_prefix : float64[:, :]
-        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt here.
+        Shape (K+1, m): ``usage_prefix[t, r] = sum_{i<t} d_ir x_i``; the rows from τ+1 rebuilt
+        here.
     start : int
         First 0-based arrival to run.
     stop : int
@@ -474,8 +479,8 @@ def _linear_prefix_block(d, x, n, demand_prefix, usage_prefix, start, stop, work
 
 
 def _linear_prefix_state(d, k, n):
-    """State of the prefix-sum Algorithm 1 after the first ``k`` of the arrivals ``d`` (normalised) with
-    capacity planned for ``n``: (shares padded to len(d), demand_prefix, usage_prefix)."""
+    """State of the prefix-sum Algorithm 1 after the first ``k`` of the arrivals ``d`` (normalised)
+    with capacity planned for ``n``: (shares padded to len(d), demand_prefix, usage_prefix)."""
     K, m = d.shape
     x = np.zeros(K)
     if k > 0:
@@ -489,9 +494,10 @@ def _linear_prefix_state(d, k, n):
 
 @njit(cache=True)
 def _linear_kernel(d, n, corrected_line6, rescan, work):
-    """Algorithm 1 over all arrivals; ``corrected_line6=False`` runs the printed test; ``rescan=True``
-    recomputes every sum by loops over the present agents (the printed O(k m) per step), otherwise
-    prefix sums are kept across steps (``_linear_step_prefix``). ``work[0]``: element operations, summed.
+    """Algorithm 1 over all arrivals; ``corrected_line6=False`` runs the printed test;
+    ``rescan=True`` recomputes every sum by loops over the present agents (the printed O(k m) per
+    step), otherwise prefix sums are kept across steps (``_linear_step_prefix``). ``work[0]``:
+    element operations, summed.
 
     Parameters
     ----------
@@ -534,15 +540,16 @@ def _linear_kernel(d, n, corrected_line6, rescan, work):
     return x, levels, split, maxsum
 
 
-# --- waterfill: exact, event-driven ------------------------------------------------------------------
+# --- waterfill: exact, event-driven ---------------------------------------------------------------
 
 
 @njit(cache=True)
 def _waterfill_kernel(d, n):
-    """Water-filling by events: raise the lowest segment of equal shares to the next share up, merge, ...
+    """Water-filling by events: raise the lowest segment of equal shares to the next share up,
+    merge, ...
 
-    Segments (runs of agents with equal share, shares falling with arrival order by Lemma 2) live on a
-    stack; each is created once and merged once, so a step costs O(m) amortised.
+    Segments (runs of agents with equal share, shares falling with arrival order by Lemma 2) live on
+    a stack; each is created once and merged once, so a step costs O(m) amortised.
 
     Parameters
     ----------
@@ -606,7 +613,7 @@ def _waterfill_kernel(d, n):
     return x, levels, split, maxsum
 
 
-# --- lp: HiGHS on eq. (1) ------------------------------------------------------------------------------
+# --- lp: HiGHS on eq. (1) -------------------------------------------------------------------------
 
 
 def _lp_one_step(d, prev, n):
@@ -661,25 +668,27 @@ def dynamic_drf(
     Parameters
     ----------
     demands : array_like
-        Shape (K, m): per-task demands, one row per agent in arrival order, >= 0 with no all-zero row. Each row
-        is normalised here so its largest entry is 1 (already-normalised rows are unchanged).
+        Shape (K, m): per-task demands, one row per agent in arrival order, >= 0 with no all-zero
+        row. Each row is normalised here so its largest entry is 1 (already-normalised rows are
+        unchanged).
     n : int or None, default None
         Number of agents the mechanism plans for (capacity k/n at step k); None: K. Must be >= K.
     method : {"linear", "waterfill", "lp"}, default "linear"
-        ``"linear"``: Li et al.'s Algorithm 1 (binary search for the split τ, O(k m) per step) with line 6
-        corrected to test ``sum_{i<=k} d_ir x_1^{k-1} <= k/n`` (reconstructions §3.3 erratum: as printed the
-        test is always true and capacity is violated). ``"waterfill"``: Kash et al.'s water-filling
-        computed exactly by events (segments of equal shares merged bottom-up; O(m) amortised per
-        step). ``"lp"``: HiGHS on LP (1) at every step (slow; keeps every step's shares).
+        ``"linear"``: Li et al.'s Algorithm 1 (binary search for the split τ, O(k m) per step) with
+        line 6 corrected to test ``sum_{i<=k} d_ir x_1^{k-1} <= k/n`` (reconstructions §3.3
+        erratum: as printed the test is always true and capacity is violated). ``"waterfill"``: Kash
+        et al.'s water-filling computed exactly by events (segments of equal shares merged
+        bottom-up; O(m) amortised per step). ``"lp"``: HiGHS on LP (1) at every step (slow; keeps
+        every step's shares).
     line6 : {"corrected", "as_printed"}, default "corrected"
         ``"as_printed"`` (``method="linear"`` only) reproduces the erratum, to show its effect.
     sums : {"prefix", "rescan"}, default "prefix"
-        ``method="linear"`` only: how Algorithm 1's sums (line 6's total demand, the α_r, β_r of the
-        binary search) are obtained. ``"prefix"``: prefix sums kept across steps, O(m) per probe, so a
-        step costs O(m log k + m (k - τ)). ``"rescan"``: loops over the present agents as printed,
-        O(m k) per step (the paper's bound). Both visit the same τ; results agree to rounding.
-        ``line6="as_printed"`` always rescans: once the printed test has broken capacity, agents before
-        τ may sit below the level, which the prefix version assumes cannot happen.
+        ``method="linear"`` only: how Algorithm 1's sums (line 6's total demand, the α_r, β_r of
+        the binary search) are obtained. ``"prefix"``: prefix sums kept across steps, O(m) per
+        probe, so a step costs O(m log k + m (k - τ)). ``"rescan"``: loops over the present agents
+        as printed, O(m k) per step (the paper's bound). Both visit the same τ; results agree to
+        rounding. ``line6="as_printed"`` always rescans: once the printed test has broken capacity,
+        agents before τ may sit below the level, which the prefix version assumes cannot happen.
 
     Returns
     -------
@@ -689,20 +698,20 @@ def dynamic_drf(
     Raises
     ------
     InvalidInputError
-        On invalid demands, ``n`` below K, an unknown method, line6 or sums, or ``line6="as_printed"`` with
-        another method than ``"linear"``.
+        On invalid demands, ``n`` below K, an unknown method, line6 or sums, or
+        ``line6="as_printed"`` with another method than ``"linear"``.
 
     References
     ----------
-    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
-       preprint arXiv:1509.07935, 2019, Algorithm 1, LP (1).
-    .. [2] I. Kash, A. D. Procaccia, N. Shah, "No Agent Left Behind: Dynamic Fair Division of Multiple
-       Resources", Journal of Artificial Intelligence Research 51, 2014.
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple
+       resources", arXiv preprint arXiv:1509.07935, 2019, Algorithm 1, LP (1).
+    .. [2] I. Kash, A. D. Procaccia, N. Shah, "No Agent Left Behind: Dynamic Fair Division of
+       Multiple Resources", Journal of Artificial Intelligence Research 51, 2014.
 
     Examples
     --------
-    The maxsum counterexample of Li et al. §4 with m = 2 (ε = 1e-9): agents 1-2 end near 2/3, agent 3
-    near 1/3.
+    The maxsum counterexample of Li et al. §4 with m = 2 (ε = 1e-9): agents 1-2 end near 2/3,
+    agent 3 near 1/3.
 
     >>> res = dynamic_drf([[1, 1e-9], [1e-9, 1], [1, 1]])
     >>> res.final_shares.round(6).tolist(), res.levels.round(6).tolist()
@@ -740,7 +749,8 @@ def dynamic_drf(
 
 
 def _planned_agents(n, present: int) -> int:
-    """``n`` (the agents the mechanism plans for; default: those present) as an int >= ``present``."""
+    """``n`` (the agents the mechanism plans for; default: those present) as an int >=
+    ``present``."""
     if n is None:
         return int(present)
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
@@ -776,13 +786,13 @@ def dynamic_drf_step(
     Raises
     ------
     InvalidInputError
-        On invalid demands, shares of the wrong length, negative, non-finite or over the previous capacity, ``n``
-        below k, or an unknown method.
+        On invalid demands, shares of the wrong length, negative, non-finite or over the previous
+        capacity, ``n`` below k, or an unknown method.
 
     References
     ----------
-    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
-       preprint arXiv:1509.07935, 2019, Algorithm 1, eq. (1).
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple
+       resources", arXiv preprint arXiv:1509.07935, 2019, Algorithm 1, eq. (1).
     """
     d = normalize_demands(demands)
     k = d.shape[0]
@@ -820,13 +830,14 @@ def dynamic_drf_step(
 
 
 def static_drf_levels(demands: ArrayLike, n: int | None = None) -> npt.NDArray[np.float64]:
-    """Offline benchmark: static DRF of agents 1..k on capacity k/n, ẋ^k = min_r (k/n) / sum_{i<=k} d_ir.
+    """Offline benchmark: static DRF of agents 1..k on capacity k/n, ẋ^k = min_r (k/n) /
+    sum_{i<=k} d_ir.
 
     Parameters
     ----------
     demands : array_like
-        Shape (K, m): per-task demands, one row per agent in arrival order, >= 0 with no all-zero row; normalised
-        here so each row's largest entry is 1.
+        Shape (K, m): per-task demands, one row per agent in arrival order, >= 0 with no all-zero
+        row; normalised here so each row's largest entry is 1.
     n : int or None, default None
         The number of agents planned for, >= K; None: K.
 
@@ -842,8 +853,8 @@ def static_drf_levels(demands: ArrayLike, n: int | None = None) -> npt.NDArray[n
 
     References
     ----------
-    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple resources", arXiv
-       preprint arXiv:1509.07935, 2019, §4.
+    .. [1] W. Li, X. Liu, X. Zhang, X. Zhang, "A note on dynamic fair division of multiple
+       resources", arXiv preprint arXiv:1509.07935, 2019, §4.
 
     Examples
     --------

@@ -3,8 +3,9 @@
 :func:`best_response` (closed form, O(n log n)), :func:`best_response_finite` (local search),
 :class:`Game`, :func:`run_dynamics` (best response / local greedy), baselines (social optimum,
 weight-proportional), the equilibrium check and the analytical worst cases. The game contract,
-``game_mechanism(game, **options) -> GameOutcome`` (:class:`GameOutcome`, certified by :func:`nash_gap`), and its
-mechanisms :func:`proportional_share` and :func:`weight_proportional`, registered in :mod:`fairlib.games`.
+``game_mechanism(game, **options) -> GameOutcome`` (:class:`GameOutcome`, certified by
+:func:`nash_gap`), and its mechanisms :func:`proportional_share` and :func:`weight_proportional`,
+registered in :mod:`fairlib.games`.
 """
 
 from .baselines import best_response_numpy, best_response_slsqp
@@ -29,7 +30,8 @@ from .game import (
 )
 from .outcome import GameOutcome, nash_gap
 from .proportional_share import proportional_share, weight_proportional
-# new games are imported above this line (python -m fairlib.repro.scaffold mechanism NAME --game ...)
+# new games are imported above this line (python -m fairlib.repro.scaffold mechanism NAME --game
+# ...)
 
 __all__ = [
     "best_response",

@@ -16,13 +16,15 @@ from .best_response import _check_inputs  # the same named errors as the library
 __all__ = ["best_response_numpy", "best_response_slsqp"]
 
 
-#: SLSQP solves budgets within this factor of the largest bid ``y`` either way: beyond it its steps stall at the
-#: even split (best_response itself works at a unit scale and answers any positive budget)
+#: SLSQP solves budgets within this factor of the largest bid ``y`` either way: beyond it its steps
+#: stall at the even split (best_response itself works at a unit scale and answers any positive
+#: budget)
 REFERENCE_SCALE = 1e6
 
 
 def _check_reference_scale(y: npt.NDArray[np.float64], budget: float) -> None:
-    """Refuse, naming ``budget``, a budget more than :data:`REFERENCE_SCALE` from the largest ``y`` either way."""
+    """Refuse, naming ``budget``, a budget more than :data:`REFERENCE_SCALE` from the largest ``y``
+    either way."""
     top = float(np.max(y))
     if top > 0 and not top / REFERENCE_SCALE <= budget <= top * REFERENCE_SCALE:
         raise InvalidInputError(
@@ -39,7 +41,8 @@ def best_response_numpy(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArra
     w : array_like
         Shape (n_machines,): the user's weights, finite and >= 0, not all 0.
     y : array_like
-        Shape (n_machines,): the other users' bids summed per machine, finite and >= 0, and > 0 where w > 0.
+        Shape (n_machines,): the other users' bids summed per machine, finite and >= 0, and > 0
+        where w > 0.
     budget : float
         The user's budget X > 0.
 
@@ -55,8 +58,8 @@ def best_response_numpy(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArra
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §4.1.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §4.1.
 
     Examples
     --------
@@ -69,7 +72,8 @@ def best_response_numpy(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArra
     s = np.sqrt(w[order] * y[order])
     cy, cs = np.cumsum(y[order]), np.cumsum(s)
     ok = np.flatnonzero(s * (budget + cy) / cs - y[order] > 0)
-    # the best machine always bids (a positive budget); a budget below y's last bits rounds every test to 0
+    # the best machine always bids (a positive budget); a budget below y's last bits rounds every
+    # test to 0
     k = ok[-1] + 1 if ok.size else 1
     x = np.zeros_like(w)
     if (
@@ -82,16 +86,19 @@ def best_response_numpy(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArra
 
 
 def best_response_slsqp(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArray[np.float64]:
-    """Maximise sum_j w_j x_j / (x_j + y_j) s.t. sum x = budget, x >= 0 with SLSQP (generic baseline).
+    """Maximise sum_j w_j x_j / (x_j + y_j) s.t. sum x = budget, x >= 0 with SLSQP (generic
+    baseline).
 
-    SciPy's ``minimize(method="SLSQP")`` from the even split, with the analytic gradient; the bids are clipped at 0.
+    SciPy's ``minimize(method="SLSQP")`` from the even split, with the analytic gradient; the bids
+    are clipped at 0.
 
     Parameters
     ----------
     w : array_like
         Shape (n_machines,): the user's weights, finite and >= 0, not all 0.
     y : array_like
-        Shape (n_machines,): the other users' bids summed per machine, finite and >= 0, and > 0 where w > 0.
+        Shape (n_machines,): the other users' bids summed per machine, finite and >= 0, and > 0
+        where w > 0.
     budget : float
         The user's budget X > 0.
 
@@ -103,8 +110,8 @@ def best_response_slsqp(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArra
     Raises
     ------
     InvalidInputError
-        On invalid ``w``, ``y`` or ``budget`` (the errors of :func:`~fairlib.market.best_response`), or a
-        budget beyond :data:`REFERENCE_SCALE` of the largest ``y`` either way.
+        On invalid ``w``, ``y`` or ``budget`` (the errors of :func:`~fairlib.market.best_response`),
+        or a budget beyond :data:`REFERENCE_SCALE` of the largest ``y`` either way.
     """
     w, y, budget = _check_inputs(w, y, budget)
     _check_reference_scale(y, budget)

@@ -6,9 +6,9 @@ the machines sorted by w_j / y_j (decreasing), with the closed form
 
     x_j = sqrt(w_j y_j) (X + sum_{i<=k} y_i) / sum_{i<=k} sqrt(w_i y_i) - y_j,   j <= k,
 
-for the largest k that keeps x_k > 0 (reconstructions §4.5). The paper sorts (O(n log n)); ``best_response``
-finds the same prefix without sorting, by a threshold fixed point in expected O(n) (see
-``_best_response_into``). The local search keeps the sorted order, which its O(k) swaps need.
+for the largest k that keeps x_k > 0 (reconstructions §4.5). The paper sorts (O(n log n));
+``best_response`` finds the same prefix without sorting, by a threshold fixed point in expected O(n)
+(see ``_best_response_into``). The local search keeps the sorted order, which its O(k) swaps need.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ __all__ = ["best_response", "best_response_finite", "utility", "finite_utility"]
 
 @njit(cache=True)
 def _best_prefix(w, y, sq, budget, order, count, drop):
-    """Scan ``order[:count]`` (sorted by w/y decreasing), skipping position ``drop`` (-1: none), for the
-    optimal prefix: the last machine j with x_j > 0, i.e. sqrt(w_j y_j)(X + S_y) > y_j S_s.
+    """Scan ``order[:count]`` (sorted by w/y decreasing), skipping position ``drop`` (-1: none), for
+    the optimal prefix: the last machine j with x_j > 0, i.e. sqrt(w_j y_j)(X + S_y) > y_j S_s.
 
     Returns (end, S_y, S_s, S_w): the prefix is ``order[:end]`` (minus ``drop``) and the sums of y,
     sqrt(w y) and w over it. ``sq[j] = sqrt(w[j] y[j])``, precomputed once per user.
@@ -75,8 +75,8 @@ def _best_prefix(w, y, sq, budget, order, count, drop):
 
 @njit(cache=True)
 def _br_sorted(w, y, sq, budget, order, count, out):
-    """Best response over machines ``order[:count]``; writes the bids into ``out`` (zero elsewhere on
-    entry) and returns the utility.
+    """Best response over machines ``order[:count]``; writes the bids into ``out`` (zero elsewhere
+    on entry) and returns the utility.
 
     Parameters
     ----------
@@ -136,7 +136,8 @@ def _br_value(w, y, sq, budget, order, count):
 
 @njit(cache=True)
 def _multiplier_without(w, y, sq, budget, sorted_sub, k, drop):
-    """λ = (sum sqrt(w y) / (X + sum y))^2 of the best response on ``sorted_sub[:k]`` minus position ``drop``.
+    """λ = (sum sqrt(w y) / (X + sum y))^2 of the best response on ``sorted_sub[:k]`` minus
+    position ``drop``.
 
     Parameters
     ----------
@@ -197,9 +198,10 @@ def _candidate_order(w, y):
 
 @njit(cache=True, fastmath={"reassoc", "contract", "nsz"})
 def _input_summary(w, y):
-    """(negatives, not_finite, sum w) in one vectorised pass: ``not_finite`` counts the entries of w and y that are
-    NaN or +inf, by comparisons (no floating-point flag raised: an interpreted run warns of nothing before the
-    error). Reassociation only: NaN and infinity keep their IEEE meaning.
+    """(negatives, not_finite, sum w) in one vectorised pass: ``not_finite`` counts the entries of w
+    and y that are NaN or +inf, by comparisons (no floating-point flag raised: an interpreted run
+    warns of nothing before the error). Reassociation only: NaN and infinity keep their IEEE
+    meaning.
 
     Parameters
     ----------
@@ -220,13 +222,15 @@ def _input_summary(w, y):
 
 @njit(cache=True)
 def _extent(v):
-    """(smallest positive entry or inf, largest entry or 0) of entries validated finite and >= 0 (-0.0 allowed).
+    """(smallest positive entry or inf, largest entry or 0) of entries validated finite and >= 0
+    (-0.0 allowed).
 
-    On the bit patterns: a non-negative double orders as its pattern does as an integer, so the largest entry is the
-    largest pattern read as int64 (-0.0 is negative there) and the smallest positive one the smallest nonzero
-    pattern read as uint64 (-0.0 lies above every finite pattern and is not taken as positive below). Integer minima
-    and maxima vectorise; a floating-point running maximum is a chain of dependent comparisons that does not (3-5x
-    slower at a thousand entries).
+    On the bit patterns: a non-negative double orders as its pattern does as an integer, so the
+    largest entry is the largest pattern read as int64 (-0.0 is negative there) and the smallest
+    positive one the smallest nonzero pattern read as uint64 (-0.0 lies above every finite pattern
+    and is not taken as positive below). Integer minima and maxima vectorise; a floating-point
+    running maximum is a chain of dependent comparisons that does not (3-5x slower at a thousand
+    entries).
 
     Parameters
     ----------
@@ -251,8 +255,8 @@ def _extent(v):
 
 @njit(cache=True)
 def _locate_bad_input(w, y):
-    """(code, index) of the first invalid entry: 0 none; 1 w[index] negative or not finite; 2 the same
-    for y; 3 all weights are 0 (index -1).
+    """(code, index) of the first invalid entry: 0 none; 1 w[index] negative or not finite; 2 the
+    same for y; 3 all weights are 0 (index -1).
 
     Parameters
     ----------
@@ -273,8 +277,9 @@ def _locate_bad_input(w, y):
 
 @njit(cache=True)
 def _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s):
-    """Drop every machine with w/y <= q^2, q = sum sqrt(w y) / (X + sum y) over the current set, until
-    none is dropped. Compacts ``idx``/``sq``/``ratio2`` in place; returns (count, sum y, sum sqrt(w y)).
+    """Drop every machine with w/y <= q^2, q = sum sqrt(w y) / (X + sum y) over the current set,
+    until none is dropped. Compacts ``idx``/``sq``/``ratio2`` in place; returns (count, sum y, sum
+    sqrt(w y)).
 
     Parameters
     ----------
@@ -313,7 +318,8 @@ def _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s):
         if kept == count:
             return count, sum_y, sum_s
         if kept == 0:
-            # rounding only (the best machine always gets a bid: X > 0): keep the largest ratio alone
+            # rounding only (the best machine always gets a bid: X > 0): keep the largest ratio
+            # alone
             best = 0
             for t in range(1, count):
                 if ratio2[t] > ratio2[best]:
@@ -330,10 +336,10 @@ def _shrink_to_prefix(y, budget, idx, sq, ratio2, count, sum_y, sum_s):
 
 @njit(cache=True)
 def _collect_above(w, y, c2, idx, sq, ratio2, stride):
-    """Machines j = 0, stride, 2 stride, ... with w > 0 and w/y > c2 into ``idx``/``sq``/``ratio2`` (``stride`` always
-    passed as an int64: an omitted argument or a literal 1 is another signature, compiled a second time);
-    returns (count, sum y, sum sqrt(w y), first index with w > 0 and y = 0, or -1). Machines with
-    y = 0 are reported, not collected.
+    """Machines j = 0, stride, 2 stride, ... with w > 0 and w/y > c2 into ``idx``/``sq``/``ratio2``
+    (``stride`` always passed as an int64: an omitted argument or a literal 1 is another signature,
+    compiled a second time); returns (count, sum y, sum sqrt(w y), first index with w > 0 and y = 0,
+    or -1). Machines with y = 0 are reported, not collected.
 
     Parameters
     ----------
@@ -374,8 +380,8 @@ def _collect_above(w, y, c2, idx, sq, ratio2, stride):
 
 @njit(cache=True)
 def _input_status(w, y):
-    """(0, -1) for valid (w, y), else the ``_locate_bad_input`` code and index (3, -1: every weight is 0), from
-    one vectorised pass when the inputs are valid.
+    """(0, -1) for valid (w, y), else the ``_locate_bad_input`` code and index (3, -1: every weight
+    is 0), from one vectorised pass when the inputs are valid.
 
     Parameters
     ----------
@@ -415,17 +421,19 @@ def _best_response_into(w, y, budget, out):
 
 @njit(cache=True)
 def _closed_form_into(w, y, budget, out):
-    """Closed-form best response of validated inputs in expected O(n), without sorting; writes the bids into
-    ``out`` (zeros on entry) and returns (status, index): 0 ok, or 4 (y[index] = 0 where w[index] > 0).
+    """Closed-form best response of validated inputs in expected O(n), without sorting; writes the
+    bids into ``out`` (zeros on entry) and returns (status, index): 0 ok, or 4 (y[index] = 0 where
+    w[index] > 0).
 
     The optimal prefix is an upper set of w_j / y_j: the machines with w_j / y_j > q^2, where
-    q = sum sqrt(w y) / (X + sum y) over the set itself (x_j > 0 is exactly sqrt(w_j / y_j) > q). For
-    any upper set A containing the optimum, q(A) <= q* (every extra machine lies below the running
-    ratio and pulls the mediant down), so {w/y > q(A)^2} still contains the optimum and dropping the
-    rest raises q. Iterating stops when nothing is dropped, at exactly the sorted scan's prefix; each
-    pass drops at least one machine, so it terminates, typically in a handful of passes
-    (Dinkelbach-like). The start set comes from the same fixed point on a strided subsample (a guess:
-    if it cuts into the optimum, q(A) falls below the cut-off and the set is rebuilt from q(A)).
+    q = sum sqrt(w y) / (X + sum y) over the set itself (x_j > 0 is exactly sqrt(w_j / y_j) > q).
+    For any upper set A containing the optimum, q(A) <= q* (every extra machine lies below the
+    running ratio and pulls the mediant down), so {w/y > q(A)^2} still contains the optimum and
+    dropping the rest raises q. Iterating stops when nothing is dropped, at exactly the sorted
+    scan's prefix; each pass drops at least one machine, so it terminates, typically in a handful of
+    passes (Dinkelbach-like). The start set comes from the same fixed point on a strided subsample
+    (a guess: if it cuts into the optimum, q(A) falls below the cut-off and the set is rebuilt from
+    q(A)).
 
     Parameters
     ----------
@@ -490,23 +498,24 @@ def _sum_reassociated(v):
     return total
 
 
-#: the closed form runs on the inputs themselves when every positive weight and bid and the budget lie in
-#: [1 / SAFE_MAGNITUDE, SAFE_MAGNITUDE]: its products and ratios then lie in [2^-128, 2^128] and its sums of up to
-#: 2^64 terms below 2^192, far inside the float range, and no bid can be lost at unit scale; beyond, it runs at
-#: unit scale
+#: the closed form runs on the inputs themselves when every positive weight and bid and the budget
+#: lie in [1 / SAFE_MAGNITUDE, SAFE_MAGNITUDE]: its products and ratios then lie in [2^-128, 2^128]
+#: and its sums of up to 2^64 terms below 2^192, far inside the float range, and no bid can be lost
+#: at unit scale; beyond, it runs at unit scale
 SAFE_MAGNITUDE = 2.0**64
 
 
 @njit(cache=True)
 def _checked_best_response_into(w, y, budget, out):
-    """The best response of validated-here inputs: writes the bids into ``out`` (zeros on entry) and returns
-    (status, index, value).
+    """The best response of validated-here inputs: writes the bids into ``out`` (zeros on entry) and
+    returns (status, index, value).
 
-    Status 0 ok; 1-4 the ``_best_response_into`` codes; 5 y[index] > 0 underflows to 0 at unit scale; 6 the budget
-    does; 7 the bids sum to ``value`` (at the caller's scale) instead of the budget (precision lost). When every
-    positive entry and the budget lie within :data:`SAFE_MAGNITUDE` the closed form runs on the inputs themselves
-    (the bids of the dynamics loop's kernel, bit for bit; 5 and 6 cannot occur); otherwise at ``_unit_scale``'s
-    unit scale (w / max w, y and X / max(max y, X), the same divisions), scaled back.
+    Status 0 ok; 1-4 the ``_best_response_into`` codes; 5 y[index] > 0 underflows to 0 at unit
+    scale; 6 the budget does; 7 the bids sum to ``value`` (at the caller's scale) instead of the
+    budget (precision lost). When every positive entry and the budget lie within
+    :data:`SAFE_MAGNITUDE` the closed form runs on the inputs themselves (the bids of the dynamics
+    loop's kernel, bit for bit; 5 and 6 cannot occur); otherwise at ``_unit_scale``'s unit scale (w
+    / max w, y and X / max(max y, X), the same divisions), scaled back.
 
     Parameters
     ----------
@@ -620,13 +629,13 @@ def _swap_order(w, y, sorted_sub, k, drop, add, cand):
 
 @njit(cache=True)
 def _local_search(w, y, budget, k, prune=True):
-    """Local-search best response under parallelism k (EC §4.2): swap one machine in and out while the
-    restricted best response improves (first improvement). Returns (bids, swaps).
+    """Local-search best response under parallelism k (EC §4.2): swap one machine in and out while
+    the restricted best response improves (first improvement). Returns (bids, swaps).
 
-    The chosen set is kept sorted by w/y, so evaluating a swap is O(k). Pruning is exact: a machine j
-    with w_j / y_j <= λ(A - i) gets no bid in the best response on A - i + j (adding j only raises the
-    multiplier), so that swap is worth U(A - i) <= U(A); candidates come sorted by w/y, so the scan over
-    j stops there.
+    The chosen set is kept sorted by w/y, so evaluating a swap is O(k). Pruning is exact: a machine
+    j with w_j / y_j <= λ(A - i) gets no bid in the best response on A - i + j (adding j only
+    raises the multiplier), so that swap is worth U(A - i) <= U(A); candidates come sorted by w/y,
+    so the scan over j stops there.
 
     Parameters
     ----------
@@ -639,7 +648,8 @@ def _local_search(w, y, budget, k, prune=True):
     k : int
         The most machines the user may bid on (parallelism), >= 1.
     prune : bool, default True
-        Whether to stop the scan of swap candidates at the multiplier bound (exact; False tries all).
+        Whether to stop the scan of swap candidates at the multiplier bound (exact; False tries
+        all).
     """
     n = w.shape[0]
     order = _candidate_order(w, y)
@@ -686,9 +696,9 @@ _FLOAT64 = np.dtype(np.float64)
 def _coerce_inputs(
     w: ArrayLike, y: ArrayLike, budget: float
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
-    """(w, y, budget) as contiguous float64 vectors of one length and a finite float > 0, or the error naming the
-    argument. Inputs already in that form pass through untouched (the common case, checked first: at a thousand
-    machines the general path costs a fifth of the best response)."""
+    """(w, y, budget) as contiguous float64 vectors of one length and a finite float > 0, or the
+    error naming the argument. Inputs already in that form pass through untouched (the common case,
+    checked first: at a thousand machines the general path costs a fifth of the best response)."""
     if (
         type(w) is np.ndarray
         and type(y) is np.ndarray
@@ -733,7 +743,8 @@ def _coerce_inputs(
 
 
 def _raise_for_status(code, j, w, y):
-    """Turn a kernel status (``_locate_bad_input`` codes, 4 = y[j] = 0 where w[j] > 0) into the error."""
+    """Turn a kernel status (``_locate_bad_input`` codes, 4 = y[j] = 0 where w[j] > 0) into the
+    error."""
     if code == 1:
         raise InvalidInputError(f"w[{j}] = {w[j]}: w must be finite and >= 0")
     if code == 2:
@@ -742,7 +753,8 @@ def _raise_for_status(code, j, w, y):
         raise InvalidInputError("w: the user values no machine (all weights are 0)")
     if code == 4:
         raise InvalidInputError(
-            f"y[{j}] = 0.0 with w[{j}] = {w[j]}: no best response exists (any positive bid wins the whole machine, "
+            f"y[{j}] = 0.0 with w[{j}] = {w[j]}: no best response exists (any positive bid "
+            "wins the whole machine, "
             "and there is no smallest one); add a reserve bid to y, as in the existence proof"
         )
 
@@ -762,9 +774,10 @@ def _check_inputs(
 
 
 def _unit_scale(w, y, budget):
-    """The best response does not change when w is scaled and scales with (y, X): return (w / max w, y / s,
-    X / s, s) with s = max(max y, X), so magnitudes near the float range neither overflow nor underflow in the
-    kernels. A positive y that underflows to 0 at that scale is an error naming it."""
+    """The best response does not change when w is scaled and scales with (y, X): return (w / max w,
+    y / s, X / s, s) with s = max(max y, X), so magnitudes near the float range neither overflow nor
+    underflow in the kernels. A positive y that underflows to 0 at that scale is an error naming
+    it."""
     w_top, scale = float(np.max(np.abs(w))), max(float(np.max(np.abs(y))), budget)
     if not (np.isfinite(w_top) and np.isfinite(scale)):
         code, j = _locate_bad_input(w, y)
@@ -790,33 +803,35 @@ def _lost_at_unit_scale(what: str, scale: float) -> InvalidInputError:
 def best_response(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArray[np.float64]:
     """Utility-maximising bids of one user against the others' bids (infinite parallelism).
 
-    The bids are the closed form on the optimal prefix of machines sorted by w/y, found without sorting (module doc).
+    The bids are the closed form on the optimal prefix of machines sorted by w/y, found without
+    sorting (module doc).
 
     Parameters
     ----------
     w : array_like
         Shape (n_machines,): the user's weights, finite and >= 0, not all 0.
     y : array_like
-        Shape (n_machines,): the sum of the other users' bids on each machine, finite and >= 0; a machine with
-        y_j = 0 and w_j > 0 has no best response (an error; add a reserve bid).
+        Shape (n_machines,): the sum of the other users' bids on each machine, finite and >= 0; a
+        machine with y_j = 0 and w_j > 0 has no best response (an error; add a reserve bid).
     budget : float
         The user's budget X > 0.
 
     Returns
     -------
     numpy.ndarray
-        Float64 bids, shape (n_machines,), summing to ``budget``; zero on machines outside the optimal prefix.
+        Float64 bids, shape (n_machines,), summing to ``budget``; zero on machines outside the
+        optimal prefix.
 
     Raises
     ------
     InvalidInputError
-        On vectors of different lengths, negative or non-finite entries, all-zero weights, y_j = 0 where w_j > 0, a
-        budget <= 0, or magnitudes too far apart for double precision.
+        On vectors of different lengths, negative or non-finite entries, all-zero weights, y_j = 0
+        where w_j > 0, a budget <= 0, or magnitudes too far apart for double precision.
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §4.1.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §4.1.
 
     Examples
     --------
@@ -859,16 +874,17 @@ class FiniteBestResponse(NamedTuple):
 def best_response_finite(w: ArrayLike, y: ArrayLike, budget: float, k: int) -> FiniteBestResponse:
     """Local-search best response when the user can use at most ``k`` machines.
 
-    Start from the k machines with the largest w/y, compute the best response restricted to them, and swap one
-    machine in and one out while that improves the utility. A heuristic (not proven optimal).
+    Start from the k machines with the largest w/y, compute the best response restricted to them,
+    and swap one machine in and one out while that improves the utility. A heuristic (not proven
+    optimal).
 
     Parameters
     ----------
     w : array_like
         Shape (n_machines,): the user's weights, finite and >= 0, not all 0.
     y : array_like
-        Shape (n_machines,): the sum of the other users' bids on each machine, finite and >= 0, and > 0 where
-        w > 0.
+        Shape (n_machines,): the sum of the other users' bids on each machine, finite and >= 0,
+        and > 0 where w > 0.
     budget : float
         The user's budget X > 0.
     k : int
@@ -877,18 +893,19 @@ def best_response_finite(w: ArrayLike, y: ArrayLike, budget: float, k: int) -> F
     Returns
     -------
     FiniteBestResponse
-        ``(bids, swaps)``: float64 bids of shape (n_machines,) on at most k machines, and the number of improving
-        swaps made.
+        ``(bids, swaps)``: float64 bids of shape (n_machines,) on at most k machines, and the number
+        of improving swaps made.
 
     Raises
     ------
     InvalidInputError
-        On invalid ``w``, ``y`` or ``budget`` (as :func:`best_response`) or ``k`` not an integer >= 1.
+        On invalid ``w``, ``y`` or ``budget`` (as :func:`best_response`) or ``k`` not an integer >=
+        1.
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §4.2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §4.2.
     """
     w, y, budget = _check_inputs(w, y, budget)
     k = as_count(k, "k")
@@ -900,7 +917,8 @@ def best_response_finite(w: ArrayLike, y: ArrayLike, budget: float, k: int) -> F
 def _machine_vectors(
     w: ArrayLike, x: ArrayLike, y: ArrayLike
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """(w, x, y) as three float vectors of one length, one entry per machine, finite and >= 0, or a named error."""
+    """(w, x, y) as three float vectors of one length, one entry per machine, finite and >= 0, or a
+    named error."""
     w = as_values(w, "w", ndim=1)
     if w.size == 0:
         raise InvalidInputError("w: expected one weight per machine, got an empty vector")
@@ -908,7 +926,8 @@ def _machine_vectors(
 
 
 def utility(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> float:
-    """Linear utility sum_j w_j x_j / (x_j + y_j) of bids ``x`` against others' bids ``y`` (0/0 counts 0).
+    """Linear utility sum_j w_j x_j / (x_j + y_j) of bids ``x`` against others' bids ``y`` (0/0
+    counts 0).
 
     Parameters
     ----------
@@ -931,8 +950,8 @@ def utility(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> float:
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2.
     """
     w, x, y = _machine_vectors(w, x, y)
     total = x + y
@@ -962,13 +981,13 @@ def finite_utility(w: ArrayLike, x: ArrayLike, y: ArrayLike, k: int) -> float:
     Raises
     ------
     InvalidInputError
-        On an empty ``w``, vectors of different lengths, negative or non-finite entries, or ``k`` not an integer
-        >= 1.
+        On an empty ``w``, vectors of different lengths, negative or non-finite entries, or ``k``
+        not an integer >= 1.
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §4.2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §4.2.
     """
     w, x, y = _machine_vectors(w, x, y)
     k = as_count(k, "k")

@@ -1,10 +1,11 @@
-"""Iterated bidding: best response (infinite and finite parallelism) and local greedy adjustment (EC'05 §4–5).
+"""Iterated bidding: best response (infinite and finite parallelism) and local greedy adjustment
+(EC'05 §4–5).
 
 Every user starts from bids proportional to its weights and then updates, in the chosen order, once
 per iteration. Convergence is tested exactly as the paper states it: best response — every user's
-utility changes by less than ε = 0.001 between iterations; local greedy — the marginal-utility gap
-(highest marginal utility over the lowest one among machines the user bids on, relative) falls below
-a threshold for every user. Welfare *stabilisation* is tracked separately.
+utility changes by less than ε = 0.001 between iterations; local greedy — the marginal-utility
+gap (highest marginal utility over the lowest one among machines the user bids on, relative) falls
+below a threshold for every user. Welfare *stabilisation* is tracked separately.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def _utilities(w, bids, reserve, k):
 
 @njit(cache=True)
 def _mu_gap(w, bids, Y, reserve, i):
-    """Relative gap between the highest marginal utility and the lowest one on machines user i bids on.
+    """Relative gap between the highest marginal utility and the lowest one on machines user i bids
+    on.
 
     Parameters
     ----------
@@ -116,8 +118,9 @@ def _mu_gap(w, bids, Y, reserve, i):
 
 @njit(cache=True)
 def _local_greedy_step(w_i, bids_i, y, budget, step):
-    """Local greedy adjustment (EC'05 §4.2): move ``step`` × budget from the machine with the lowest marginal
-    utility μ_j = w_j y_j / (x_j + y_j)² among those the user bids on to the one with the highest.
+    """Local greedy adjustment (EC'05 §4.2): move ``step`` × budget from the machine with the
+    lowest marginal utility μ_j = w_j y_j / (x_j + y_j)² among those the user bids on to the one
+    with the highest.
 
     Parameters
     ----------
@@ -153,8 +156,9 @@ def _local_greedy_step(w_i, bids_i, y, budget, step):
 
 @njit(cache=True)
 def _next_bids(w, budgets, bids, y, i, k, finite, method, step):
-    """User i's next bids against the others' prices ``y``: its best response (§3.1's closed form, or local search
-    with finite parallelism ``k[i]``) or a local greedy step; with the swaps local search made (0 otherwise).
+    """User i's next bids against the others' prices ``y``: its best response (§3.1's closed form,
+    or local search with finite parallelism ``k[i]``) or a local greedy step; with the swaps local
+    search made (0 otherwise).
 
     Parameters
     ----------
@@ -225,11 +229,12 @@ def _run(
     stop_at_convergence,
     record_bids,
 ):
-    """Iterated bidding (EC'05 §4): up to ``max_iter`` rounds, each user in turn (``order_mode``: sequential, in
-    ``perms``' random order, or all simultaneously against the previous round's prices) replacing its bids by
-    :func:`_next_bids`. Converged when no utility changes by ``eps`` or more (best response; the paper's test) or
-    the largest marginal-utility gap is below ``gap_tol`` (local greedy). Returns the final bids and per-round
-    utilities, bids (if ``record_bids``), swaps, calls over two swaps, gaps, and the round it converged (-1).
+    """Iterated bidding (EC'05 §4): up to ``max_iter`` rounds, each user in turn (``order_mode``:
+    sequential, in ``perms``' random order, or all simultaneously against the previous round's
+    prices) replacing its bids by :func:`_next_bids`. Converged when no utility changes by ``eps``
+    or more (best response; the paper's test) or the largest marginal-utility gap is below
+    ``gap_tol`` (local greedy). Returns the final bids and per-round utilities, bids (if
+    ``record_bids``), swaps, calls over two swaps, gaps, and the round it converged (-1).
 
     Parameters
     ----------
@@ -353,8 +358,8 @@ class DynamicsResult:
     converged : bool
         Whether the convergence test held.
     iterations : int
-        The iteration at which the convergence test first held (the cap when it never did: the paper's "200 means
-        non-convergence").
+        The iteration at which the convergence test first held (the cap when it never did: the
+        paper's "200 means non-convergence").
     stabilised : int
         The first iteration after which efficiency never changes by more than ``eps`` again.
     swaps : numpy.ndarray
@@ -364,7 +369,8 @@ class DynamicsResult:
     mu_gap : numpy.ndarray
         Shape (T+1,): the largest relative marginal-utility gap over users.
     history : numpy.ndarray or None
-        Shape (T+1, n_users, n_machines): bids after every iteration, or None unless ``record_bids``.
+        Shape (T+1, n_users, n_machines): bids after every iteration, or None unless
+        ``record_bids``.
     optimum : float
         U*, the optimal welfare.
     """
@@ -402,30 +408,34 @@ def run_dynamics(
     Parameters
     ----------
     game : Game
-        The instance; it needs ``reserve > 0``. With ``game.parallelism`` set, best response is the local-search
-        heuristic (EC §4.2).
+        The instance; it needs ``reserve > 0``. With ``game.parallelism`` set, best response is the
+        local-search heuristic (EC §4.2).
     method : {"best_response", "local_greedy"}, default "best_response"
         The update rule; local greedy needs infinite parallelism.
     order : {"sequential", "simultaneous", "random"}, default "sequential"
-        Users update one after another on the latest bids, all at once on the previous iteration's bids, or one
-        after another in a fresh random order each iteration (``rng``). The paper does not say which it used [NR].
+        Users update one after another on the latest bids, all at once on the previous iteration's
+        bids, or one after another in a fresh random order each iteration (``rng``). The paper does
+        not say which it used [NR].
     max_iter : int or None, default None
-        The cap on iterations, >= 1 (None: 200 for best response, 500 for local greedy, the paper's horizons).
+        The cap on iterations, >= 1 (None: 200 for best response, 500 for local greedy, the paper's
+        horizons).
     eps : float, default 1e-3
-        Utility-change threshold of best response's convergence (paper: 0.001), also the efficiency-change
-        threshold of welfare stabilisation [INF]; 0 (exact) or from 1e-15 to 0.1.
+        Utility-change threshold of best response's convergence (paper: 0.001), also the
+        efficiency-change threshold of welfare stabilisation [INF]; 0 (exact) or from 1e-15 to 0.1.
     step : float, default 0.01
-        Local greedy: the money moved per adjustment, as a fraction of the budget, in (0, 1]. Not given in the
-        paper [NR] ("a fixed small amount").
+        Local greedy: the money moved per adjustment, as a fraction of the budget, in (0, 1]. Not
+        given in the paper [NR] ("a fixed small amount").
     gap_tol : float, default 0.05
-        Local greedy's convergence: the largest relative marginal-utility gap, > 0 (not given in the paper [NR]).
+        Local greedy's convergence: the largest relative marginal-utility gap, > 0 (not given in the
+        paper [NR]).
     initial_bids : array_like or None, default None
-        Shape (n_users, n_machines): starting bids, finite, >= 0, each row summing to the user's budget. None: the
-        weight-proportional bids.
+        Shape (n_users, n_machines): starting bids, finite, >= 0, each row summing to the user's
+        budget. None: the weight-proportional bids.
     rng : None, int or numpy.random.Generator, default None
         Seed of the random update orders (``order="random"``).
     stop_at_convergence : bool, default True
-        Whether to stop at the first iteration the convergence test holds (False: run ``max_iter`` iterations).
+        Whether to stop at the first iteration the convergence test holds (False: run ``max_iter``
+        iterations).
     record_bids : bool, default False
         Whether to keep every iteration's bids in ``history``.
 
@@ -437,13 +447,13 @@ def run_dynamics(
     Raises
     ------
     InvalidInputError
-        On an invalid argument, a game without a reserve, local greedy with finite parallelism, or initial bids of
-        the wrong shape or not spending the budgets.
+        On an invalid argument, a game without a reserve, local greedy with finite parallelism, or
+        initial bids of the wrong shape or not spending the budgets.
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §4–5.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §4–5.
     """
     record_bids = as_flag(record_bids, "record_bids")
     stop_at_convergence = as_flag(stop_at_convergence, "stop_at_convergence")
@@ -485,8 +495,8 @@ def run_dynamics(
             f"initial_bids[{i}] sums to {x0[i].sum()}: a user bids its whole budget "
             f"{game.budgets[i]}"
         )
-    # shares, utilities and efficiency do not change when budgets, bids and the reserve are scaled together:
-    # iterate at unit scale so budgets near the float range neither overflow nor underflow
+    # shares, utilities and efficiency do not change when budgets, bids and the reserve are scaled
+    # together: iterate at unit scale so budgets near the float range neither overflow nor underflow
     scale = float(max(game.budgets.max(), game.reserve))
     if game.reserve / scale == 0.0:
         raise InvalidInputError(

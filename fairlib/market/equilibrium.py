@@ -32,7 +32,8 @@ __all__ = [
 def marginal_utilities(
     weights: ArrayLike, bids: ArrayLike, reserve: float = 0.0
 ) -> npt.NDArray[np.float64]:
-    """Marginal utilities ∂U_i/∂x_ij = w_ij (Y_j - x_ij) / Y_j^2, with the reserve counted in Y_j.
+    """Marginal utilities ∂U_i/∂x_ij = w_ij (Y_j - x_ij) / Y_j^2, with the reserve counted in
+    Y_j.
 
     Parameters
     ----------
@@ -46,17 +47,19 @@ def marginal_utilities(
     Returns
     -------
     numpy.ndarray
-        Float64, shape (n_users, n_machines): 0 where w_ij = 0, inf on a valued machine with price 0.
+        Float64, shape (n_users, n_machines): 0 where w_ij = 0, inf on a valued machine with price
+        0.
 
     Raises
     ------
     InvalidInputError
-        On invalid weights, bids of another shape, negative or non-finite bids, or an invalid reserve.
+        On invalid weights, bids of another shape, negative or non-finite bids, or an invalid
+        reserve.
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §3, condition (1).
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §3, condition (1).
     """
     from .game import as_weight_matrix
 
@@ -76,8 +79,9 @@ def equilibrium_violation(
 ) -> float:
     """Largest relative violation of condition (1); 0 at a Nash equilibrium.
 
-    Condition (1): equal marginal value λ_i on the machines a user bids on, no larger marginal value elsewhere. Per
-    user: (max_j MU_ij - min_{j: x_ij > tol} MU_ij) / max_j MU_ij; the largest over users.
+    Condition (1): equal marginal value λ_i on the machines a user bids on, no larger marginal
+    value elsewhere. Per user: (max_j MU_ij - min_{j: x_ij > tol} MU_ij) / max_j MU_ij; the largest
+    over users.
 
     Parameters
     ----------
@@ -102,8 +106,8 @@ def equilibrium_violation(
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §3, condition (1).
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §3, condition (1).
     """
     tol = as_tolerance(tol, "tol", zero=True)
     mu = marginal_utilities(weights, bids, reserve)
@@ -120,7 +124,8 @@ def equilibrium_violation(
     return float(worst)
 
 
-#: the two-player games need 1 - alpha >= this (c = 1/(2 alpha (1 - alpha)) - 1 stays below about 5e8)
+#: the two-player games need 1 - alpha >= this (c = 1/(2 alpha (1 - alpha)) - 1 stays below about
+#: 5e8)
 ALPHA_MARGIN = 1e-9
 
 
@@ -133,9 +138,10 @@ def _game_alpha(alpha, kind: str) -> float:
 def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict[str, object]]:
     """All equilibria of the two-user, two-machine games with budgets 1 (the games of [1]_, Fig. 1).
 
-    ``kind="equal"``: both users have weights (α, 1-α): unique equilibrium x = y = α. ``kind="opposite"``: user 1
-    (α, 1-α), user 2 (1-α, α), α >= 1/2: equilibria are the non-negative roots of f(δ) = δ³ - cδ² + cδ - 1,
-    c = 1/(2α(1-α)) - 1, with δ = (2 - s)/s, s = x + y (reconstructions §4.3).
+    ``kind="equal"``: both users have weights (α, 1-α): unique equilibrium x = y = α.
+    ``kind="opposite"``: user 1 (α, 1-α), user 2 (1-α, α), α >= 1/2: equilibria are the
+    non-negative roots of f(δ) = δ³ - cδ² + cδ - 1, c = 1/(2α(1-α)) - 1, with δ = (2 -
+    s)/s, s = x + y (reconstructions §4.3).
 
     Parameters
     ----------
@@ -147,9 +153,9 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict[str
     Returns
     -------
     list of dict
-        One dict per equilibrium: ``alpha``, ``kind``, ``delta``, the bids on machine 1 ``x`` and ``y``,
-        ``efficiency``, ``uniformity``, ``envy_freeness``, and ``residual``, the condition-(1) residual of the bids
-        (a numerical cross-check).
+        One dict per equilibrium: ``alpha``, ``kind``, ``delta``, the bids on machine 1 ``x`` and
+        ``y``, ``efficiency``, ``uniformity``, ``envy_freeness``, and ``residual``, the
+        condition-(1) residual of the bids (a numerical cross-check).
 
     Raises
     ------
@@ -158,8 +164,8 @@ def two_player_equilibria(alpha: float, kind: str = "opposite") -> list[dict[str
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §3.3, Fig. 1.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §3.3, Fig. 1.
     """
     check_choice(kind, ("equal", "opposite"), "kind")
     alpha = _game_alpha(alpha, kind)
@@ -205,8 +211,9 @@ def two_player_equilibria_numeric(
     """Equilibria of the two-player games found by solving condition (1) numerically (cross-check).
 
     Solves, for interior bids (x, y) on machine 1, the two first-order conditions
-    w_11 y / s^2 = w_12 (1 - y) / (2 - s)^2 and w_21 x / s^2 = w_22 (1 - x) / (2 - s)^2 (s = x + y) with
-    ``scipy.optimize.fsolve`` from a grid of starting points, and returns the distinct solutions.
+    w_11 y / s^2 = w_12 (1 - y) / (2 - s)^2 and w_21 x / s^2 = w_22 (1 - x) / (2 - s)^2 (s = x + y)
+    with ``scipy.optimize.fsolve`` from a grid of starting points, and returns the distinct
+    solutions.
 
     Parameters
     ----------
@@ -275,8 +282,9 @@ class GameInstance(NamedTuple):
 def sqrt_m_construction(n: int) -> GameInstance:
     """The construction with efficiency O(1/√m): m = n² + n users on n machines.
 
-    n² users value every machine 1/n and spread their budget evenly; n users each value one distinct machine (weight
-    1) and bid everything there. It is an equilibrium with welfare 2n/(n+1) < 2 while U* = n, so π = O(1/√m).
+    n² users value every machine 1/n and spread their budget evenly; n users each value one
+    distinct machine (weight 1) and bid everything there. It is an equilibrium with welfare 2n/(n+1)
+    < 2 while U* = n, so π = O(1/√m).
 
     Parameters
     ----------
@@ -295,8 +303,8 @@ def sqrt_m_construction(n: int) -> GameInstance:
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §3.2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §3.2.
     """
     n = as_count(n, "n")
     spread_w = np.full((n * n, n), 1.0 / n)
@@ -316,7 +324,8 @@ def proportional_guarantee_bids(
     Parameters
     ----------
     others_bids : array_like
-        Shape (n_machines,): S_j, the other users' bids summed per machine, finite, >= 0, with a positive sum.
+        Shape (n_machines,): S_j, the other users' bids summed per machine, finite, >= 0, with a
+        positive sum.
     budget : float, default 1.0
         The user's budget X > 0.
 
@@ -332,8 +341,8 @@ def proportional_guarantee_bids(
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §3.2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §3.2.
     """
     S = as_values(others_bids, "others_bids", ndim=1)
     budget = as_number(budget, "budget")

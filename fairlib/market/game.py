@@ -1,9 +1,9 @@
 """The price-anticipating proportional-share game: model, baselines and preference generators.
 
-m users (axis 0) bid on n machines (axis 1). User i's bids x_i sum to its budget X_i; machine j's price
-is Y_j = sum_i x_ij and user i receives r_ij = x_ij / Y_j (Feldman, Lai, Zhang, EC'05 §2). With a
-reserve ε > 0, a dummy bidder places ε on every machine (the existence proof's perturbation,
-reconstructions §4.1): prices become Y_j + ε and a best response always exists.
+m users (axis 0) bid on n machines (axis 1). User i's bids x_i sum to its budget X_i; machine j's
+price is Y_j = sum_i x_ij and user i receives r_ij = x_ij / Y_j (Feldman, Lai, Zhang, EC'05 §2).
+With a reserve ε > 0, a dummy bidder places ε on every machine (the existence proof's
+perturbation, reconstructions §4.1): prices become Y_j + ε and a best response always exists.
 """
 
 from __future__ import annotations
@@ -45,17 +45,17 @@ class Game:
     Parameters
     ----------
     weights : array_like
-        Shape (n_users, n_machines): w[i, j], user i's value for the whole of machine j; finite, >= 0, every user
-        valuing some machine.
+        Shape (n_users, n_machines): w[i, j], user i's value for the whole of machine j; finite, >=
+        0, every user valuing some machine.
     budgets : float or array_like or None, default None
         Shape (n_users,), or one budget for all: X_i > 0. None: all 1.
     parallelism : int or array_like or None, default None
-        Shape (n_users,), or one bound for all: finite parallelism bounds k_i, integers in [1, n_machines]. None:
-        infinite parallelism.
+        Shape (n_users,), or one bound for all: finite parallelism bounds k_i, integers in [1,
+        n_machines]. None: infinite parallelism.
     reserve : float, default 0.0
-        The dummy bid ε >= 0 on every machine. With ``reserve = 0`` the game must be strongly competitive (every
-        machine valued by at least two users), else no equilibrium exists and construction fails naming the
-        machine.
+        The dummy bid ε >= 0 on every machine. With ``reserve = 0`` the game must be strongly
+        competitive (every machine valued by at least two users), else no equilibrium exists and
+        construction fails naming the machine.
 
     Raises
     ------
@@ -64,8 +64,8 @@ class Game:
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2 (the game), Theorem 1 (existence).
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2 (the game), Theorem 1 (existence).
     """
 
     weights: np.ndarray
@@ -91,7 +91,8 @@ class Game:
             if lonely.any():
                 j = int(np.argmax(lonely))
                 raise InvalidInputError(
-                    f"machine {j} is valued by {int(wanted[j])} user(s): the game is not strongly competitive and "
+                    f"machine {j} is valued by {int(wanted[j])} user(s): the game is not "
+                    "strongly competitive and "
                     "has no equilibrium (EC'05 Thm 1); pass reserve=eps > 0 for the perturbed game"
                 )
         object.__setattr__(self, "weights", w)
@@ -110,7 +111,8 @@ class Game:
         return self.weights.shape[1]
 
     def optimum(self) -> float:
-        """Social optimum U*: sum_j max_i w_ij (infinite parallelism) or the maximum-weight matching (finite).
+        """Social optimum U*: sum_j max_i w_ij (infinite parallelism) or the maximum-weight matching
+        (finite).
 
         Returns
         -------
@@ -121,7 +123,8 @@ class Game:
 
 
 def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
-    """Valuations ``w[user, machine]``: a non-empty numeric matrix, finite, >= 0, every user valuing some machine."""
+    """Valuations ``w[user, machine]``: a non-empty numeric matrix, finite, >= 0, every user valuing
+    some machine."""
     w = as_array(weights, name)
     if w.ndim != 2 or w.size == 0 or w.dtype.kind not in "iuf":
         raise InvalidInputError(
@@ -143,8 +146,8 @@ def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
 def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True):
     """``None`` (infinite parallelism) or one integer bound per user, checked.
 
-    Each bound is >= 1 and (``at_most_machines``) at most n_machines; the helpers that only use it as a cap accept
-    larger bounds (they do not bind)."""
+    Each bound is >= 1 and (``at_most_machines``) at most n_machines; the helpers that only use it
+    as a cap accept larger bounds (they do not bind)."""
     if parallelism is None:
         return None
     k = as_array(parallelism, "parallelism")
@@ -185,12 +188,13 @@ def allocation(bids: ArrayLike, reserve: float = 0.0) -> npt.NDArray[np.float64]
     Raises
     ------
     InvalidInputError
-        On a non-2-D or non-numeric ``bids``, a negative or non-finite bid, or an invalid ``reserve``.
+        On a non-2-D or non-numeric ``bids``, a negative or non-finite bid, or an invalid
+        ``reserve``.
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2.
 
     Examples
     --------
@@ -217,15 +221,17 @@ def allocation(bids: ArrayLike, reserve: float = 0.0) -> npt.NDArray[np.float64]
 def welfare_optimum(weights: ArrayLike, parallelism: int | ArrayLike | None = None) -> float:
     """U*, the optimal social welfare.
 
-    Infinite parallelism: each machine to a user who values it most; finite: Lemma 1's maximum-weight matching of k_i
-    copies of user i to machines (Hungarian algorithm, SciPy's ``linear_sum_assignment``).
+    Infinite parallelism: each machine to a user who values it most; finite: Lemma 1's
+    maximum-weight matching of k_i copies of user i to machines (Hungarian algorithm, SciPy's
+    ``linear_sum_assignment``).
 
     Parameters
     ----------
     weights : array_like
         Shape (n_users, n_machines): finite, >= 0, every user valuing some machine.
     parallelism : int or array_like or None, default None
-        The bounds k_i >= 1, one per user (shape (n_users,)) or one for all; None: infinite parallelism.
+        The bounds k_i >= 1, one per user (shape (n_users,)) or one for all; None: infinite
+        parallelism.
 
     Returns
     -------
@@ -239,8 +245,8 @@ def welfare_optimum(weights: ArrayLike, parallelism: int | ArrayLike | None = No
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2, Lemma 1.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2, Lemma 1.
     """
     w = as_weight_matrix(weights)
     if parallelism is None:
@@ -254,7 +260,8 @@ class SocialOptimum(NamedTuple):
     Parameters
     ----------
     allocation : numpy.ndarray
-        Float64 shares, shape (n_users, n_machines): 1 where the machine goes wholly to the user, else 0.
+        Float64 shares, shape (n_users, n_machines): 1 where the machine goes wholly to the user,
+        else 0.
     welfare : float
         Its social welfare U*.
     """
@@ -266,16 +273,16 @@ class SocialOptimum(NamedTuple):
 def social_optimum(weights: ArrayLike, parallelism: int | ArrayLike | None = None) -> SocialOptimum:
     """The socially optimal allocation r (one machine per user copy) and its welfare U*.
 
-    Infinite parallelism: machine j goes wholly to argmax_i w_ij (lowest index on ties). Finite: the maximum-weight
-    matching of k_i copies of user i to machines.
+    Infinite parallelism: machine j goes wholly to argmax_i w_ij (lowest index on ties). Finite: the
+    maximum-weight matching of k_i copies of user i to machines.
 
     Parameters
     ----------
     weights : array_like
         Shape (n_users, n_machines): finite, >= 0, every user valuing some machine.
     parallelism : int or array_like or None, default None
-        The bounds k_i >= 1, one per user (shape (n_users,)) or one for all (bounds above n_machines do not bind);
-        None: infinite parallelism.
+        The bounds k_i >= 1, one per user (shape (n_users,)) or one for all (bounds above n_machines
+        do not bind); None: infinite parallelism.
 
     Returns
     -------
@@ -289,8 +296,8 @@ def social_optimum(weights: ArrayLike, parallelism: int | ArrayLike | None = Non
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §2, Lemma 1.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §2, Lemma 1.
     """
     w = as_weight_matrix(weights)
     m, n = w.shape
@@ -312,7 +319,8 @@ def weight_proportional_bids(
     budgets: ArrayLike | None = None,
     parallelism: int | ArrayLike | None = None,
 ) -> npt.NDArray[np.float64]:
-    """Static baseline: x_ij = X_i w_ij / sum_j w_ij (on the k_i highest-weight machines when finite).
+    """Static baseline: x_ij = X_i w_ij / sum_j w_ij (on the k_i highest-weight machines when
+    finite).
 
     Parameters
     ----------
@@ -368,8 +376,8 @@ def uniform_preferences(rng: RngLike, n_users: int, n_machines: int) -> npt.NDAr
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §5.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §5.
     """
     n_users, n_machines = as_count(n_users, "n_users"), as_count(n_machines, "n_machines")
     w = as_rng(rng).random((n_users, n_machines))
@@ -379,10 +387,11 @@ def uniform_preferences(rng: RngLike, n_users: int, n_machines: int) -> npt.NDAr
 def correlated_preferences(
     rng: RngLike, n_users: int, n_machines: int, dim: int = 3, *, normalize: bool = True
 ) -> npt.NDArray[np.float64]:
-    """Random weights w_ij = p_i . q_j with user and machine profiles in U(0, 1)^dim, rows normalised to 1.
+    """Random weights w_ij = p_i . q_j with user and machine profiles in U(0, 1)^dim, rows
+    normalised to 1.
 
-    The paper does not say whether these weights were normalised; the analysis assumes sum_j w_ij = 1, so they are
-    normalised by default [INF]; ``normalize=False`` keeps the raw products.
+    The paper does not say whether these weights were normalised; the analysis assumes sum_j w_ij =
+    1, so they are normalised by default [INF]; ``normalize=False`` keeps the raw products.
 
     Parameters
     ----------
@@ -409,8 +418,8 @@ def correlated_preferences(
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §5.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §5.
     """
     normalize = as_flag(normalize, "normalize")
     n_users, n_machines, dim = (

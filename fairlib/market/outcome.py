@@ -1,13 +1,15 @@
 """The contract of games and market mechanisms: ``game_mechanism(game, **options) -> GameOutcome``.
 
-A game-type mechanism takes a :class:`~fairlib.market.Game` (users' weights ``w[user, machine]``, budgets, optional
-finite parallelism, the reserve bid) and returns the bids it settles on, ``bids[user, machine]``, each user's
-summing to its budget. :class:`GameOutcome` derives everything else from the bids and the game, so every mechanism
-reports them the same way: the shares r_ij = x_ij / (Y_j + ε), the prices Y_j + ε, each user's utility, and the
-certificate :func:`nash_gap` — how far the bids are from a Nash equilibrium, computed from the bids alone, whatever
-the mechanism believes about its own convergence (Feldman, Lai, Zhang, EC'05 §2–4).
+A game-type mechanism takes a :class:`~fairlib.market.Game` (users' weights ``w[user, machine]``,
+budgets, optional finite parallelism, the reserve bid) and returns the bids it settles on,
+``bids[user, machine]``, each user's summing to its budget. :class:`GameOutcome` derives everything
+else from the bids and the game, so every mechanism reports them the same way: the shares r_ij =
+x_ij / (Y_j + ε), the prices Y_j + ε, each user's utility, and the certificate :func:`nash_gap`
+— how far the bids are from a Nash equilibrium, computed from the bids alone, whatever the
+mechanism believes about its own convergence (Feldman, Lai, Zhang, EC'05 §2–4).
 
-The registry of game mechanisms (:mod:`fairlib.games`) sits above this package; nothing here imports it.
+The registry of game mechanisms (:mod:`fairlib.games`) sits above this package; nothing here imports
+it.
 """
 
 from __future__ import annotations
@@ -28,13 +30,15 @@ from .game import Game, allocation
 
 __all__ = ["GameOutcome", "nash_gap"]
 
-#: a user's bids must sum to its budget to this relative precision (the dynamics' rescaling leaves ~1e-15)
+#: a user's bids must sum to its budget to this relative precision (the dynamics' rescaling leaves
+#: ~1e-15)
 BUDGET_RTOL = 1e-9
 
 
 def _game_bids(game, bids) -> tuple[Game, np.ndarray]:
-    """(game, bids) checked against each other: a :class:`Game`; bids finite, >= 0, one row per user and one column
-    per machine, each row summing to the user's budget, on at most ``parallelism[i]`` machines."""
+    """(game, bids) checked against each other: a :class:`Game`; bids finite, >= 0, one row per user
+    and one column per machine, each row summing to the user's budget, on at most ``parallelism[i]``
+    machines."""
     game = as_instance(game, Game, "game")
     x = as_values(bids, "bids", ndim=2, shape=game.weights.shape)
     spent = x.sum(axis=1)
@@ -59,15 +63,18 @@ def _game_bids(game, bids) -> tuple[Game, np.ndarray]:
 
 @interpreted_when_small
 def nash_gap(game: Game, bids: ArrayLike) -> float:
-    """The relative Nash residual of ``bids`` in ``game``: 0 at a Nash equilibrium, larger the further from one.
+    """The relative Nash residual of ``bids`` in ``game``: 0 at a Nash equilibrium, larger the
+    further from one.
 
-    With infinite parallelism it is condition (1) of EC'05 §3 (:func:`~fairlib.market.equilibrium_violation`): per
-    user, the gap between its largest marginal utility and the smallest one on the machines it bids on, relative to
-    the largest. With finite parallelism it is the largest relative utility gain any user gets by replacing its bids
-    with the local-search best response (EC'05 §4.2, :func:`~fairlib.market.best_response_finite`; a heuristic, so
-    the residual is a lower bound on the true gap). Computed at unit scale (bids, budgets and reserve divided by the
-    largest budget), so it does not depend on the currency. ``inf`` where a user values a machine nobody else bids
-    on and the game has no reserve: any positive bid would win it, so no best response exists.
+    With infinite parallelism it is condition (1) of EC'05 §3
+    (:func:`~fairlib.market.equilibrium_violation`): per user, the gap between its largest marginal
+    utility and the smallest one on the machines it bids on, relative to the largest. With finite
+    parallelism it is the largest relative utility gain any user gets by replacing its bids with the
+    local-search best response (EC'05 §4.2, :func:`~fairlib.market.best_response_finite`; a
+    heuristic, so the residual is a lower bound on the true gap). Computed at unit scale (bids,
+    budgets and reserve divided by the largest budget), so it does not depend on the currency.
+    ``inf`` where a user values a machine nobody else bids on and the game has no reserve: any
+    positive bid would win it, so no best response exists.
 
     Parameters
     ----------
@@ -83,8 +90,8 @@ def nash_gap(game: Game, bids: ArrayLike) -> float:
 
     Examples
     --------
-    The EC'05 two-player game with equal weights (0.7, 0.3): both users bidding (0.7, 0.3) is its equilibrium
-    (§3.3), bidding half on each machine is not.
+    The EC'05 two-player game with equal weights (0.7, 0.3): both users bidding (0.7, 0.3) is its
+    equilibrium (§3.3), bidding half on each machine is not.
 
     >>> game = Game([[0.7, 0.3], [0.7, 0.3]])
     >>> nash_gap(game, [[0.7, 0.3], [0.7, 0.3]]) < 1e-12
@@ -119,7 +126,8 @@ def nash_gap(game: Game, bids: ArrayLike) -> float:
 
 
 def _frozen(value):
-    """A read-only copy of an extras value: arrays not writeable, mappings read-only, lists as tuples."""
+    """A read-only copy of an extras value: arrays not writeable, mappings read-only, lists as
+    tuples."""
     if isinstance(value, np.ndarray):
         value = value.copy()
         value.setflags(write=False)
@@ -134,19 +142,21 @@ def _frozen(value):
 @result_type
 @dataclass(frozen=True, eq=False)
 class GameOutcome:
-    """The result of every game-type mechanism: the bids it settles on in a :class:`Game`, and what they imply.
+    """The result of every game-type mechanism: the bids it settles on in a :class:`Game`, and what
+    they imply.
 
-    Build it from the game and the bids, ``GameOutcome(game, bids, "name", converged=..., iterations=...)``; the
-    shares, prices, utilities and certificate are derived from them (the bids are checked first: the right shape,
-    finite, >= 0, each user's summing to its budget, on at most its parallelism's machines).
+    Build it from the game and the bids, ``GameOutcome(game, bids, "name", converged=...,
+    iterations=...)``; the shares, prices, utilities and certificate are derived from them (the bids
+    are checked first: the right shape, finite, >= 0, each user's summing to its budget, on at most
+    its parallelism's machines).
 
     Parameters
     ----------
     game : Game
         The instance played.
     bids : array_like
-        Shape (n_users, n_machines): ``bids[user, machine]``, each row summing to the user's budget; stored as a
-        read-only float64 array.
+        Shape (n_users, n_machines): ``bids[user, machine]``, each row summing to the user's budget;
+        stored as a read-only float64 array.
     method : str
         Which mechanism and method produced it (e.g. ``"proportional_share"``).
     converged : bool, default True

@@ -1,10 +1,12 @@
-"""The proportional-share bidding game's mechanisms on the game contract (Feldman, Lai, Zhang, EC'05).
+"""The proportional-share bidding game's mechanisms on the game contract (Feldman, Lai, Zhang,
+EC'05).
 
-``proportional_share`` is the mechanism the paper studies: users bid their budgets across the machines, each
-receives its bid's share of every machine, and the outcome is the Nash equilibrium the users reach by iterated best
-responses (§4, :func:`~fairlib.market.run_dynamics`). ``weight_proportional`` is the paper's static baseline: each
-user spreads its budget in proportion to its weights (§5). Both return a :class:`~fairlib.market.GameOutcome` and
-are registered in :mod:`fairlib.games`.
+``proportional_share`` is the mechanism the paper studies: users bid their budgets across the
+machines, each receives its bid's share of every machine, and the outcome is the Nash equilibrium
+the users reach by iterated best responses (§4, :func:`~fairlib.market.run_dynamics`).
+``weight_proportional`` is the paper's static baseline: each user spreads its budget in proportion
+to its weights (§5). Both return a :class:`~fairlib.market.GameOutcome` and are registered in
+:mod:`fairlib.games`.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from .outcome import GameOutcome
 
 __all__ = ["proportional_share", "weight_proportional"]
 
-#: the default stopping test of :func:`proportional_share`: every utility changes by less than this in a round
-#: (the paper's 0.001 stops short of the equilibrium; this leaves Nash residuals of ~1e-8 on its instances)
+#: the default stopping test of :func:`proportional_share`: every utility changes by less than this
+#: in a round (the paper's 0.001 stops short of the equilibrium; this leaves Nash residuals of ~1e-8
+#: on its instances)
 TIGHT_EPS = 1e-12
 
 
-#: the most rounds a small game runs interpreted (fairlib._jit): a 64-cell game's 5,000 rounds take a few seconds
-#: as Python; a longer run stays compiled
+#: the most rounds a small game runs interpreted (fairlib._jit): a 64-cell game's 5,000 rounds take
+#: a few seconds as Python; a longer run stays compiled
 INTERPRETED_ROUNDS = 5000
 
 
@@ -38,22 +41,26 @@ def proportional_share(
 ) -> GameOutcome:
     """The equilibrium of the proportional-share bidding game, reached by best-response dynamics.
 
-    Users start from weight-proportional bids and, in turn, replace their bids by their best response to the
-    others' (the closed form of §4.1; with finite parallelism the local search of §4.2, a heuristic) until no
-    utility changes by ``eps`` in a round. The outcome's ``residual`` certifies the equilibrium (condition (1) of
-    §3, :func:`~fairlib.market.nash_gap`). The dynamics need not settle: on some games with several equilibria
-    (the opposite two-player game of §3.3 at α = 0.9, a few small random games) best responses cycle, and the
-    outcome says so (``converged`` False, a ``message``, the residual of the last round's bids).
+    Users start from weight-proportional bids and, in turn, replace their bids by their best
+    response to the others' (the closed form of §4.1; with finite parallelism the local search of
+    §4.2, a heuristic) until no utility changes by ``eps`` in a round. The outcome's ``residual``
+    certifies the equilibrium (condition (1) of §3, :func:`~fairlib.market.nash_gap`). The dynamics
+    need not settle: on some games with several equilibria (the opposite two-player game of §3.3 at
+    α = 0.9, a few small random games) best responses cycle, and the outcome says so (``converged``
+    False, a ``message``, the residual of the last round's bids).
 
     Parameters
     ----------
     game : Game
-        Weights, budgets, parallelism and reserve; the reserve must be > 0 (a user alone on a machine has no best
-        response otherwise: pass e.g. ``reserve=1e-9``, the existence proof's perturbation).
+        Weights, budgets, parallelism and reserve; the reserve must be > 0 (a user alone on a
+        machine has no best response otherwise: pass e.g. ``reserve=1e-9``, the existence proof's
+        perturbation).
     order : {"sequential", "simultaneous", "random"}, default "sequential"
-        Who updates when (:func:`~fairlib.market.run_dynamics`); ``"random"`` draws each round's order from ``rng``.
+        Who updates when (:func:`~fairlib.market.run_dynamics`); ``"random"`` draws each round's
+        order from ``rng``.
     eps : float, default TIGHT_EPS
-        The stopping test: every utility changes by less than ``eps`` in a round (from 1e-15 to 0.1).
+        The stopping test: every utility changes by less than ``eps`` in a round (from 1e-15 to
+        0.1).
     max_iter : int, default 5000
         At most this many rounds; ``converged`` is False if the test never held.
     rng : None, int or numpy.random.Generator, default None
@@ -62,8 +69,8 @@ def proportional_share(
     Returns
     -------
     GameOutcome
-        The bids after the last round; ``iterations`` the rounds run, ``extras["welfare"]`` the welfare after each
-        round (row 0: the starting bids).
+        The bids after the last round; ``iterations`` the rounds run, ``extras["welfare"]`` the
+        welfare after each round (row 0: the starting bids).
 
     Raises
     ------
@@ -72,12 +79,14 @@ def proportional_share(
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §3–4 (condition (1), best responses §4.1–4.2).
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §3–4 (condition (1), best responses
+       §4.1–4.2).
 
     Examples
     --------
-    EC'05 §3.3: two users with weights (0.7, 0.3) on two machines; the unique equilibrium is both bidding (0.7, 0.3).
+    EC'05 §3.3: two users with weights (0.7, 0.3) on two machines; the unique equilibrium is both
+    bidding (0.7, 0.3).
 
     >>> out = proportional_share(Game([[0.7, 0.3], [0.7, 0.3]], reserve=1e-9))
     >>> out.bids.round(6).tolist(), out.converged, out.residual < 1e-8
@@ -112,8 +121,8 @@ def weight_proportional(game: Game) -> GameOutcome:
 
     With finite parallelism, over its k_i highest-weight machines.
 
-    Nothing is iterated (``converged`` True, ``iterations`` 0); the ``residual`` says how far these bids are from an
-    equilibrium.
+    Nothing is iterated (``converged`` True, ``iterations`` 0); the ``residual`` says how far these
+    bids are from an equilibrium.
 
     Parameters
     ----------
@@ -132,12 +141,14 @@ def weight_proportional(game: Game) -> GameOutcome:
 
     References
     ----------
-    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for Distributed
-       Shared Clusters", EC '05, 2005, §5.
+    .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
+       Distributed Shared Clusters", EC '05, 2005, §5.
 
     Examples
     --------
-    >>> weight_proportional(Game([[0.7, 0.3], [0.4, 0.6]], budgets=[1.0, 2.0])).bids.round(6).tolist()
+    >>> weight_proportional(Game([[0.7, 0.3], [0.4, 0.6]], budgets=[1.0, 2.0])).bids.round(
+    ...     6
+    ... ).tolist()
     [[0.7, 0.3], [0.8, 1.2]]
     """
     as_instance(game, Game, "game")

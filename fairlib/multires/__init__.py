@@ -1,27 +1,31 @@
-"""Static multi-resource fair allocation: one contract, ``mechanism(cluster, **options) -> Allocation``.
+"""Static multi-resource fair allocation: one contract, ``mechanism(cluster, **options) ->
+Allocation``.
 
 Mechanisms (each also registered in :mod:`fairlib.mechanisms`):
 
-- one pool (a one-server :class:`Cluster`, :meth:`Cluster.single_pool`): :func:`drf` (progressive filling,
-  indivisible tasks), :func:`edrf` (divisible), :func:`pdrf` (Precomputed DRF), :func:`asset_fairness`,
-  :func:`ceei` (with prices). ``drf``/``edrf``/``pdrf`` also keep their array form, ``drf(demands, capacity)``;
+- one pool (a one-server :class:`Cluster`, :meth:`Cluster.single_pool`): :func:`drf` (progressive
+  filling, indivisible tasks), :func:`edrf` (divisible), :func:`pdrf` (Precomputed DRF),
+  :func:`asset_fairness`, :func:`ceei` (with prices). ``drf``/``edrf``/``pdrf`` also keep their
+  array form, ``drf(demands, capacity)``;
 - heterogeneous servers with placement constraints (Khamse-Ashari et al.): :func:`drfh`, :func:`tsf`
-  (weighted max-min on totals), :func:`drfh_best_fit` (the DRFH paper's task-by-task Best-Fit placement heuristic),
-  :func:`drf_machine_offers` (pooled DRF served machine by machine, as Mesos's and YARN's offer loops run it),
-  :func:`psdsf` (per-server max-min on virtual dominant shares), :func:`pfvds`
-  (the α-fair per-server game; α = ∞ is PS-DSF), :func:`psmfa` (the distributed heuristic).
+  (weighted max-min on totals), :func:`drfh_best_fit` (the DRFH paper's task-by-task Best-Fit
+  placement heuristic), :func:`drf_machine_offers` (pooled DRF served machine by machine, as Mesos's
+  and YARN's offer loops run it), :func:`psdsf` (per-server max-min on virtual dominant shares),
+  :func:`pfvds` (the α-fair per-server game; α = ∞ is PS-DSF), :func:`psmfa` (the distributed
+  heuristic).
 
-Checkers: :func:`property_violations` (SI, EF, PO, BF of an allocation), :func:`misreports`, :func:`leontief_tasks`
-(a mechanism's properties, strategy-proofness included, are checked one layer up, in :mod:`fairlib.properties`, where
-a registered name is resolved: nothing in this package imports the registry).
-Schedulers: :class:`DRFSorter` (who Mesos's, YARN's, Kueue's or Volcano's DRF sorter offers resources to next, with
-allocation counts, nested roles, weights, minimum shares, quotas and zero-capacity resources as those schedulers treat
-them);
-:func:`drf`'s ``tie_break="allocation_count"`` / ``"lexicographic"`` and ``start`` are its progressive-filling form;
-:func:`hierarchical_drf` fills a tree of weighted queues (H-DRF, or the naive rule of Mesos's nested roles);
-:class:`Quotas` (``drf(..., quotas=...)``) adds guarantees, limits and lending limits as resource vectors (YARN's
-min/max shares, Mesos's quota, Kueue's nominal quota with borrowing and lending limits).
-References: :func:`maxmin_lp` (HiGHS). The private kernels the mechanisms share live in ``fairlib.multires._engine``.
+Checkers: :func:`property_violations` (SI, EF, PO, BF of an allocation), :func:`misreports`,
+:func:`leontief_tasks` (a mechanism's properties, strategy-proofness included, are checked one layer
+up, in :mod:`fairlib.properties`, where a registered name is resolved: nothing in this package
+imports the registry). Schedulers: :class:`DRFSorter` (who Mesos's, YARN's, Kueue's or Volcano's DRF
+sorter offers resources to next, with allocation counts, nested roles, weights, minimum shares,
+quotas and zero-capacity resources as those schedulers treat them);
+:func:`drf`'s ``tie_break="allocation_count"`` / ``"lexicographic"`` and ``start`` are its
+progressive-filling form; :func:`hierarchical_drf` fills a tree of weighted queues (H-DRF, or the
+naive rule of Mesos's nested roles); :class:`Quotas` (``drf(..., quotas=...)``) adds guarantees,
+limits and lending limits as resource vectors (YARN's min/max shares, Mesos's quota, Kueue's nominal
+quota with borrowing and lending limits). References: :func:`maxmin_lp` (HiGHS). The private kernels
+the mechanisms share live in ``fairlib.multires._engine``.
 """
 
 from .best_fit import drfh_best_fit

@@ -28,7 +28,8 @@ def drf_heapq(
     capacity : array_like
         Shape (n_resources,): capacities, > 0.
     stop : {"first_blocked", "skip_blocked"}, default "first_blocked"
-        Stop at the first task that does not fit (the literal loop), or drop the blocked user and go on.
+        Stop at the first task that does not fit (the literal loop), or drop the blocked user and go
+        on.
 
     Returns
     -------
@@ -37,8 +38,8 @@ def drf_heapq(
 
     References
     ----------
-    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
-       Fair Allocation of Multiple Resource Types", NSDI, 2011, Algorithm 1.
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant
+       Resource Fairness: Fair Allocation of Multiple Resource Types", NSDI, 2011, Algorithm 1.
 
     Examples
     --------
@@ -80,7 +81,8 @@ def drf_argmin_loop(
     capacity : array_like
         Shape (n_resources,): capacities, > 0.
     stop : {"first_blocked", "skip_blocked"}, default "first_blocked"
-        Stop at the first task that does not fit (the literal loop), or drop the blocked user and go on.
+        Stop at the first task that does not fit (the literal loop), or drop the blocked user and go
+        on.
 
     Returns
     -------
@@ -89,8 +91,8 @@ def drf_argmin_loop(
 
     References
     ----------
-    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
-       Fair Allocation of Multiple Resource Types", NSDI, 2011, Algorithm 1.
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant
+       Resource Fairness: Fair Allocation of Multiple Resource Types", NSDI, 2011, Algorithm 1.
 
     Examples
     --------

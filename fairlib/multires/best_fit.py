@@ -1,27 +1,32 @@
-"""Best-Fit DRFH: DRFH's progressive filling one task at a time, each task placed on the server that fits it best.
+"""Best-Fit DRFH: DRFH's progressive filling one task at a time, each task placed on the server that
+fits it best.
 
-DRFH (:func:`fairlib.multires.drfh`) fixes each user's *total* tasks and leaves their placement to any point of
-the optimal face. The DRFH paper (Wang, Liang and Li, "Multi-resource fair allocation in heterogeneous cloud
-computing systems", IEEE TPDS 2015 — not among the papers reproduced here; its rule is taken from that
-paper's description of its Best-Fit heuristic) evaluates a concrete scheduler instead:
+DRFH (:func:`fairlib.multires.drfh`) fixes each user's *total* tasks and leaves their placement to
+any point of the optimal face. The DRFH paper (Wang, Liang and Li, "Multi-resource fair allocation
+in heterogeneous cloud computing systems", IEEE TPDS 2015 — not among the papers reproduced here;
+its rule is taken from that paper's description of its Best-Fit heuristic) evaluates a concrete
+scheduler instead:
 
 1. among the users that can still run a task, pick the one with the lowest global dominant share
    s_n = x_n max_r d[n, r] / C_r / φ_n (pooled capacities C, weight φ; ties: the lowest index);
 2. among its usable servers with room for the task, pick the one minimising the fitness
-   H(n, i) = Σ_r | d[n, r] / d[n, 1] − a[i, r] / a[i, 1] |, a[i] the server's *available* resources — the server
-   whose leftover has the task's shape (ties: the lowest index);
-3. place the task; a user none of whose usable servers has room, or at its cap (``Cluster.max_tasks``), stops.
+   H(n, i) = Σ_r | d[n, r] / d[n, 1] − a[i, r] / a[i, 1] |, a[i] the server's *available*
+   resources — the server whose leftover has the task's shape (ties: the lowest index);
+3. place the task; a user none of whose usable servers has room, or at its cap
+   (``Cluster.max_tasks``), stops.
 
-Our choices, where the rule is silent: the normalising component is the *first* resource, as the paper writes it,
-and a vector whose first component is zero is normalised by its largest one instead; tasks are ``quantum`` tasks
-at a time (the DRFH paper's tasks are whole; a trace whose task unit is a whole dominant unit passes the typical
-task's size), and a user's last step is cut at its cap. A task fits when every resource it needs is available up
-to a relative :data:`FIT_SLACK` of the server's capacity (rounding), and availability never goes below zero.
+Our choices, where the rule is silent: the normalising component is the *first* resource, as the
+paper writes it, and a vector whose first component is zero is normalised by its largest one
+instead; tasks are ``quantum`` tasks at a time (the DRFH paper's tasks are whole; a trace whose task
+unit is a whole dominant unit passes the typical task's size), and a user's last step is cut at its
+cap. A task fits when every resource it needs is available up to a relative :data:`FIT_SLACK` of the
+server's capacity (rounding), and availability never goes below zero.
 
-Unlike every other multi-server mechanism the allocation depends on individual servers — identical servers are not
-interchangeable once partly filled — so it is never run on merged servers (:func:`~fairlib.multires.on_merged_servers`
-runs it as given). It is a heuristic: its totals need not be DRFH's, and it is neither Pareto optimal nor
-envy-free in general (fragmentation leaves resources no single task fits).
+Unlike every other multi-server mechanism the allocation depends on individual servers — identical
+servers are not interchangeable once partly filled — so it is never run on merged servers
+(:func:`~fairlib.multires.on_merged_servers` runs it as given). It is a heuristic: its totals need
+not be DRFH's, and it is neither Pareto optimal nor envy-free in general (fragmentation leaves
+resources no single task fits).
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ from .global_maxmin import drfh_coefficients
 
 __all__ = ["drfh_best_fit", "FIT_SLACK"]
 
-#: relative slack of the fit test (a task fits when d · quantum <= available + FIT_SLACK · capacity)
+#: relative slack of the fit test (a task fits when d · quantum <= available + FIT_SLACK ·
+#: capacity)
 FIT_SLACK = 1e-9
 
 
@@ -134,10 +140,11 @@ def _best_fit_fill(capacity, demand, usable, share_per_task, caps, quantum, slac
 def drfh_best_fit(
     cluster: Cluster, *, quantum: float = 1.0, max_placements: int = MAX_PLACEMENTS
 ) -> Allocation:
-    """Best-Fit DRFH: lowest global dominant share first, each task on the usable server that best matches its shape.
+    """Best-Fit DRFH: lowest global dominant share first, each task on the usable server that best
+    matches its shape.
 
-    The DRFH paper's placement heuristic (module docstring). Honours weights, placement constraints and per-user caps
-    (``Cluster.max_tasks``).
+    The DRFH paper's placement heuristic (module docstring). Honours weights, placement constraints
+    and per-user caps (``Cluster.max_tasks``).
 
     Parameters
     ----------
@@ -146,8 +153,8 @@ def drfh_best_fit(
     quantum : float, default 1.0
         Tasks placed per step, > 0 (1: whole tasks).
     max_placements : int, default MAX_PLACEMENTS
-        An instance that could take more placements (:func:`placement_bound`) is refused before any work, naming
-        the bound; >= 1.
+        An instance that could take more placements (:func:`placement_bound`) is refused before any
+        work, naming the bound; >= 1.
 
     Returns
     -------
@@ -157,17 +164,19 @@ def drfh_best_fit(
     Raises
     ------
     InvalidInputError
-        When ``cluster`` is not a Cluster, ``quantum`` is not > 0, or the instance could take more than
-        ``max_placements`` placements.
+        When ``cluster`` is not a Cluster, ``quantum`` is not > 0, or the instance could take more
+        than ``max_placements`` placements.
 
     References
     ----------
-    .. [1] W. Wang, B. Liang, B. Li, "Multi-resource fair allocation in heterogeneous cloud computing systems",
-       IEEE Transactions on Parallel and Distributed Systems, 2015 (its Best-Fit heuristic).
+    .. [1] W. Wang, B. Liang, B. Li, "Multi-resource fair allocation in heterogeneous cloud
+       computing systems", IEEE Transactions on Parallel and Distributed Systems, 2015 (its Best-Fit
+       heuristic).
 
     Examples
     --------
-    >>> c = Cluster([[4, 1], [1, 4]], [[1, 0.25], [0.25, 1]])   # CPU-heavy and RAM-heavy users, two servers
+    >>> # CPU-heavy and RAM-heavy users, two servers
+    >>> c = Cluster([[4, 1], [1, 4]], [[1, 0.25], [0.25, 1]])
     >>> drfh_best_fit(c).tasks.tolist()                           # each on the server of its shape
     [[4.0, 0.0], [0.0, 4.0]]
     """

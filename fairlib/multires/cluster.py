@@ -65,7 +65,8 @@ __all__ = [
 ]
 
 
-#: monopoly task counts γ the mechanisms accept (tested accurate across it: results scale exactly with units)
+#: monopoly task counts γ the mechanisms accept (tested accurate across it: results scale exactly
+#: with units)
 GAMMA_RANGE = (1e-30, 1e30)
 
 
@@ -86,41 +87,46 @@ class ServerConstraints(NamedTuple):
 
 @dataclass(frozen=True, eq=False)
 class Cluster:
-    """A validated heterogeneous cluster: servers' capacities, users' per-task demands, weights and placement.
+    """A validated heterogeneous cluster: servers' capacities, users' per-task demands, weights and
+    placement.
 
-    A user-server pair is *usable* when the user is eligible and the server has every resource the user demands
-    (γ > 0). A user with no usable server is an error naming the user. Every array is stored read-only; the
-    derived ``gamma[user, server]`` (monopoly task counts, 0 where unusable), ``dominant[user, server]`` (per-server
-    dominant resource, -1 where unusable) and ``lacking[user, server]`` (eligible pairs dropped because the server
-    lacks a demanded resource) are computed here.
+    A user-server pair is *usable* when the user is eligible and the server has every resource the
+    user demands (γ > 0). A user with no usable server is an error naming the user. Every array is
+    stored read-only; the derived ``gamma[user, server]`` (monopoly task counts, 0 where unusable),
+    ``dominant[user, server]`` (per-server dominant resource, -1 where unusable) and ``lacking[user,
+    server]`` (eligible pairs dropped because the server lacks a demanded resource) are computed
+    here.
 
     Parameters
     ----------
     capacity : array_like
-        Shape (n_servers, n_resources): ``capacity[server, resource]`` >= 0, finite (a server may lack a resource,
-        not every one).
+        Shape (n_servers, n_resources): ``capacity[server, resource]`` >= 0, finite (a server may
+        lack a resource, not every one).
     demand : array_like
-        Shape (n_users, n_resources): per-task demand ``demand[user, resource]`` >= 0, finite, no all-zero row.
+        Shape (n_users, n_resources): per-task demand ``demand[user, resource]`` >= 0, finite, no
+        all-zero row.
     weight : array_like or None, default None
         Shape (n_users,): weights φ > 0; None: all 1.
     eligible : array_like or None, default None
         Shape (n_users, n_servers), bool or 0/1: placement constraints; None: every pair.
     max_tasks : array_like or None, default None
-        Shape (n_users,): the most tasks user n can use, >= 0 (``inf``: no cap; None: no caps), e.g. the tasks a
-        job has: a mechanism never allocates a user more. Honoured by ``drf``, ``edrf``, ``asset_fairness``,
-        ``ceei``, ``drfh`` (and its Best-Fit), ``tsf``, ``psdsf`` (its fixed point) and ``pfvds`` (its interior
-        point: the variational equilibrium) and by the property checkers; the other mechanisms refuse a capped
-        cluster (:meth:`refuse_caps`).
+        Shape (n_users,): the most tasks user n can use, >= 0 (``inf``: no cap; None: no caps), e.g.
+        the tasks a job has: a mechanism never allocates a user more. Honoured by ``drf``, ``edrf``,
+        ``asset_fairness``, ``ceei``, ``drfh`` (and its Best-Fit), ``tsf``, ``psdsf`` (its fixed
+        point) and ``pfvds`` (its interior point: the variational equilibrium) and by the property
+        checkers; the other mechanisms refuse a capped cluster (:meth:`refuse_caps`).
 
     Raises
     ------
     InvalidInputError
-        On an invalid array, a user with no usable server, or a monopoly task count γ outside [1e-30, 1e30].
+        On an invalid array, a user with no usable server, or a monopoly task count γ outside
+        [1e-30, 1e30].
 
     References
     ----------
-    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2, eqs. (7)–(9).
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2,
+       eqs. (7)–(9).
 
     Examples
     --------
@@ -160,8 +166,9 @@ class Cluster:
                 int(r) for r in np.flatnonzero(needs[u]) if not (cap[declared[u]][:, r] > 0).any()
             ]
             raise InvalidInputError(
-                f"demand[{u}] = {dem[u].tolist()}: user {u} has no usable server (its eligible servers "
-                f"{np.flatnonzero(declared[u]).tolist()} lack resource(s) {missing})"
+                f"demand[{u}] = {dem[u].tolist()}: user {u} has no usable server (its "
+                f"eligible servers {np.flatnonzero(declared[u]).tolist()} lack resource(s) "
+                f"{missing})"
             )
         with np.errstate(over="ignore", under="ignore"):
             gamma = np.where(usable, monopoly_tasks(cap, dem), 0.0)
@@ -219,8 +226,10 @@ class Cluster:
         if self.capped:
             n = int(np.argmax(np.isfinite(self.max_tasks)))
             raise InvalidInputError(
-                f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user caps; drf, edrf, "
-                "asset_fairness, ceei, drfh, tsf, psdsf and pfvds do (or build the cluster without max_tasks)"
+                f"max_tasks[{n}] = {self.max_tasks[n]}: {mechanism} does not honour per-user "
+                "caps; drf, edrf, "
+                "asset_fairness, ceei, drfh, tsf, psdsf and pfvds do (or build the cluster "
+                "without max_tasks)"
             )
 
     @property
@@ -248,7 +257,8 @@ class Cluster:
     ) -> Cluster:
         """One pool of resources (``capacity[resource]``) as a one-server cluster.
 
-        The instance of DRF, EDRF, PDRF, asset fairness and CEEI, and of every checker that takes a cluster.
+        The instance of DRF, EDRF, PDRF, asset fairness and CEEI, and of every checker that takes a
+        cluster.
 
         Parameters
         ----------
@@ -286,7 +296,8 @@ class Cluster:
 
     @property
     def pooled_shares(self) -> np.ndarray:
-        """Per-task share of the pooled capacities, d[n, r] / Σ_i c[i, r] (0 for a resource no server has)."""
+        """Per-task share of the pooled capacities, d[n, r] / Σ_i c[i, r] (0 for a resource no
+        server has)."""
         pooled = self.pooled_capacity
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(pooled > 0, self.demand / pooled, 0.0)
@@ -302,8 +313,8 @@ class Cluster:
         return self.capacity.sum(axis=0)
 
     def _tasks(self, tasks, name: str = "tasks", *, sign: str | None = ">= 0") -> np.ndarray:
-        """``tasks[user, server]`` as a float64 array of this cluster's shape, finite (and ``sign``), or an error
-        naming the argument, the entry and its value."""
+        """``tasks[user, server]`` as a float64 array of this cluster's shape, finite (and
+        ``sign``), or an error naming the argument, the entry and its value."""
         return as_values(tasks, name, ndim=2, shape=(self.n_users, self.n_servers), sign=sign)
 
     def vds(self, totals: ArrayLike) -> npt.NDArray[np.float64]:
@@ -326,15 +337,17 @@ class Cluster:
 
         References
         ----------
-        .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-           Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2, eq. (9).
+        .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+           Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018,
+           §2, eq. (9).
         """
         x = as_values(totals, "totals", ndim=1, shape=(self.n_users,))  # one per user
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.eligible, x[:, None] / (self.weight[:, None] * self.gamma), np.nan)
 
     def bottlenecks(self) -> npt.NDArray[np.int_]:
-        """Per server, a resource dominant for every usable user there (Definition 2), or -1 if none.
+        """Per server, a resource dominant for every usable user there (Definition 2), or -1 if
+        none.
 
         Returns
         -------
@@ -360,8 +373,8 @@ class Cluster:
     def server_constraints(self, time_shared: bool = False) -> ServerConstraints:
         """Per-task use of each server constraint, and the constraints' capacities.
 
-        Divisible servers: the resources (the demand on every server). Time-shared servers (Problem 2, eq. 17): one
-        constraint per server, Σ_n x[n, i] / γ[n, i] <= 1.
+        Divisible servers: the resources (the demand on every server). Time-shared servers (Problem
+        2, eq. 17): one constraint per server, Σ_n x[n, i] / γ[n, i] <= 1.
 
         Parameters
         ----------
@@ -371,8 +384,8 @@ class Cluster:
         Returns
         -------
         ServerConstraints
-            ``(per_task, capacity)``: shapes (n_users, n_servers, k) and (n_servers, k), k = n_resources (divisible)
-            or 1 (time-shared).
+            ``(per_task, capacity)``: shapes (n_users, n_servers, k) and (n_servers, k), k =
+            n_resources (divisible) or 1 (time-shared).
         """
         time_shared = as_flag(time_shared, "time_shared")
         n, k, m = self.n_users, self.n_servers, self.n_resources
@@ -394,8 +407,8 @@ class Cluster:
         tasks : array_like
             Shape (n_users, n_servers): tasks per (user, server), finite and >= 0.
         time_shared : bool, default False
-            False: ``load[server, resource]`` over the resources (0 for a resource the server lacks); True: Problem 2's
-            one constraint per server, Σ_n x[n, i] / γ[n, i].
+            False: ``load[server, resource]`` over the resources (0 for a resource the server
+            lacks); True: Problem 2's one constraint per server, Σ_n x[n, i] / γ[n, i].
 
         Returns
         -------
@@ -445,7 +458,8 @@ class Cluster:
 
 
 def _frozen(value):
-    """A read-only copy of a diagnostics value: arrays not writeable, dicts as mappings, lists as tuples."""
+    """A read-only copy of a diagnostics value: arrays not writeable, dicts as mappings, lists as
+    tuples."""
     if isinstance(value, np.ndarray):
         value = value.copy()
         value.setflags(write=False)
@@ -467,22 +481,25 @@ class Allocation:
     cluster : Cluster
         The instance solved (a single pool is a one-server cluster, :meth:`Cluster.single_pool`).
     tasks : array_like
-        Shape (n_users, n_servers): ``tasks[user, server]``, real task counts (divisible mechanisms) or integers
-        (``"integral"`` ones); stored read-only.
+        Shape (n_users, n_servers): ``tasks[user, server]``, real task counts (divisible mechanisms)
+        or integers (``"integral"`` ones); stored read-only.
     method : str
-        Which mechanism and solver produced it (e.g. ``"drf"``, ``"psdsf"``, ``"pfvds_interior_point"``).
+        Which mechanism and solver produced it (e.g. ``"drf"``, ``"psdsf"``,
+        ``"pfvds_interior_point"``).
     converged : bool, default True
         Whether the solver met its tolerance (always True for the finite, exact algorithms).
     iterations : int, default 0
-        Solver iterations (interior-point steps, sweeps, Newton steps; 0 for closed forms and heap filling).
+        Solver iterations (interior-point steps, sweeps, Newton steps; 0 for closed forms and heap
+        filling).
     residual : float, default nan
-        The solver's own optimality measure where it has one (the Nash residual of PF-VDS, the last change of a
-        fixed point), NaN otherwise.
+        The solver's own optimality measure where it has one (the Nash residual of PF-VDS, the last
+        change of a fixed point), NaN otherwise.
     message : str, default ""
-        Anything a user should know about this run (a solver hand-over, a fallback); empty when nothing.
+        Anything a user should know about this run (a solver hand-over, a fallback); empty when
+        nothing.
     extras : Mapping[str, object], default empty
-        Method-specific values, stored immutable (arrays read-only), documented by each mechanism: e.g. CEEI's
-        ``prices``, DRF's ``order``, PF-VDS's ``alpha`` and ``stages``.
+        Method-specific values, stored immutable (arrays read-only), documented by each mechanism:
+        e.g. CEEI's ``prices``, DRF's ``order``, PF-VDS's ``alpha`` and ``stages``.
 
     Raises
     ------
@@ -516,8 +533,9 @@ class Allocation:
     ) -> Allocation:
         """Build from a solver's diagnostics dict.
 
-        ``converged``, ``iterations`` and ``message`` become the typed fields, ``residual`` is its ``nash_residual``
-        (else ``variational_gap``, else ``last_change``), and the rest goes to ``extras``.
+        ``converged``, ``iterations`` and ``message`` become the typed fields, ``residual`` is its
+        ``nash_residual`` (else ``variational_gap``, else ``last_change``), and the rest goes to
+        ``extras``.
 
         Parameters
         ----------
@@ -557,7 +575,8 @@ class Allocation:
 
     @property
     def diagnostics(self) -> Mapping:
-        """Read-only view of ``extras`` with ``converged`` and ``iterations`` (the solvers' former dict)."""
+        """Read-only view of ``extras`` with ``converged`` and ``iterations`` (the solvers' former
+        dict)."""
         return MappingProxyType(
             {**self.extras, "converged": self.converged, "iterations": self.iterations}
         )
@@ -579,7 +598,8 @@ class Allocation:
 
     @property
     def utilisation(self) -> np.ndarray:
-        """Per-resource utilisation of the whole cluster (used / pooled capacity; NaN for absent resources)."""
+        """Per-resource utilisation of the whole cluster (used / pooled capacity; NaN for absent
+        resources)."""
         pooled = self.cluster.pooled_capacity
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(pooled > 0, self.used.sum(axis=0) / pooled, np.nan)
@@ -591,14 +611,16 @@ class Allocation:
 
     @property
     def dominant_shares(self) -> np.ndarray:
-        """Each user's share of the pooled cluster in its dominant resource, max_r x_n d[n, r] / Σ_i c[i, r].
+        """Each user's share of the pooled cluster in its dominant resource, max_r x_n d[n, r] /
+        Σ_i c[i, r].
 
         DRF's and DRFH's measure; resources the cluster lacks are left out."""
         return self.totals * self.cluster.pooled_dominant_share
 
     @property
     def dominant_resource(self) -> np.ndarray:
-        """Each user's dominant resource against the pooled capacities (argmax_r d[n, r] / Σ_i c[i, r])."""
+        """Each user's dominant resource against the pooled capacities (argmax_r d[n, r] / Σ_i c[i,
+        r])."""
         return self.cluster.pooled_shares.argmax(axis=1)
 
 
@@ -609,25 +631,28 @@ ServerAllocation = Allocation
 def leontief_tasks(bundle: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.float64]:
     """How many tasks a user with per-task ``demand`` runs with ``bundle`` (Leontief utility).
 
-    The minimum over the resources it demands of bundle[r] / demand[r]; resources with zero demand are ignored.
+    The minimum over the resources it demands of bundle[r] / demand[r]; resources with zero demand
+    are ignored.
 
     Parameters
     ----------
     bundle : array_like
         Shape (..., n_resources): amounts of each resource, finite and >= 0.
     demand : array_like
-        Shape (n_resources,) or broadcastable to ``bundle``: per-task demand, finite, >= 0, some entry > 0.
+        Shape (n_resources,) or broadcastable to ``bundle``: per-task demand, finite, >= 0, some
+        entry > 0.
 
     Returns
     -------
     numpy.ndarray
-        Float64, the broadcast shape of ``bundle`` and ``demand`` without its last axis (a 0-d array for one
-        bundle).
+        Float64, the broadcast shape of ``bundle`` and ``demand`` without its last axis (a 0-d array
+        for one bundle).
 
     Raises
     ------
     InvalidInputError
-        On a negative or non-finite entry, shapes that do not match or broadcast, or a demand of all zeros.
+        On a negative or non-finite entry, shapes that do not match or broadcast, or a demand of all
+        zeros.
 
     Examples
     --------
@@ -660,7 +685,8 @@ def leontief_tasks(bundle: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.float
 
 
 def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.float64]:
-    """γ[n, i] = min over the resources n demands of c[i, r] / d[n, r], on every server, placement ignored.
+    """γ[n, i] = min over the resources n demands of c[i, r] / d[n, r], on every server, placement
+    ignored.
 
     Parameters
     ----------
@@ -672,8 +698,8 @@ def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.flo
     Returns
     -------
     numpy.ndarray
-        Float64, shape (n_users, n_servers): 0 where server i lacks a resource n demands, inf for a user demanding
-        nothing.
+        Float64, shape (n_users, n_servers): 0 where server i lacks a resource n demands, inf for a
+        user demanding nothing.
 
     Raises
     ------
@@ -682,8 +708,9 @@ def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.flo
 
     References
     ----------
-    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2, eq. (8).
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2,
+       eq. (8).
 
     Examples
     --------
@@ -702,7 +729,8 @@ def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.flo
 
 
 class PlacementRows(NamedTuple):
-    """The eligible pairs (``np.nonzero(eligible)`` order) and the capacity rows of a placement LP over them.
+    """The eligible pairs (``np.nonzero(eligible)`` order) and the capacity rows of a placement LP
+    over them.
 
     Parameters
     ----------
@@ -722,15 +750,16 @@ class PlacementRows(NamedTuple):
 def placement_capacity_rows(cluster: Cluster, n_columns: int | None = None) -> PlacementRows:
     """Capacity rows of an LP with one variable per eligible (user, server) pair.
 
-    Row ``i · R + r`` reads Σ_{pairs on server i} d[user, r] x_pair <= c[i, r] (its right-hand side is
-    ``cluster.capacity.ravel()``), zero demands left out.
+    Row ``i · R + r`` reads Σ_{pairs on server i} d[user, r] x_pair <= c[i, r] (its right-hand
+    side is ``cluster.capacity.ravel()``), zero demands left out.
 
     Parameters
     ----------
     cluster : Cluster
         The cluster.
     n_columns : int or None, default None
-        Columns of the matrix; None: one per pair (more leaves room for further variables after the pairs).
+        Columns of the matrix; None: one per pair (more leaves room for further variables after the
+        pairs).
 
     Returns
     -------
@@ -770,9 +799,10 @@ def random_cluster(
 ) -> Cluster:
     """A random heterogeneous cluster with placement constraints (for experiments and benchmarks).
 
-    Server capacities are drawn per *type* uniformly in [0.5, 2] per resource (times 20), so servers are
-    heterogeneous in their resource mix; demands are uniform in ``demand_range`` per resource; every (user, server)
-    pair is eligible with probability ``eligible_fraction`` (each user keeps at least one server).
+    Server capacities are drawn per *type* uniformly in [0.5, 2] per resource (times 20), so servers
+    are heterogeneous in their resource mix; demands are uniform in ``demand_range`` per resource;
+    every (user, server) pair is eligible with probability ``eligible_fraction`` (each user keeps at
+    least one server).
 
     Parameters
     ----------
@@ -853,13 +883,14 @@ def random_pool(
     return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
 
 
-#: the smallest α the PF-VDS solvers accept (below it, ŝ^-α is 1 to about 1e-2 relative: a linear program whose
-#: equilibria the smooth solvers do not find reliably)
+#: the smallest α the PF-VDS solvers accept (below it, ŝ^-α is 1 to about 1e-2 relative: a linear
+#: program whose equilibria the smooth solvers do not find reliably)
 MIN_ALPHA = 0.01
 
 
 def per_server_alpha(cluster: Cluster, alpha: float | ArrayLike) -> npt.NDArray[np.float64]:
-    """α as one value per server (a scalar is broadcast), validated: >= 0.01, ``np.inf`` allowed (PS-DSF).
+    """α as one value per server (a scalar is broadcast), validated: >= 0.01, ``np.inf`` allowed
+    (PS-DSF).
 
     Parameters
     ----------
@@ -930,14 +961,16 @@ class MergedServers(NamedTuple):
 
 
 def merge_identical_servers(cluster: Cluster) -> MergedServers:
-    """Merge servers with equal capacities and equal eligible users into one server of k times the capacity.
+    """Merge servers with equal capacities and equal eligible users into one server of k times the
+    capacity.
 
-    Exact for every mechanism here: the merged server's γ is k·γ, which scales its VDS (and, for α-fair utilities, its
-    whole objective) by a constant, so its best response — and its per-server max-min — is the original servers'
-    combined; splitting its column evenly gives each original server the same KKT conditions with the same prices (an
-    equilibrium of the original game, PS-DSF's per-server max-min). DRFH and TSF only see the set of feasible totals,
-    which merging leaves unchanged. Trace fleets are made of a few server types, so this shrinks 250 servers to 9
-    (Bitbrains) and 120 to 4 (Google).
+    Exact for every mechanism here: the merged server's γ is k·γ, which scales its VDS (and, for
+    α-fair utilities, its whole objective) by a constant, so its best response — and its
+    per-server max-min — is the original servers' combined; splitting its column evenly gives each
+    original server the same KKT conditions with the same prices (an equilibrium of the original
+    game, PS-DSF's per-server max-min). DRFH and TSF only see the set of feasible totals, which
+    merging leaves unchanged. Trace fleets are made of a few server types, so this shrinks 250
+    servers to 9 (Bitbrains) and 120 to 4 (Google).
 
     Parameters
     ----------
@@ -957,8 +990,9 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    # one byte string per server: its capacities and its eligible users packed eight to a byte (a float row per
-    # user made the key 8·users bytes wide, and sorting 12,000 such rows of a 4,000-job cell took seconds)
+    # one byte string per server: its capacities and its eligible users packed eight to a byte (a
+    # float row per user made the key 8·users bytes wide, and sorting 12,000 such rows of a
+    # 4,000-job cell took seconds)
     capacity = np.ascontiguousarray(cluster.capacity, dtype=np.float64).view(np.uint8)
     users = np.packbits(np.ascontiguousarray(cluster.eligible.T), axis=1)
     key = np.ascontiguousarray(np.concatenate([capacity, users], axis=1))
@@ -968,8 +1002,9 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
         return_inverse=True,
         return_counts=True,
     )
-    # the merged servers in the numeric order of (capacities, eligible users), whatever the bytes' order, so that an
-    # order-dependent solver (PS-DSF's Gauss-Seidel sweep) sees them as it always has
+    # the merged servers in the numeric order of (capacities, eligible users), whatever the bytes'
+    # order, so that an order-dependent solver (PS-DSF's Gauss-Seidel sweep) sees them as it always
+    # has
     rows = np.concatenate(
         [cluster.capacity[first], cluster.eligible.T[first].astype(np.float64)], axis=1
     )
@@ -988,14 +1023,17 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
 
 
 def keeps_servers(mechanism: Callable[..., Any]) -> bool:
-    """Whether ``mechanism`` must see the servers as given (merging identical ones would change its allocation).
+    """Whether ``mechanism`` must see the servers as given (merging identical ones would change its
+    allocation).
 
-    Its function says so by setting ``keeps_servers = True``, because its allocation depends on individual servers.
+    Its function says so by setting ``keeps_servers = True``, because its allocation depends on
+    individual servers.
 
     Parameters
     ----------
     mechanism : callable
-        A function, a registered :class:`~fairlib.mechanisms.Mechanism` or a ``functools.partial`` of either.
+        A function, a registered :class:`~fairlib.mechanisms.Mechanism` or a ``functools.partial``
+        of either.
 
     Returns
     -------
@@ -1022,10 +1060,11 @@ def keeps_servers(mechanism: Callable[..., Any]) -> bool:
 
 
 def on_merged_servers(mechanism: Callable[[Cluster], Allocation], cluster: Cluster) -> Allocation:
-    """Run ``mechanism`` on :func:`merge_identical_servers` and split each merged column evenly over its servers.
+    """Run ``mechanism`` on :func:`merge_identical_servers` and split each merged column evenly over
+    its servers.
 
-    Extras gain ``merged_servers`` (how many distinct servers were solved). A mechanism that :func:`keeps_servers` (a
-    packing heuristic such as Best-Fit DRFH) runs on ``cluster`` as given.
+    Extras gain ``merged_servers`` (how many distinct servers were solved). A mechanism that
+    :func:`keeps_servers` (a packing heuristic such as Best-Fit DRFH) runs on ``cluster`` as given.
 
     Parameters
     ----------
@@ -1081,7 +1120,8 @@ class Pool(NamedTuple):
 def pool_arrays(
     cluster: Cluster, mechanism: str, *, weighted: bool = True, caps: bool = False
 ) -> Pool:
-    """The arrays of a single-pool cluster, or an error naming the mechanism when ``cluster`` is not one.
+    """The arrays of a single-pool cluster, or an error naming the mechanism when ``cluster`` is not
+    one.
 
     Parameters
     ----------
@@ -1102,8 +1142,8 @@ def pool_arrays(
     Raises
     ------
     InvalidInputError
-        When ``cluster`` is not a Cluster or has several servers, or has weights or caps the mechanism does not
-        honour.
+        When ``cluster`` is not a Cluster or has several servers, or has weights or caps the
+        mechanism does not honour.
     """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(
@@ -1126,7 +1166,8 @@ def pool_arrays(
 
 
 def pool_column(x: ArrayLike) -> np.ndarray:
-    """A single pool's per-user tasks as the ``tasks[user, server]`` column of a one-server allocation.
+    """A single pool's per-user tasks as the ``tasks[user, server]`` column of a one-server
+    allocation.
 
     Parameters
     ----------

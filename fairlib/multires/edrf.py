@@ -44,8 +44,8 @@ SATURATION_RTOL = 1e-12
 
 
 def _as_pool(demands, capacity, weights, *, with_weights: bool = True):
-    """Shape/dtype checks only; values are checked inside the streaming kernel (one pass). Without weights (PDRF
-    has none), an empty weight vector: :func:`_scan_rows` then skips the rate."""
+    """Shape/dtype checks only; values are checked inside the streaming kernel (one pass). Without
+    weights (PDRF has none), an empty weight vector: :func:`_scan_rows` then skips the rate."""
     d = as_array(demands, "demands")
     if d.ndim != 2 or d.dtype.kind not in "iuf" or d.size == 0:
         d = as_demands(d)  # raises the precise error
@@ -56,8 +56,8 @@ def _as_pool(demands, capacity, weights, *, with_weights: bool = True):
 
 
 def _read_only(array):
-    """A read-only view: numba compiles a kernel once per array flag, so read-only views from every caller (a
-    cluster's arrays are read-only, a user's lists are not) share one compilation."""
+    """A read-only view: numba compiles a kernel once per array flag, so read-only views from every
+    caller (a cluster's arrays are read-only, a user's lists are not) share one compilation."""
     view = array.view()
     view.flags.writeable = False
     return view
@@ -74,12 +74,14 @@ def _raise_scan_error(d, cap):
 
 
 class _DominantOnAccess:
-    """``dominant_resource`` from the validated inputs a result keeps (references, not copies), computed on first
-    access: the O(nm) pass is not paid by callers who never ask (EDRF's closed form is itself one such pass)."""
+    """``dominant_resource`` from the validated inputs a result keeps (references, not copies),
+    computed on first access: the O(nm) pass is not paid by callers who never ask (EDRF's closed
+    form is itself one such pass)."""
 
     @cached_property
     def dominant_resource(self) -> np.ndarray:
-        """(n_users,) int64 — each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]``.
+        """(n_users,) int64 — each user's dominant resource, ``argmax_r demands[i, r] /
+        capacity[r]``.
 
         The first of equals, as :attr:`DRFResult.dominant_resource`."""
         return dominant_resources(*self._inputs)
@@ -103,7 +105,8 @@ class EDRFResult(_DominantOnAccess):
     rounds : int
         Progressive-filling rounds (1 when every user demands every resource).
     _inputs : tuple, default ()
-        The validated ``(demands, capacity)`` the result keeps (references) for :attr:`dominant_resource`.
+        The validated ``(demands, capacity)`` the result keeps (references) for
+        :attr:`dominant_resource`.
 
     Attributes
     ----------
@@ -124,9 +127,9 @@ def _scan_rows(demands, capacity, weights):
     """One streaming pass: validate values, per-task dominant share, and the one-round rate.
 
     Returns (ok, ds, rate, any_zero): ``ok`` is False on a negative/non-finite entry or an all-zero
-    row (the caller then re-validates to raise the precise error); ``rate[r] = sum_i w_i d_ir / ds_i``;
-    ``any_zero`` says some user does not demand some resource (then several rounds may be needed). Empty
-    ``weights``: no rate (zeros), for callers that need the shares alone.
+    row (the caller then re-validates to raise the precise error); ``rate[r] = sum_i w_i d_ir /
+    ds_i``; ``any_zero`` says some user does not demand some resource (then several rounds may be
+    needed). Empty ``weights``: no rate (zeros), for callers that need the shares alone.
 
     Parameters
     ----------
@@ -143,9 +146,10 @@ def _scan_rows(demands, capacity, weights):
     any_zero = False
     with_rate = weights.shape[0] > 0
     for i in range(n):
-        # branch-free over the row (a branch per entry costs half the pass): ``not_finite`` counts NaN and +inf
-        # (by a comparison, which raises no floating-point flag, interpreted or compiled), ``lowest`` catches a
-        # negative entry (-inf included) and says whether the row has a zero
+        # branch-free over the row (a branch per entry costs half the pass): ``not_finite`` counts
+        # NaN and +inf (by a comparison, which raises no floating-point flag, interpreted or
+        # compiled), ``lowest`` catches a negative entry (-inf included) and says whether the row
+        # has a zero
         best = 0.0
         lowest = np.inf
         not_finite = 0
@@ -170,12 +174,13 @@ def _scan_rows(demands, capacity, weights):
 def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
     """Water-fill weighted dominant share; ``rate_per_level[i]`` = tasks of user i per unit level.
 
-    From ``start`` (tasks each user holds; empty: from zero): a user waits at its start until the common level
-    reaches the level its start is worth (``start_i / rate_per_level_i``), then rises with the others. ``caps``
-    (tasks; empty: none): a user freezes at its cap. Events, in level order: a resource saturates (every unfrozen
-    user demanding it freezes, a waiting one at its start), the level reaches the next waiting user's start, or a
-    rising user reaches its cap. Returns (levels, consumed, rounds), rounds -1 if the events ran out (magnitudes
-    beyond double precision).
+    From ``start`` (tasks each user holds; empty: from zero): a user waits at its start until the
+    common level reaches the level its start is worth (``start_i / rate_per_level_i``), then rises
+    with the others. ``caps`` (tasks; empty: none): a user freezes at its cap. Events, in level
+    order: a resource saturates (every unfrozen user demanding it freezes, a waiting one at its
+    start), the level reaches the next waiting user's start, or a rising user reaches its cap.
+    Returns (levels, consumed, rounds), rounds -1 if the events ran out (magnitudes beyond double
+    precision).
 
     Parameters
     ----------
@@ -194,7 +199,8 @@ def _edrf_rounds(demands, capacity, rate_per_level, start, caps):
     has_caps = caps.shape[0] > 0
     cap_level = np.full(n, np.inf)
     by_cap = np.empty(0, dtype=np.int64)
-    cpos = n  # the next user in cap order not yet frozen by its cap (none without caps: no sort, no counts)
+    # the next user in cap order not yet frozen by its cap (none without caps: no sort, no counts)
+    cpos = n
     if has_caps:
         cap_level = caps / rate_per_level
         by_cap = np.argsort(cap_level, kind="mergesort")
@@ -325,32 +331,34 @@ def edrf(
 ) -> EDRFResult | Allocation:
     """Dominant Resource Fairness for divisible tasks (EDRF).
 
-    Raises every unfrozen user's weighted dominant share at the same rate until a resource saturates,
-    freezes the users that demand it, and repeats on what is left (Parkes, Procaccia, Shah 2015;
-    reconstructions §1.2). With strictly positive demands this is one round: the closed form
-    ``x* = 1 / max_r sum_i d_ir`` on normalised demands, computed in O(nm). On a single-pool
+    Raises every unfrozen user's weighted dominant share at the same rate until a resource
+    saturates, freezes the users that demand it, and repeats on what is left (Parkes, Procaccia,
+    Shah 2015; reconstructions §1.2). With strictly positive demands this is one round: the closed
+    form ``x* = 1 / max_r sum_i d_ir`` on normalised demands, computed in O(nm). On a single-pool
     :class:`~.cluster.Cluster` (``edrf(cluster)``) it returns an :class:`~.cluster.Allocation`.
 
     Parameters
     ----------
     demands : array_like or Cluster
-        Shape (n_users, n_resources): per-task demands, >= 0, no all-zero row; or a single-pool Cluster.
+        Shape (n_users, n_resources): per-task demands, >= 0, no all-zero row; or a single-pool
+        Cluster.
     capacity : array_like or None, default None
         Shape (n_resources,): capacities, > 0 (None with a Cluster, which carries its own).
     weights : array_like or None, default None
         Shape (n_users,), > 0; None: all 1 (a Cluster carries its own).
-        Weighted DRF: max-min on dominant share / weight. With one scalar weight per user this equals
-        the ρ-form of reconstructions §1.2 (tagged [INF] there) with ρ_i = ds_i / w_i; the max-min property
-        is checked against an LP in the tests.
+        Weighted DRF: max-min on dominant share / weight. With one scalar weight per user this
+        equals the ρ-form of reconstructions §1.2 (tagged [INF] there) with ρ_i = ds_i / w_i; the
+        max-min property is checked against an LP in the tests.
     start : array_like or None, default None
-        Shape (n_users,): tasks (divisible) each user already holds: water-filling continues from this
-        allocation — a user waits at its start until the others' weighted shares reach it, then rises with them
-        (the "who is served next" question of a scheduler's sorter, for divisible tasks). Must be >= 0 and fit
-        the capacity.
+        Shape (n_users,): tasks (divisible) each user already holds: water-filling continues from
+        this allocation — a user waits at its start until the others' weighted shares reach it,
+        then rises with them (the "who is served next" question of a scheduler's sorter, for
+        divisible tasks). Must be >= 0 and fit the capacity.
     max_tasks : array_like or None, default None
-        Shape (n_users,): the most tasks (divisible) each user may get, >= 0 (``inf``: no cap): a user freezes
-        at its cap and the others keep rising (weighted max-min with upper bounds; §5.8 of Khamse-Ashari et al.
-        caps a job at what its running tasks request). A ``start`` may not exceed it.
+        Shape (n_users,): the most tasks (divisible) each user may get, >= 0 (``inf``: no cap): a
+        user freezes at its cap and the others keep rising (weighted max-min with upper bounds;
+        §5.8 of Khamse-Ashari et al. caps a job at what its running tasks request). A ``start`` may
+        not exceed it.
 
     Returns
     -------
@@ -360,13 +368,13 @@ def edrf(
     Raises
     ------
     InvalidInputError
-        On invalid input, a ``start`` that does not fit the capacity or exceeds a cap, or magnitudes beyond
-        double precision.
+        On invalid input, a ``start`` that does not fit the capacity or exceeds a cap, or magnitudes
+        beyond double precision.
 
     References
     ----------
-    .. [1] D. C. Parkes, A. D. Procaccia, N. Shah, "Beyond Dominant Resource Fairness: Extensions, Limitations,
-       and Indivisibilities", ACM Transactions on Economics and Computation 3(1), 2015.
+    .. [1] D. C. Parkes, A. D. Procaccia, N. Shah, "Beyond Dominant Resource Fairness: Extensions,
+       Limitations, and Indivisibilities", ACM Transactions on Economics and Computation 3(1), 2015.
 
     Examples
     --------
@@ -463,11 +471,13 @@ class PDRFResult(_DominantOnAccess):
     stages : int
         Cycle computations performed (1 unless ``higher_order``).
     work : int, default 0
-        Element operations (demand entries read or written per pass): the row scan and every cycle computation
-        (their loops run a fixed n·m + n + m times, counted from their bounds), plus the top-up's counted work
-        (:attr:`DRFResult.work`): the machine-independent measure of PDRF's O(nm) cost.
+        Element operations (demand entries read or written per pass): the row scan and every cycle
+        computation (their loops run a fixed n·m + n + m times, counted from their bounds), plus
+        the top-up's counted work (:attr:`DRFResult.work`): the machine-independent measure of
+        PDRF's O(nm) cost.
     _inputs : tuple, default ()
-        The validated ``(demands, capacity)`` the result keeps (references) for :attr:`dominant_resource`.
+        The validated ``(demands, capacity)`` the result keeps (references) for
+        :attr:`dominant_resource`.
     _per_task_shares : numpy.ndarray, default empty
         Float64, shape (n_users,): the per-task dominant shares ds_i, for :attr:`rates`.
 
@@ -494,8 +504,8 @@ class PDRFResult(_DominantOnAccess):
     def rates(self) -> np.ndarray:
         """(n_users,) float64 — tasks per cycle, ds* / ds_i (>= 1).
 
-        Computed on first access from the per-task dominant shares the result owns (a copy of nothing the caller
-        holds)."""
+        Computed on first access from the per-task dominant shares the result owns (a copy of
+        nothing the caller holds)."""
         shares = self._per_task_shares
         return shares.max(initial=0.0) / shares
 
@@ -549,42 +559,45 @@ def pdrf(
     share_arithmetic: str = "exact",
     start: None = None,
 ) -> PDRFResult | Allocation:
-    """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1); on a single-pool Cluster, an Allocation.
+    """Precomputed Dominant Resource Fairness (Metin 2025, Algorithm 1); on a single-pool Cluster,
+    an Allocation.
 
     With ds_i = max_r d_ir / R_r and ds* = max_i ds_i, one *cycle* gives ds*/ds_i tasks to user i;
     ``k = min_r R_r / sum_i (ds*/ds_i) d_ir`` cycles fit, and user i receives ``floor(k ds*/ds_i)``
-    tasks. This is the floor of the *first round* of EDRF (``x*/ds_i``, every user rising together until the
-    first resource saturates). When every user demands every resource, EDRF has one round, so PDRF is the
-    floor of EDRF and under-allocates against divisible DRF by less than one task. With zero demands EDRF's
-    later rounds can give more (users not using the saturated resource keep rising): PDRF is then at most
-    the floor of EDRF, and can be further below it (``pdrf([[1, 0], [1, 0], [0, 2]], [1, 3])`` gives
-    (0, 0, 0) against EDRF's (0.5, 0.5, 1.5)).
+    tasks. This is the floor of the *first round* of EDRF (``x*/ds_i``, every user rising together
+    until the first resource saturates). When every user demands every resource, EDRF has one round,
+    so PDRF is the floor of EDRF and under-allocates against divisible DRF by less than one task.
+    With zero demands EDRF's later rounds can give more (users not using the saturated resource keep
+    rising): PDRF is then at most the floor of EDRF, and can be further below it (``pdrf([[1, 0],
+    [1, 0], [0, 2]], [1, 3])`` gives (0, 0, 0) against EDRF's (0.5, 0.5, 1.5)).
 
     Parameters
     ----------
     demands : array_like or Cluster
-        Shape (n_users, n_resources): absolute per-task demands, >= 0, no all-zero row; or a single-pool
-        Cluster.
+        Shape (n_users, n_resources): absolute per-task demands, >= 0, no all-zero row; or a
+        single-pool Cluster.
     capacity : array_like or None, default None
         Shape (n_resources,): absolute reserves, > 0 (None with a Cluster).
     variant : {"ds_max", "simplified"}, default "ds_max"
         ``"ds_max"``: the paper's form (used for its tables). ``"simplified"``: k' = k ds*, tasks
-        ``floor(k'/ds_i)`` — algebraically equal; the paper reports it as less accurate numerically.
+        ``floor(k'/ds_i)`` — algebraically equal; the paper reports it as less accurate
+        numerically.
     top_up : bool, default False
         After the cycles, continue progressive filling (lowest weighted share first, lowest index on
-        ties, blocked users skipped) from the PDRF allocation until no task fits: the final DRF round
-        the paper suggests (§5). The result is Pareto efficient (no further task fits).
+        ties, blocked users skipped) from the PDRF allocation until no task fits: the final DRF
+        round the paper suggests (§5). The result is Pareto efficient (no further task fits).
     share_arithmetic : {"exact", "accumulated"}, default "exact"
-        How the top-up compares shares (see :func:`fairlib.multires.drf`): exactly (integer inputs) or as the
-        author's scripts' running float sums.
+        How the top-up compares shares (see :func:`fairlib.multires.drf`): exactly (integer inputs)
+        or as the author's scripts' running float sums.
     higher_order : bool, default False
         Experimental (§6.1, left out of the paper's final algorithm): after the primary cycle, drop
         the users with the largest ds while the remaining capacity admits less than one cycle, and
         allocate further cycles to the rest, until no user is left. It can over-allocate.
     start : None, default None
-        Refused with an error that says why: PDRF's cycles are precomputed from an empty pool (every user starts
-        at 0 and rises at its rate), so there is no PDRF "from" an allocation; continuing DRF from one is
-        ``drf(..., start=tasks)`` (integral) or ``edrf(..., start=x)``, and PDRF's own top-up is that filling.
+        Refused with an error that says why: PDRF's cycles are precomputed from an empty pool (every
+        user starts at 0 and rises at its rate), so there is no PDRF "from" an allocation;
+        continuing DRF from one is ``drf(..., start=tasks)`` (integral) or ``edrf(..., start=x)``,
+        and PDRF's own top-up is that filling.
 
     Returns
     -------
@@ -598,8 +611,8 @@ def pdrf(
 
     References
     ----------
-    .. [1] S. Metin, "Precomputed Dominant Resource Fairness", arXiv preprint arXiv:2507.08846, 2025,
-       Algorithm 1.
+    .. [1] S. Metin, "Precomputed Dominant Resource Fairness", arXiv preprint arXiv:2507.08846,
+       2025, Algorithm 1.
 
     Examples
     --------
@@ -702,14 +715,16 @@ def pdrf(
 
 
 def edrf_allocation(cluster: Cluster, start: ArrayLike | None = None) -> Allocation:
-    """:func:`edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given, each user at most its cap.
+    """:func:`edrf` (divisible DRF) on a single-pool cluster, from ``start`` if given, each user at
+    most its cap.
 
     Parameters
     ----------
     cluster : Cluster
         A one-server cluster (weights and ``max_tasks`` from it).
     start : array_like or None, default None
-        Shape (n_users,): tasks (divisible) each user already holds, >= 0, fitting the capacity and the caps.
+        Shape (n_users,): tasks (divisible) each user already holds, >= 0, fitting the capacity and
+        the caps.
 
     Returns
     -------
@@ -743,7 +758,8 @@ def pdrf_allocation(cluster: Cluster, **options: Any) -> Allocation:
     cluster : Cluster
         A one-server cluster with every weight 1 and no caps.
     **options
-        The options of :func:`pdrf` (``variant``, ``top_up``, ``higher_order``, ``share_arithmetic``).
+        The options of :func:`pdrf` (``variant``, ``top_up``, ``higher_order``,
+        ``share_arithmetic``).
 
     Returns
     -------

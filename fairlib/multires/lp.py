@@ -33,9 +33,9 @@ def maxmin_lp(
 ) -> npt.NDArray[np.float64]:
     """Lexicographic weighted max-min on dominant shares for divisible tasks, by repeated LPs.
 
-    The rounds of :func:`quota_maxmin_lp` without quotas: maximise the common level M of the unfrozen users'
-    weighted dominant shares (``tasks_i ds_i / w_i >= M``), then freeze every unfrozen user whose share cannot exceed
-    M (one LP per user), fixing it at M.
+    The rounds of :func:`quota_maxmin_lp` without quotas: maximise the common level M of the
+    unfrozen users' weighted dominant shares (``tasks_i ds_i / w_i >= M``), then freeze every
+    unfrozen user whose share cannot exceed M (one LP per user), fixing it at M.
 
     Parameters
     ----------
@@ -46,10 +46,11 @@ def maxmin_lp(
     weights : array_like or None, default None
         Shape (n_users,): weights > 0; None: all 1.
     tol : float, default 1e-9
-        Tolerance of the freezing test: 0 (exact) or from 1e-15 to 0.1 (:data:`fairlib._validate.TOL_MIN`, ``TOL_MAX``).
+        Tolerance of the freezing test: 0 (exact) or from 1e-15 to 0.1
+        (:data:`fairlib._validate.TOL_MIN`, ``TOL_MAX``).
     per_task_share : array_like or None, default None
-        Shape (n_users,): replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r for asset
-        fairness, :func:`~.pooled.asset_fairness`); None: the dominant share.
+        Shape (n_users,): replaces the dominant share of one task (e.g. the asset share Σ_r d_ir /
+        C_r for asset fairness, :func:`~.pooled.asset_fairness`); None: the dominant share.
 
     Returns
     -------
@@ -81,15 +82,17 @@ def quota_maxmin_lp(
     tol: float = 1e-9,
     per_task_share: ArrayLike | None = None,
 ) -> npt.NDArray[np.float64]:
-    """Lexicographic weighted max-min on dominant shares for divisible tasks with quotas, by repeated LPs.
+    """Lexicographic weighted max-min on dominant shares for divisible tasks with quotas, by
+    repeated LPs.
 
-    The continuous counterpart of ``drf(..., quotas=quotas)`` (``share="dominant"``). Each user's tasks lie between
-    its guarantee (``min(min_r G_ir / d_ir, cap_i)``) and its cap (``min(min_r L_ir / d_ir, max_tasks_i)``); the
-    guarantees' unlent parts are held back, written with one variable per user and resource, ``y_ir >= x_i d_ir``,
-    ``y_ir >= reserved_ir``, ``Σ_i y_ir <= capacity_r`` (the convex form of ``Σ_i max(x_i d_i, reserved_i) <=
-    capacity``; without reservations, ``Σ_i x_i d_ir <= capacity_r``). Round by round: maximise the common level M of
-    the unfrozen users' weighted shares (``coef_i x_i >= M``), then freeze every unfrozen user that cannot exceed M
-    while the others keep it (one LP per user), fixing it at M.
+    The continuous counterpart of ``drf(..., quotas=quotas)`` (``share="dominant"``). Each user's
+    tasks lie between its guarantee (``min(min_r G_ir / d_ir, cap_i)``) and its cap (``min(min_r
+    L_ir / d_ir, max_tasks_i)``); the guarantees' unlent parts are held back, written with one
+    variable per user and resource, ``y_ir >= x_i d_ir``, ``y_ir >= reserved_ir``, ``Σ_i y_ir <=
+    capacity_r`` (the convex form of ``Σ_i max(x_i d_i, reserved_i) <= capacity``; without
+    reservations, ``Σ_i x_i d_ir <= capacity_r``). Round by round: maximise the common level M of
+    the unfrozen users' weighted shares (``coef_i x_i >= M``), then freeze every unfrozen user that
+    cannot exceed M while the others keep it (one LP per user), fixing it at M.
 
     Parameters
     ----------
@@ -104,10 +107,11 @@ def quota_maxmin_lp(
     max_tasks : array_like or None, default None
         Shape (n_users,): per-user caps on tasks (``inf``: none); None: no caps.
     tol : float, default 1e-9
-        Tolerance of the freezing test: 0 (exact) or from 1e-15 to 0.1 (:data:`fairlib._validate.TOL_MIN`, ``TOL_MAX``).
+        Tolerance of the freezing test: 0 (exact) or from 1e-15 to 0.1
+        (:data:`fairlib._validate.TOL_MIN`, ``TOL_MAX``).
     per_task_share : array_like or None, default None
-        Shape (n_users,): replaces the dominant share of one task (e.g. the asset share Σ_r d_ir / C_r for asset
-        fairness, :func:`~.pooled.asset_fairness`); None: the dominant share.
+        Shape (n_users,): replaces the dominant share of one task (e.g. the asset share Σ_r d_ir /
+        C_r for asset fairness, :func:`~.pooled.asset_fairness`); None: the dominant share.
 
     Returns
     -------
@@ -121,7 +125,9 @@ def quota_maxmin_lp(
 
     Examples
     --------
-    >>> quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]])).round(6).tolist()
+    >>> quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]])).round(
+    ...     6
+    ... ).tolist()
     [4.0, 1.666667]
     """
     d = as_demands(demands)
@@ -171,8 +177,8 @@ def quota_maxmin_lp(
         free = np.isnan(level)
         if not free.any():
             return level / coef
-        # free users: M - coef_i x_i <= 0; frozen users: coef_i x_i == level_i (an equality: a thin band of two
-        # inequalities is declared infeasible by HiGHS's presolve)
+        # free users: M - coef_i x_i <= 0; frozen users: coef_i x_i == level_i (an equality: a thin
+        # band of two inequalities is declared infeasible by HiGHS's presolve)
         raise_rows = np.zeros((int(free.sum()), nv))
         raise_rows[np.arange(len(raise_rows)), np.flatnonzero(free)] = -coef[free]
         raise_rows[:, -1] = 1.0

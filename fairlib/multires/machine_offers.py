@@ -1,25 +1,29 @@
-"""Pooled DRF as offer-based schedulers run it on machines: each machine in turn is offered to the users in DRF order.
+"""Pooled DRF as offer-based schedulers run it on machines: each machine in turn is offered to the
+users in DRF order.
 
-Apache Mesos's allocator and Hadoop YARN's node heartbeats do not place a pooled DRF allocation; they walk the
-machines and, on each, serve the clients in the order of their dominant shares of the *pooled* cluster. This module
-models that loop with one whole task per offer:
+Apache Mesos's allocator and Hadoop YARN's node heartbeats do not place a pooled DRF allocation;
+they walk the machines and, on each, serve the clients in the order of their dominant shares of the
+*pooled* cluster. This module models that loop with one whole task per offer:
 
-1. take the machines in index order (Mesos shuffles its agents each cycle; YARN serves nodes as they heartbeat);
+1. take the machines in index order (Mesos shuffles its agents each cycle; YARN serves nodes as they
+   heartbeat);
 2. on the current machine, give one task to the user with the lowest weighted pooled dominant share
-   s_n = x_n max_r d[n, r] / C_r / φ_n (C the pooled capacities, x_n the user's tasks on every machine so far)
-   among those that may use the machine, are below their cap and whose task fits what is left of it (ties: the
-   lowest index, YARN's and Mesos's fallback to submission order and name); a user whose task does not fit
-   declines the offer and the next one is asked;
+   s_n = x_n max_r d[n, r] / C_r / φ_n (C the pooled capacities, x_n the user's tasks on every
+   machine so far) among those that may use the machine, are below their cap and whose task fits
+   what is left of it (ties: the lowest index, YARN's and Mesos's fallback to submission order and
+   name); a user whose task does not fit declines the offer and the next one is asked;
 3. repeat until no user's task fits the machine, then move to the next machine.
 
-Our choices, where the schedulers are not one rule: one task per offer (a Mesos framework may launch several tasks
-on one offer, a YARN node heartbeat may assign several containers), machines in index order, no revocation. A
-cap below a whole task gives no task (tasks are whole). Fit uses :data:`~.best_fit.FIT_SLACK`, as Best-Fit DRFH.
+Our choices, where the schedulers are not one rule: one task per offer (a Mesos framework may launch
+several tasks on one offer, a YARN node heartbeat may assign several containers), machines in index
+order, no revocation. A cap below a whole task gives no task (tasks are whole). Fit uses
+:data:`~.best_fit.FIT_SLACK`, as Best-Fit DRFH.
 
-Unlike DRFH (:func:`~.global_maxmin.drfh`), which chooses each user's total with every machine in view, and
-Best-Fit DRFH (:func:`~.best_fit.drfh_best_fit`), which chooses a machine per task, the machine is chosen first
-here: a user whose tasks fit only the machines visited early can be served there before users with lower shares
-that fit anywhere. Like Best-Fit DRFH it keeps its servers (never merged).
+Unlike DRFH (:func:`~.global_maxmin.drfh`), which chooses each user's total with every machine in
+view, and Best-Fit DRFH (:func:`~.best_fit.drfh_best_fit`), which chooses a machine per task, the
+machine is chosen first here: a user whose tasks fit only the machines visited early can be served
+there before users with lower shares that fit anywhere. Like Best-Fit DRFH it keeps its servers
+(never merged).
 """
 
 from __future__ import annotations
@@ -89,22 +93,26 @@ def _offer_fill(capacity, demand, usable, share_per_task, caps, slack):
 
 @interpreted_when_small(bounded=_bounded_steps)
 def drf_machine_offers(cluster: Cluster, *, max_placements: int = MAX_PLACEMENTS) -> Allocation:
-    """Pooled DRF served machine by machine, one whole task per offer, to the lowest weighted pooled dominant share.
+    """Pooled DRF served machine by machine, one whole task per offer, to the lowest weighted pooled
+    dominant share.
 
-    Each machine in index order is offered to the user with the lowest weighted pooled dominant share whose task fits
-    it (module docstring). Honours weights, placement constraints and per-user caps (``Cluster.max_tasks``, whole
-    tasks).
+    Each machine in index order is offered to the user with the lowest weighted pooled dominant
+    share whose task fits it (module docstring). Honours weights, placement constraints and per-user
+    caps (``Cluster.max_tasks``, whole tasks).
 
-    A CPU-heavy and a memory-heavy user, the memory-rich machine offered first: DRF's order serves both users on both
-    machines and each ends with 5 tasks, where DRFH and Best-Fit DRFH give each 8 on the machine of its shape.
+    A CPU-heavy and a memory-heavy user, the memory-rich machine offered first: DRF's order serves
+    both users on both machines and each ends with 5 tasks, where DRFH and Best-Fit DRFH give each 8
+    on the machine of its shape.
 
     Parameters
     ----------
     cluster : Cluster
-        The cluster; it is never merged (identical machines are not interchangeable once partly filled).
+        The cluster; it is never merged (identical machines are not interchangeable once partly
+        filled).
     max_placements : int, default MAX_PLACEMENTS
-        An instance that could take more placements (:func:`fairlib.multires.best_fit.placement_bound`) is refused
-        before any work, naming the bound; >= 1.
+        An instance that could take more placements
+        (:func:`fairlib.multires.best_fit.placement_bound`) is refused before any work, naming the
+        bound; >= 1.
 
     Returns
     -------
@@ -114,15 +122,17 @@ def drf_machine_offers(cluster: Cluster, *, max_placements: int = MAX_PLACEMENTS
     Raises
     ------
     InvalidInputError
-        When ``cluster`` is not a Cluster or the instance could take more than ``max_placements`` placements.
+        When ``cluster`` is not a Cluster or the instance could take more than ``max_placements``
+        placements.
 
     References
     ----------
-    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
-       Fair Allocation of Multiple Resource Types", NSDI, 2011.
-    .. [2] B. Hindman, A. Konwinski, M. Zaharia, A. Ghodsi, A. D. Joseph, R. Katz, S. Shenker, I. Stoica, "Mesos: A
-       Platform for Fine-Grained Resource Sharing in the Data Center", NSDI, 2011.
-    .. [3] V. K. Vavilapalli et al., "Apache Hadoop YARN: Yet Another Resource Negotiator", SoCC, 2013.
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant
+       Resource Fairness: Fair Allocation of Multiple Resource Types", NSDI, 2011.
+    .. [2] B. Hindman, A. Konwinski, M. Zaharia, A. Ghodsi, A. D. Joseph, R. Katz, S. Shenker, I.
+       Stoica, "Mesos: A Platform for Fine-Grained Resource Sharing in the Data Center", NSDI, 2011.
+    .. [3] V. K. Vavilapalli et al., "Apache Hadoop YARN: Yet Another Resource Negotiator", SoCC,
+           2013.
 
     Examples
     --------

@@ -1,15 +1,16 @@
 """Single-pool mechanisms on the common contract ``mechanism(cluster, **options) -> Allocation``.
 
-A single pool of resources is a one-server :class:`~.cluster.Cluster` (:meth:`Cluster.single_pool`). DRF,
-EDRF and PDRF keep their array signatures (``drf(demands, capacity)``, used by the papers' checks) and accept a
-cluster in their place; asset fairness and CEEI are defined here. Every user has Leontief preferences: it values
-a bundle by the tasks it runs with it (:func:`~.cluster.leontief_tasks`).
+A single pool of resources is a one-server :class:`~.cluster.Cluster` (:meth:`Cluster.single_pool`).
+DRF, EDRF and PDRF keep their array signatures (``drf(demands, capacity)``, used by the papers'
+checks) and accept a cluster in their place; asset fairness and CEEI are defined here. Every user
+has Leontief preferences: it values a bundle by the tasks it runs with it
+(:func:`~.cluster.leontief_tasks`).
 
-- **asset fairness** (Ghodsi et al., NSDI 2011, §6.1): weighted max-min on each user's *asset share*, the sum
-  over resources of its shares, Σ_r x_n d[n, r] / C_r, for divisible tasks;
-- **CEEI** (competitive equilibrium from equal incomes, ibid. §6.2; for Leontief users the Eisenberg–Gale
-  program, i.e. Nash bargaining and proportional fairness): max Σ_n w_n log x_n over the pool, with the market
-  prices that support it (budgets = weights).
+- **asset fairness** (Ghodsi et al., NSDI 2011, §6.1): weighted max-min on each user's *asset
+  share*, the sum over resources of its shares, Σ_r x_n d[n, r] / C_r, for divisible tasks;
+- **CEEI** (competitive equilibrium from equal incomes, ibid. §6.2; for Leontief users the
+  Eisenberg–Gale program, i.e. Nash bargaining and proportional fairness): max Σ_n w_n log x_n
+  over the pool, with the market prices that support it (budgets = weights).
 """
 
 from __future__ import annotations
@@ -64,15 +65,17 @@ def asset_share_per_task(cluster: Cluster) -> npt.NDArray[np.float64]:
 
 @interpreted_when_small
 def asset_fairness(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
-    """Asset fairness for divisible tasks: progressive filling that equalises weighted asset shares a_n x_n / w_n.
+    """Asset fairness for divisible tasks: progressive filling that equalises weighted asset shares
+    a_n x_n / w_n.
 
-    Every unfrozen user's weighted asset share rises at one rate, freezing the users that demand a saturated
-    resource, until every user is frozen. ``start`` (tasks each user holds): continue from there, as
-    :func:`~.edrf.edrf` does; a capped user (``cluster.max_tasks``) freezes at its cap.
+    Every unfrozen user's weighted asset share rises at one rate, freezing the users that demand a
+    saturated resource, until every user is frozen. ``start`` (tasks each user holds): continue from
+    there, as :func:`~.edrf.edrf` does; a capped user (``cluster.max_tasks``) freezes at its cap.
 
-    This is EDRF's water-filling with one per-task share replaced by another, so it runs on EDRF's O(nm) kernel:
-    EDRF equalises s_n x_n / w'_n with s_n the dominant share, and w'_n = w_n s_n / a_n makes that a_n x_n / w_n.
-    Reference: :func:`~.lp.maxmin_lp` with ``per_task_share=a`` (HiGHS), differential test in the suite.
+    This is EDRF's water-filling with one per-task share replaced by another, so it runs on EDRF's
+    O(nm) kernel: EDRF equalises s_n x_n / w'_n with s_n the dominant share, and w'_n = w_n s_n /
+    a_n makes that a_n x_n / w_n. Reference: :func:`~.lp.maxmin_lp` with ``per_task_share=a``
+    (HiGHS), differential test in the suite.
 
     Parameters
     ----------
@@ -93,12 +96,14 @@ def asset_fairness(cluster: Cluster, *, start: ArrayLike | None = None) -> Alloc
 
     References
     ----------
-    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
-       Fair Allocation of Multiple Resource Types", NSDI, 2011, §6.1.
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant
+       Resource Fairness: Fair Allocation of Multiple Resource Types", NSDI, 2011, §6.1.
 
     Examples
     --------
-    >>> asset_fairness(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(6).tolist()
+    >>> asset_fairness(Cluster.single_pool([9, 18], [[1, 4], [3, 1]])).tasks.ravel().round(
+    ...     6
+    ... ).tolist()
     [2.52, 2.16]
     """
     as_instance(cluster, Cluster, "cluster")
@@ -125,31 +130,35 @@ def asset_fairness(cluster: Cluster, *, start: ArrayLike | None = None) -> Alloc
 
 @interpreted_when_small
 def ceei(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
-    """Competitive equilibrium from equal incomes (CEEI) for Leontief users, with the resource prices.
+    """Competitive equilibrium from equal incomes (CEEI) for Leontief users, with the resource
+    prices.
 
-    Each user has a budget (its weight), buys the bundle that runs the most tasks at prices p[r], and the market
-    clears. For Leontief users it is the Eisenberg–Gale optimum, max Σ_n w_n log x_n subject to
-    Σ_n x_n d[n, r] <= C_r (so also Nash bargaining and proportional fairness), and p are its resource multipliers.
+    Each user has a budget (its weight), buys the bundle that runs the most tasks at prices p[r],
+    and the market clears. For Leontief users it is the Eisenberg–Gale optimum, max Σ_n w_n log
+    x_n subject to Σ_n x_n d[n, r] <= C_r (so also Nash bargaining and proportional fairness), and
+    p are its resource multipliers.
 
-    The tasks come from :func:`~.pfvds.pfvds` with α = 1 on the one server (where PF-VDS is exactly this program);
-    the prices from the optimality conditions w_n / x_n = Σ_r d[n, r] p_r on the saturated resources (non-negative
-    least squares; zero on the others). ``converged`` is False if the price residual exceeds
-    :data:`PRICE_RESIDUAL_TOL` or the solver did not converge.
+    The tasks come from :func:`~.pfvds.pfvds` with α = 1 on the one server (where PF-VDS is exactly
+    this program); the prices from the optimality conditions w_n / x_n = Σ_r d[n, r] p_r on the
+    saturated resources (non-negative least squares; zero on the others). ``converged`` is False if
+    the price residual exceeds :data:`PRICE_RESIDUAL_TOL` or the solver did not converge.
 
-    Per-user caps (``max_tasks``): the same program with x_n <= max_tasks[n]. A capped user at its cap spends at most
-    its budget (at the prices it would want more); the others trade what the capped users leave, each spending its
-    budget. Solved like ``start`` below, with the caps as upper bounds: capped users fixed at their caps, the market
-    run on what they leave, users moved between the sets until no free user wants more than its cap and no fixed
-    user less (``extras["capped"]``, ``extras["rounds"]``). Reference: SLSQP on the program
+    Per-user caps (``max_tasks``): the same program with x_n <= max_tasks[n]. A capped user at its
+    cap spends at most its budget (at the prices it would want more); the others trade what the
+    capped users leave, each spending its budget. Solved like ``start`` below, with the caps as
+    upper bounds: capped users fixed at their caps, the market run on what they leave, users moved
+    between the sets until no free user wants more than its cap and no fixed user less
+    (``extras["capped"]``, ``extras["rounds"]``). Reference: SLSQP on the program
     (``tests/test_task_caps.py``). Not with ``start``.
 
-    ``start``: nothing is taken back. A market is not a filling, so "continue from here" means the same program over
-    the allocations that keep what everyone holds: max Σ_n w_n log x_n subject to the capacities and
-    x_n >= start_n. A user whose budget would buy less than it holds keeps its holding, worth more than its budget at
-    the prices (``extras["held"]`` marks them; so does one that needs a resource the holdings fill); the others trade
-    what is left at prices that clear it, each spending its budget. Solved by fixing the held users and running the
-    market on what is left, moving users between the two sets until no free user wants less than it holds and no
-    held user wants more (``extras["rounds"]``). Reference: the same program by a general convex solver
+    ``start``: nothing is taken back. A market is not a filling, so "continue from here" means the
+    same program over the allocations that keep what everyone holds: max Σ_n w_n log x_n subject to
+    the capacities and x_n >= start_n. A user whose budget would buy less than it holds keeps its
+    holding, worth more than its budget at the prices (``extras["held"]`` marks them; so does one
+    that needs a resource the holdings fill); the others trade what is left at prices that clear it,
+    each spending its budget. Solved by fixing the held users and running the market on what is
+    left, moving users between the two sets until no free user wants less than it holds and no held
+    user wants more (``extras["rounds"]``). Reference: the same program by a general convex solver
     (``tests/test_pooled_start.py``).
 
     Parameters
@@ -162,18 +171,19 @@ def ceei(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
     Returns
     -------
     Allocation
-        Float tasks, shape (n_users, 1). ``extras``: ``prices[resource]``, ``spending[user]`` (= the budget at an
-        equilibrium), ``price_residual`` (relative).
+        Float tasks, shape (n_users, 1). ``extras``: ``prices[resource]``, ``spending[user]`` (= the
+        budget at an equilibrium), ``price_residual`` (relative).
 
     Raises
     ------
     InvalidInputError
-        When ``cluster`` is not a single-pool Cluster, ``start`` is invalid, or both caps and ``start`` are given.
+        When ``cluster`` is not a single-pool Cluster, ``start`` is invalid, or both caps and
+        ``start`` are given.
 
     References
     ----------
-    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
-       Fair Allocation of Multiple Resource Types", NSDI, 2011, §6.2.
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant
+       Resource Fairness: Fair Allocation of Multiple Resource Types", NSDI, 2011, §6.2.
 
     Examples
     --------
@@ -183,9 +193,12 @@ def ceei(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
     >>> res.extras["spending"].round(9).tolist()      # each user spends exactly its budget
     [1.0, 1.0]
 
-    Holding 2 tasks where the market gives 1.64, the second user keeps them; the first trades for what is left:
+    Holding 2 tasks where the market gives 1.64, the second user keeps them; the first trades for
+    what is left:
 
-    >>> ceei(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[1, 2]).tasks.ravel().round(4).tolist()
+    >>> ceei(Cluster.single_pool([9, 18], [[1, 4], [3, 1]]), start=[1, 2]).tasks.ravel().round(
+    ...     4
+    ... ).tolist()
     [3.0, 2.0]
     """
     as_instance(cluster, Cluster, "cluster")
@@ -244,8 +257,9 @@ def ceei(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
 
 
 def _fixed_set_result(cluster, x, prices, fixed, solved_ok, message, rounds, kind) -> Allocation:
-    """The Allocation of a market run with the ``fixed`` users set aside (``kind``: "held" at their holdings or
-    "capped" at their caps): the free users must spend their budgets at ``prices`` (``price_residual``)."""
+    """The Allocation of a market run with the ``fixed`` users set aside (``kind``: "held" at their
+    holdings or "capped" at their caps): the free users must spend their budgets at ``prices``
+    (``price_residual``)."""
     _, dem, w = pool_arrays(cluster, "ceei", caps=True)
     spending = x * (dem @ prices)
     free = ~fixed
@@ -281,8 +295,9 @@ def _fixed_set_result(cluster, x, prices, fixed, solved_ok, message, rounds, kin
 
 
 def _ceei_capped(cluster: Cluster) -> Allocation:
-    """:func:`ceei` with per-user caps (see its docstring): users fixed at their caps, the market on what they leave,
-    users moved into and out of the capped set until the optimality conditions hold for both."""
+    """:func:`ceei` with per-user caps (see its docstring): users fixed at their caps, the market on
+    what they leave, users moved into and out of the capped set until the optimality conditions hold
+    for both."""
     cap, dem, w = pool_arrays(cluster, "ceei", caps=True)
     limit = cluster.max_tasks
     n, m = dem.shape
@@ -319,8 +334,8 @@ def _ceei_capped(cluster: Cluster) -> Allocation:
 
 
 def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
-    """:func:`ceei` keeping ``held`` (see its docstring): the market on what the held users leave, users moved into
-    and out of the held set until the optimality conditions hold for both."""
+    """:func:`ceei` keeping ``held`` (see its docstring): the market on what the held users leave,
+    users moved into and out of the held set until the optimality conditions hold for both."""
     cap, dem, w = pool_arrays(cluster, "ceei")
     n, m = dem.shape
     fixed = np.zeros(n, dtype=bool)
@@ -341,7 +356,8 @@ def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
             solved_ok = sub.converged
             x[free] = sub.tasks.ravel()
             prices[~full] = sub.extras["prices"]
-        # a full resource costs what makes the held users needing it want no more than they hold (w / x <= d . p)
+        # a full resource costs what makes the held users needing it want no more than they hold (w
+        # / x <= d . p)
         for r in np.flatnonzero(full):
             users = needs_full & (dem[:, r] > 0) & (held > 0)
             want = (w[users] / held[users] - dem[users] @ prices) / dem[users, r]
@@ -357,7 +373,8 @@ def _ceei_from(cluster: Cluster, held: np.ndarray) -> Allocation:
     if starved.size and not message:
         solved_ok = False
         message = (
-            f"user {int(starved[0])} holds nothing and needs a resource the others' holdings fill: log 0, "
+            f"user {int(starved[0])} holds nothing and needs a resource the others' holdings "
+            "fill: log 0, "
             "the program has no finite optimum (every feasible allocation leaves it at 0)"
         )
     return _fixed_set_result(cluster, x, prices, fixed, solved_ok, message, rounds, "held")

@@ -56,7 +56,8 @@ ZERO_RULES = ("error", "scheduler")
 #: orders among users with equal shares; the last two mirror YARN and Mesos (see :mod:`.sorter`)
 TIE_BREAKS = ("lowest_index", "higher_share", "lexicographic", "allocation_count")
 _MAX_RECORDED = 10_000_000
-#: progressive filling does one heap step per task: above this many (an upper bound from the inputs) it is refused
+#: progressive filling does one heap step per task: above this many (an upper bound from the inputs)
+#: it is refused
 MAX_ALLOCATIONS = 2_000_000_000
 
 
@@ -76,23 +77,24 @@ class DRFResult:
     n_allocations : int
         Number of allocation steps of this run (= tasks.sum() - start.sum()).
     blocked_user : int
-        ``stop="first_blocked"``: the user whose task did not fit (-1 if the loop ended because every user reached
-        its cap); ``"skip_blocked"``: -1.
+        ``stop="first_blocked"``: the user whose task did not fit (-1 if the loop ended because
+        every user reached its cap); ``"skip_blocked"``: -1.
     order : numpy.ndarray or None, default None
         Int64, shape (n_allocations,): users in allocation order (``record_order=True``), else None.
     work : int, default 0
-        Element operations of the filling loop (demand entries read, heap entries compared), counted by the kernel:
-        the machine-independent measure of its O(T (m + log n)) cost.
+        Element operations of the filling loop (demand entries read, heap entries compared), counted
+        by the kernel: the machine-independent measure of its O(T (m + log n)) cost.
     share_arithmetic : str, default "rational"
-        How shares were compared: ``"rational"`` (exactly, as fractions of integers), ``"float"`` (``tasks * step``
-        in floating point: non-integer inputs) or ``"accumulated"`` (``s += step``).
+        How shares were compared: ``"rational"`` (exactly, as fractions of integers), ``"float"``
+        (``tasks * step`` in floating point: non-integer inputs) or ``"accumulated"`` (``s +=
+        step``).
     left_out : numpy.ndarray, default empty
-        Int64, shape (k,): ``zeros="scheduler"`` only: users given no task because they demand nothing or need a
-        resource with zero capacity (empty otherwise).
+        Int64, shape (k,): ``zeros="scheduler"`` only: users given no task because they demand
+        nothing or need a resource with zero capacity (empty otherwise).
     dominant_resource : numpy.ndarray, default empty
-        Int64, shape (n_users,): the resource of each user's largest ``demand / capacity`` (the first of equals; -1
-        for a user in ``left_out``), as schedulers report it (Kueue's dominant resource, YARN's first compared
-        share).
+        Int64, shape (n_users,): the resource of each user's largest ``demand / capacity`` (the
+        first of equals; -1 for a user in ``left_out``), as schedulers report it (Kueue's dominant
+        resource, YARN's first compared share).
     """
 
     tasks: np.ndarray
@@ -110,8 +112,8 @@ class DRFResult:
 def row_reduce(ufunc, a: np.ndarray) -> np.ndarray:
     """``ufunc.reduce(a, axis=1)`` of a (users x resources) array, one resource column at a time.
 
-    NumPy reduces a short contiguous axis several times slower (0.32 against 0.05 ms at 10⁴ x 10). A maximum or minimum
-    does not round, so the result is the same; NaN propagates as there."""
+    NumPy reduces a short contiguous axis several times slower (0.32 against 0.05 ms at 10⁴ x 10).
+    A maximum or minimum does not round, so the result is the same; NaN propagates as there."""
     out = a[:, 0].copy()
     for r in range(1, a.shape[1]):
         ufunc(out, a[:, r], out=out)
@@ -123,8 +125,9 @@ def pool_summary(demands, capacity):
     """Per-task dominant share, solo task count and dominant resource of every user, in one pass.
 
     Per user, for positive capacities: (max_r d_ir / c_r, the most tasks user i could run alone
-    min_{r: d_ir > 0} c_r / d_ir (inf if none), the dominant resource as :func:`dominant_resources` gives it); the
-    same divisions, maxima and minima as the NumPy expressions (which do not round), at a tenth of their cost.
+    min_{r: d_ir > 0} c_r / d_ir (inf if none), the dominant resource as :func:`dominant_resources`
+    gives it); the same divisions, maxima and minima as the NumPy expressions (which do not round),
+    at a tenth of their cost.
 
     Parameters
     ----------
@@ -155,7 +158,8 @@ def pool_summary(demands, capacity):
 
 
 def dominant_resources(demands: ArrayLike, capacity: ArrayLike) -> npt.NDArray[np.int64]:
-    """Each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]`` over resources with a positive capacity.
+    """Each user's dominant resource, ``argmax_r demands[i, r] / capacity[r]`` over resources with a
+    positive capacity.
 
     Parameters
     ----------
@@ -179,17 +183,20 @@ def dominant_resources(demands: ArrayLike, capacity: ArrayLike) -> npt.NDArray[n
 
 
 def no_quotas(m: int) -> tuple:
-    """The quota arguments (reserved, nominal, lendable, weights) of :func:`_progressive_filling` without quotas."""
+    """The quota arguments (reserved, nominal, lendable, weights) of :func:`_progressive_filling`
+    without quotas."""
     return np.empty((0, m)), np.empty((0, m)), np.empty(0), np.empty(0)
 
 
 SHARE_ARITHMETIC = ("exact", "accumulated")
-#: exact shares need every cross-product (share numerator × denominator) below this (int64, with headroom)
+#: exact shares need every cross-product (share numerator × denominator) below this (int64, with
+#: headroom)
 _EXACT_LIMIT = 2.0**62
 
 
 class ShareSteps(NamedTuple):
-    """Per-task weighted dominant shares and how progressive filling compares them (see :func:`share_steps`).
+    """Per-task weighted dominant shares and how progressive filling compares them (see
+    :func:`share_steps`).
 
     Parameters
     ----------
@@ -222,11 +229,11 @@ def share_steps(
 ) -> ShareSteps:
     """Per-task weighted dominant shares for progressive filling, and how they are compared.
 
-    ``step[i] = max_r d[i,r]/c[r] / w[i]`` in floating point; for ``"exact"`` with integer demands, capacities and
-    weights (and products below 2⁶²), the same share as the reduced fraction ``share_num[i] / share_den[i]``
-    (``arithmetic = "rational"``), else empty arrays and ``arithmetic = "float"`` (shares compared as
-    ``tasks * step``). ``"accumulated"`` mirrors the author's scripts: ``s += step`` per task, compared in floating
-    point.
+    ``step[i] = max_r d[i,r]/c[r] / w[i]`` in floating point; for ``"exact"`` with integer demands,
+    capacities and weights (and products below 2⁶²), the same share as the reduced fraction
+    ``share_num[i] / share_den[i]`` (``arithmetic = "rational"``), else empty arrays and
+    ``arithmetic = "float"`` (shares compared as ``tasks * step``). ``"accumulated"`` mirrors the
+    author's scripts: ``s += step`` per task, compared in floating point.
 
     Parameters
     ----------
@@ -268,10 +275,10 @@ def share_steps(
 
 @njit(cache=True)
 def _exact_shares(demands, capacity, weights):
-    """Each user's weighted dominant share max_r d_ir / c_r / w_i as a reduced fraction (num, den) of int64s: the best
-    fraction kept by cross-multiplication (the first of equals), then divided by the greatest common divisor
-    (0 / b reduces to 0 / 1, as np.gcd gives). One pass per user, where NumPy took ten (0.9 against 0.05 ms at
-    10⁴ users x 10 resources).
+    """Each user's weighted dominant share max_r d_ir / c_r / w_i as a reduced fraction (num, den)
+    of int64s: the best fraction kept by cross-multiplication (the first of equals), then divided by
+    the greatest common divisor (0 / b reduces to 0 / 1, as np.gcd gives). One pass per user, where
+    NumPy took ten (0.9 against 0.05 ms at 10⁴ users x 10 resources).
 
     Parameters
     ----------
@@ -301,12 +308,14 @@ def _exact_shares(demands, capacity, weights):
 
 
 def _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic) -> np.ndarray:
-    """Rank of each user among users with equal positive weighted dominant shares (see ``drf``'s ``tie_break``).
+    """Rank of each user among users with equal positive weighted dominant shares (see ``drf``'s
+    ``tie_break``).
 
-    Both scheduler rules are static orders within a run. YARN's: with equal dominant share S, user i's k-th largest
-    weighted share is S · ρ_i(k), ρ_i(k) = (k-th largest d_ir / c_r) / (largest d_ir / c_r), so comparing the
-    sorted share vectors is comparing the ρ vectors. Mesos's: with equal share S, user i holds S / step_i tasks
-    (one allocation each), so fewer allocations is a larger per-task share — ``higher_share``'s order.
+    Both scheduler rules are static orders within a run. YARN's: with equal dominant share S, user
+    i's k-th largest weighted share is S · ρ_i(k), ρ_i(k) = (k-th largest d_ir / c_r) / (largest
+    d_ir / c_r), so comparing the sorted share vectors is comparing the ρ vectors. Mesos's: with
+    equal share S, user i holds S / step_i tasks (one allocation each), so fewer allocations is a
+    larger per-task share — ``higher_share``'s order.
     """
     n = len(d)
     by_index = np.arange(n, dtype=np.int64)
@@ -325,10 +334,11 @@ def _secondary_order(tie_break, d, cap, step, share_num, share_den, arithmetic) 
 def _by_next_shares(d, cap, exact: bool) -> np.ndarray:
     """Users ordered by ρ_i (see :func:`_secondary_order`), lexicographically, then by index.
 
-    Vectorised over users: ρ in floating point orders every pair whose ρ differ by more than rounding (a correctly
-    rounded quotient is monotone). ``exact`` (integer inputs): ρ_i(k) is the reduced fraction
-    d_ik · c_top / (c_k · d_i,top), whose float is correctly rounded while both stay below 2⁵³, so only users whose
-    float vectors are equal but whose fractions differ need exact comparison — re-sorted with ``Fraction``.
+    Vectorised over users: ρ in floating point orders every pair whose ρ differ by more than
+    rounding (a correctly rounded quotient is monotone). ``exact`` (integer inputs): ρ_i(k) is the
+    reduced fraction d_ik · c_top / (c_k · d_i,top), whose float is correctly rounded while both
+    stay below 2⁵³, so only users whose float vectors are equal but whose fractions differ need
+    exact comparison — re-sorted with ``Fraction``.
     """
     n, m = d.shape
     rows = np.arange(n)[:, None]
@@ -413,8 +423,9 @@ def filling_bounds(
     if caps_f is None:
         caps = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     else:
-        # a cap above what the user could run alone never binds: clip it there (as Python ints, so uint64 values
-        # beyond int64 cannot wrap to negative); alone is finite and below 2^61 (checked above)
+        # a cap above what the user could run alone never binds: clip it there (as Python ints, so
+        # uint64 values beyond int64 cannot wrap to negative); alone is finite and below 2^61
+        # (checked above)
         caps = np.array(
             [min(int(v), int(a) + 1) for v, a in zip(caps_f.tolist(), alone.tolist())],
             dtype=np.int64,
@@ -463,8 +474,9 @@ def drf(
 ) -> DRFResult | Allocation:
     """Dominant Resource Fairness for indivisible tasks by progressive filling.
 
-    Called on a single-pool :class:`~.cluster.Cluster` (``drf(cluster, **options)``, the mechanism contract) it
-    returns an :class:`~.cluster.Allocation` (:func:`drf_allocation`); on arrays, a :class:`DRFResult`.
+    Called on a single-pool :class:`~.cluster.Cluster` (``drf(cluster, **options)``, the mechanism
+    contract) it returns an :class:`~.cluster.Allocation` (:func:`drf_allocation`); on arrays, a
+    :class:`DRFResult`.
 
     Repeatedly gives one task to the user with the lowest weighted dominant share
     ``tasks_i * max_r(demands[i, r] / capacity[r]) / weights[i]`` ([1]_ Algorithm 1; [2]_ §3.1).
@@ -478,8 +490,8 @@ def drf(
     weights : (n_users,) array_like, optional
         Positive user weights (weighted DRF: max-min on dominant share / weight). Default all ones.
     stop : {"skip_blocked", "first_blocked"}
-        ``"first_blocked"`` is the literal Algorithm 1: halt the first time the least-share user's next
-        task does not fit. It is *not* Pareto efficient (Metin §6.2: capacities (59, 19)).
+        ``"first_blocked"`` is the literal Algorithm 1: halt the first time the least-share user's
+        next task does not fit. It is *not* Pareto efficient (Metin §6.2: capacities (59, 19)).
         ``"skip_blocked"`` drops a blocked user and continues (a blocked user never fits again), so
         no further task fits at the end.
     tie_break : {"lowest_index", "higher_share", "lexicographic", "allocation_count"}
@@ -487,42 +499,48 @@ def drf(
         scripts do), or higher per-task weighted dominant share first (as Metin reads the DRF
         paper's example), then lowest index. The last two are production schedulers' rules
         (:class:`~.sorter.DRFSorter` is their reference): ``"lexicographic"`` is Hadoop YARN's
-        ``DominantResourceFairnessPolicy`` — compare the next-largest share, then the next, lowest first, then
-        the lowest index (YARN's submit time); ``"allocation_count"`` is Apache Mesos's ``DRFSorter`` — fewer
-        allocations first (one per task, a ``start`` task counted as one), then the lowest index (Mesos's name).
-        Among users that hold no task yet (every share 0) both schedulers fall through to index order.
+        ``DominantResourceFairnessPolicy`` — compare the next-largest share, then the next, lowest
+        first, then the lowest index (YARN's submit time); ``"allocation_count"`` is Apache Mesos's
+        ``DRFSorter`` — fewer allocations first (one per task, a ``start`` task counted as one),
+        then the lowest index (Mesos's name). Among users that hold no task yet (every share 0) both
+        schedulers fall through to index order.
     max_tasks : (n_users,) array_like of int, optional
         Per-user task caps (a user at its cap leaves without blocking anyone).
     record_order : bool
         Also return the sequence of users served (for traces of small examples).
     start : (n_users,) array_like of int, optional
-        Tasks each user already holds: progressive filling continues from this allocation (what a scheduler's
-        sorter does on every offer), and the result counts them. Must fit the capacity and the caps.
+        Tasks each user already holds: progressive filling continues from this allocation (what a
+        scheduler's sorter does on every offer), and the result counts them. Must fit the capacity
+        and the caps.
     zeros : {"error", "scheduler"}
-        ``"error"`` (default): a zero capacity, an all-zero demand row or a zero weight is invalid input — in a
-        model of the papers each is a mistake, and silently serving it would hide one. ``"scheduler"``: treated as
-        Mesos, YARN and Kueue treat them (:mod:`.sorter`): a resource with zero capacity is left out of every
-        share, and a user whose task needs some of it can run none; a user demanding nothing is given no task (it
-        has none to place); a user with weight 0 is served only after every positive-weight user is blocked or
-        capped (then, among such users, unweighted). Users given no task for either reason are listed in
+        ``"error"`` (default): a zero capacity, an all-zero demand row or a zero weight is invalid
+        input — in a model of the papers each is a mistake, and silently serving it would hide
+        one. ``"scheduler"``: treated as Mesos, YARN and Kueue treat them (:mod:`.sorter`): a
+        resource with zero capacity is left out of every share, and a user whose task needs some of
+        it can run none; a user demanding nothing is given no task (it has none to place); a user
+        with weight 0 is served only after every positive-weight user is blocked or capped (then,
+        among such users, unweighted). Users given no task for either reason are listed in
         ``DRFResult.left_out``.
     quotas : :class:`~.quotas.Quotas`, optional
-        Guarantees, limits and lending limits as resource vectors (YARN's min/max shares, Mesos's quota, Kueue's
-        nominal quota with borrowing and lending limits; see :mod:`.quotas`). The whole tasks within each user's
-        guarantee are allocated first (by the same share order), then progressive filling goes on by
-        ``quotas.share``; a limit caps the user's tasks as ``max_tasks`` does; a guarantee's unlent part is held
-        back for its user. ``quotas.share="borrowed"`` (Kueue) compares shares in floating point and takes
+        Guarantees, limits and lending limits as resource vectors (YARN's min/max shares, Mesos's
+        quota, Kueue's nominal quota with borrowing and lending limits; see :mod:`.quotas`). The
+        whole tasks within each user's guarantee are allocated first (by the same share order), then
+        progressive filling goes on by ``quotas.share``; a limit caps the user's tasks as
+        ``max_tasks`` does; a guarantee's unlent part is held back for its user.
+        ``quotas.share="borrowed"`` (Kueue) compares shares in floating point and takes
         ``tie_break="lowest_index"`` only.
     max_allocations : int
-        Refuse instances on which progressive filling could take more steps (one per task) than this; the bound
-        is min(Σ_i tasks user i could run alone, m / smallest per-task dominant share). Default
-        :data:`MAX_ALLOCATIONS` (2·10⁹, minutes of work). EDRF and PDRF compute large instances in O(nm).
+        Refuse instances on which progressive filling could take more steps (one per task) than
+        this; the bound is min(Σ_i tasks user i could run alone, m / smallest per-task dominant
+        share). Default :data:`MAX_ALLOCATIONS` (2·10⁹, minutes of work). EDRF and PDRF compute
+        large instances in O(nm).
     share_arithmetic : {"exact", "accumulated"}
-        ``"exact"``: with integer demands, capacities and weights, shares are compared exactly as fractions, so
-        users whose shares are equal as fractions are tied and the tie rule decides (3 × 1/20 = 3/20); with
-        non-integer inputs, as ``tasks * step`` in floating point. ``"accumulated"`` mirrors the author's scripts
-        (Metin 2025, the repository's test scripts): each user's share is the running float sum ``s += step``,
-        whose round-off can break exact ties either way. Which was used is ``DRFResult.share_arithmetic``.
+        ``"exact"``: with integer demands, capacities and weights, shares are compared exactly as
+        fractions, so users whose shares are equal as fractions are tied and the tie rule decides (3
+        × 1/20 = 3/20); with non-integer inputs, as ``tasks * step`` in floating point.
+        ``"accumulated"`` mirrors the author's scripts (Metin 2025, the repository's test scripts):
+        each user's share is the running float sum ``s += step``, whose round-off can break exact
+        ties either way. Which was used is ``DRFResult.share_arithmetic``.
 
     Returns
     -------
@@ -532,21 +550,21 @@ def drf(
     Raises
     ------
     InvalidInputError
-        On invalid input, an instance that could take more than ``max_allocations`` steps, or a ``start`` that
-        does not fit the capacity and the caps.
+        On invalid input, an instance that could take more than ``max_allocations`` steps, or a
+        ``start`` that does not fit the capacity and the caps.
 
     Notes
     -----
-    Exact comparison uses int64 cross-products; it falls back to ``tasks * step`` in floating point when a
-    product could exceed 2⁶² (capacities above about 2·10⁹). A task fits when
+    Exact comparison uses int64 cross-products; it falls back to ``tasks * step`` in floating point
+    when a product could exceed 2⁶² (capacities above about 2·10⁹). A task fits when
     ``consumed + demand <= capacity * (1 + FIT_RTOL)`` (FIT_RTOL = 1e-12).
 
     References
     ----------
-    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant Resource Fairness:
-       Fair Allocation of Multiple Resource Types", NSDI, 2011, Algorithm 1.
-    .. [2] S. Metin, "Precomputed Dominant Resource Fairness", arXiv preprint arXiv:2507.08846, 2025, §3.1,
-       §6.2.
+    .. [1] A. Ghodsi, M. Zaharia, B. Hindman, A. Konwinski, S. Shenker, I. Stoica, "Dominant
+       Resource Fairness: Fair Allocation of Multiple Resource Types", NSDI, 2011, Algorithm 1.
+    .. [2] S. Metin, "Precomputed Dominant Resource Fairness", arXiv preprint arXiv:2507.08846,
+       2025, §3.1, §6.2.
 
     Examples
     --------
@@ -661,7 +679,8 @@ def drf(
 
 
 def _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic):
-    """``drf``'s ``quotas`` checked against the instance and the options it can be combined with (or ``None``)."""
+    """``drf``'s ``quotas`` checked against the instance and the options it can be combined with (or
+    ``None``)."""
     if quotas is None:
         return None
     if not isinstance(quotas, Quotas):
@@ -689,8 +708,9 @@ def _drf_with_zeros(
     max_allocations,
     start,
 ) -> DRFResult:
-    """``drf(..., zeros="scheduler")``: progressive filling on the users and resources the zero rules keep, then on
-    the zero-weight users from where the others stopped (see ``drf``'s ``zeros``)."""
+    """``drf(..., zeros="scheduler")``: progressive filling on the users and resources the zero
+    rules keep, then on the zero-weight users from where the others stopped (see ``drf``'s
+    ``zeros``)."""
     d = as_demands(demands, allow_zero_rows=True)
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m, allow_zero=True)
@@ -740,8 +760,9 @@ def _drf_with_zeros(
         share_arithmetic=share_arithmetic,
         max_allocations=max_allocations,
     )
-    # pass 1: positive weights (a zero-weight user holds what it starts with); pass 2: zero weights, unweighted,
-    # from where pass 1 stopped (the others frozen there) — unless pass 1 halted on a block (stop="first_blocked")
+    # pass 1: positive weights (a zero-weight user holds what it starts with); pass 2: zero weights,
+    # unweighted, from where pass 1 stopped (the others frozen there) — unless pass 1 halted on a
+    # block (stop="first_blocked")
     try:
         first = drf(
             sub_d,
@@ -791,27 +812,28 @@ def _drf_with_zeros(
 
 
 def drf_allocation(cluster: Cluster, **options: Any) -> Allocation:
-    """:func:`~.progressive_filling.drf` on a single-pool cluster (weights and caps from the cluster).
+    """:func:`~.progressive_filling.drf` on a single-pool cluster (weights and caps from the
+    cluster).
 
     Parameters
     ----------
     cluster : Cluster
         A one-server cluster.
     **options
-        The options of :func:`drf` (``stop``, ``tie_break``, ``record_order``, ``start``, ``quotas``, ...); not
-        ``weights``, nor ``max_tasks`` on a capped cluster.
+        The options of :func:`drf` (``stop``, ``tie_break``, ``record_order``, ``start``,
+        ``quotas``, ...); not ``weights``, nor ``max_tasks`` on a capped cluster.
 
     Returns
     -------
     Allocation
-        Integer tasks, shape (n_users, 1). ``extras``: ``order`` (when ``record_order=True``), ``blocked_user``,
-        ``n_allocations``, ``work``, ``share_arithmetic``.
+        Integer tasks, shape (n_users, 1). ``extras``: ``order`` (when ``record_order=True``),
+        ``blocked_user``, ``n_allocations``, ``work``, ``share_arithmetic``.
 
     Raises
     ------
     InvalidInputError
-        When ``cluster`` is not a single-pool Cluster, or ``weights`` (or ``max_tasks`` on a capped cluster) is
-        given.
+        When ``cluster`` is not a single-pool Cluster, or ``weights`` (or ``max_tasks`` on a capped
+        cluster) is given.
     """
     as_instance(cluster, Cluster, "cluster")
     if "weights" in options:

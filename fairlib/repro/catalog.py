@@ -1,16 +1,17 @@
-"""The catalogue: which papers the repository reproduces and which notebooks ``run_all.py`` executes and the site
-publishes, in order.
+"""The catalogue: which papers the repository reproduces and which notebooks ``run_all.py`` executes
+and the site publishes, in order.
 
-Every paper is declared once, here: :data:`PAPERS` holds what ``CITATION.cff`` cites (authors, title, venue, year,
-link) and :data:`NOTEBOOKS` the notebooks, each naming the paper it reproduces (or none, for a study of our own), how
-the README's results table names it and its headline. ``python -m fairlib.repro.landing`` renders the README's results
-table, its count of notebooks and papers, its list of papers and ``CITATION.cff``'s ``references:`` from them;
-nothing else lists or counts the papers. One module, imported by ``run_all.py``, the site builder and
+Every paper is declared once, here: :data:`PAPERS` holds what ``CITATION.cff`` cites (authors,
+title, venue, year, link) and :data:`NOTEBOOKS` the notebooks, each naming the paper it reproduces
+(or none, for a study of our own), how the README's results table names it and its headline.
+``python -m fairlib.repro.landing`` renders the README's results table, its count of notebooks and
+papers, its list of papers and ``CITATION.cff``'s ``references:`` from them; nothing else lists or
+counts the papers. One module, imported by ``run_all.py``, the site builder and
 :mod:`fairlib.repro.landing`, so none imports another.
 
-``python -m fairlib.repro.scaffold paper KEY`` adds a paper above the marker line at the end of :data:`PAPERS` and its
-notebook above the one at the end of :data:`NOTEBOOKS`; ``python -m fairlib.repro.scaffold --remove KEY`` takes both
-out.
+``python -m fairlib.repro.scaffold paper KEY`` adds a paper above the marker line at the end of
+:data:`PAPERS` and its notebook above the one at the end of :data:`NOTEBOOKS`; ``python -m
+fairlib.repro.scaffold --remove KEY`` takes both out.
 
 >>> NOTEBOOKS["li2019"].path
 'notebooks/li2019_dynamic_drf.ipynb'
@@ -21,7 +22,8 @@ True
 >>> get("nope")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-KeyError: "notebook key 'nope' is not in the catalogue (fairlib/repro/catalog.py); known: feldman2005, ..."
+KeyError: "notebook key 'nope' is not in the catalogue (fairlib/repro/catalog.py); known:
+feldman2005, ..."
 """
 
 from __future__ import annotations
@@ -66,10 +68,11 @@ class Paper:
     """A paper the repository reproduces, as ``CITATION.cff`` cites it.
 
     ``authors`` are ``(family names, given names)`` pairs in the paper's order; ``venue_kind`` is
-    ``"conference-paper"`` (``venue``: the proceedings, CFF's ``collection-title``) or ``"article"`` (``venue``: the
-    journal, or ``"arXiv preprint"``); ``url`` is where a reader finds it (an arXiv abstract or a DOI), ``notes``
-    what CFF's ``notes`` say (the arXiv id, a related paper). ``short`` is how the README's list of papers names
-    its venue and year (``"EC'05"``, ``"IEEE TPDS 2018"``); the year alone when empty.
+    ``"conference-paper"`` (``venue``: the proceedings, CFF's ``collection-title``) or ``"article"``
+    (``venue``: the journal, or ``"arXiv preprint"``); ``url`` is where a reader finds it (an arXiv
+    abstract or a DOI), ``notes`` what CFF's ``notes`` say (the arXiv id, a related paper).
+    ``short`` is how the README's list of papers names its venue and year (``"EC'05"``, ``"IEEE TPDS
+    2018"``); the year alone when empty.
 
     Parameters
     ----------
@@ -95,8 +98,9 @@ class Paper:
     >>> Paper((("Doe", "Jane"),), "A title", "book", "Somewhere", 2024, "https://example.org")
     Traceback (most recent call last):
     ...
-    ValueError: venue_kind = 'book': must be 'conference-paper' (venue: its collection-title) or 'article' (venue: its journal)
-    """  # noqa: E501
+    ValueError: venue_kind = 'book': must be 'conference-paper' (venue: its collection-title) or
+    'article' (venue: its journal)
+    """
 
     authors: tuple
     title: str
@@ -111,7 +115,8 @@ class Paper:
         """Refuse an entry whose fields could not render the README, the book or CITATION.cff."""
         if not isinstance(self.authors, tuple) or not self.authors:
             raise ValueError(
-                f"authors = {self.authors!r}: must be a non-empty tuple of (family names, given names) "
+                f"authors = {self.authors!r}: must be a non-empty tuple of (family names, "
+                "given names) "
                 "pairs"
             )
         for i, author in enumerate(self.authors):
@@ -144,19 +149,22 @@ class Paper:
             raise ValueError(f"year = {self.year!r}: must be a year, e.g. 2024")
         if not re.match(r"https?://[^\s/]+\.[^\s]+$", self.url):
             raise ValueError(
-                f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv abstract or "
+                f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv "
+                "abstract or "
                 "the DOI link"
             )
 
     @property
     def names(self) -> str:
-        """The authors' family names as a heading gives them: all of them up to four, else the first et al."""
+        """The authors' family names as a heading gives them: all of them up to four, else the first
+        et al."""
         families = [family for family, _ in self.authors]
         return ", ".join(families) if len(families) <= 4 else f"{families[0]} et al."
 
     @property
     def link_text(self) -> str:
-        """``arXiv:<id>`` for an arXiv abstract, ``doi:<doi>`` for a DOI link, else the address without its scheme."""
+        """``arXiv:<id>`` for an arXiv abstract, ``doi:<doi>`` for a DOI link, else the address
+        without its scheme."""
         for prefix, name in (("https://arxiv.org/abs/", "arXiv:"), ("https://doi.org/", "doi:")):
             if self.url.startswith(prefix):
                 return name + self.url[len(prefix) :]
@@ -166,11 +174,15 @@ class Paper:
     def citation(self) -> str:
         """The paper in one line, as a notebook's citation gives it (Markdown, linked)."""
         authors = ", ".join(f"{given} {family}" for family, given in self.authors)
-        return f'{authors}, "{self.title}", {self.venue}, {self.year} ([{self.link_text}]({self.url})).'
+        return (
+            f'{authors}, "{self.title}", {self.venue}, {self.year} '
+            f"([{self.link_text}]({self.url}))."
+        )
 
     @property
     def heading(self) -> str:
-        """``"Families — Title (year)"``: how a new notebook's title and the results table name the paper."""
+        """``"Families — Title (year)"``: how a new notebook's title and the results table name
+        the paper."""
         return f"{self.names} — {self.title} ({self.year})"
 
 
@@ -209,8 +221,8 @@ PAPERS: dict[str, Paper] = {
         "arXiv preprint",
         2019,
         "https://arxiv.org/abs/1509.07935",
-        notes="arXiv:1509.07935; it revisits Kash, Procaccia and Shah, No Agent Left Behind: Dynamic Fair Division "
-        "of Multiple Resources, JAIR 51 (2014)",
+        notes="arXiv:1509.07935; it revisits Kash, Procaccia and Shah, No Agent Left Behind: "
+        "Dynamic Fair Division of Multiple Resources, JAIR 51 (2014)",
     ),
     "metin2025": Paper(
         (("Metin", "Serdar"),),
@@ -227,14 +239,15 @@ PAPERS: dict[str, Paper] = {
 
 @dataclass(frozen=True)
 class Notebook:
-    """One paper notebook: its key (``figures/<key>/``, ``data/results/<key>/``, ``notebooks/claims/<key>.toml``),
-    its source path relative to the repository root (or absolute), a title, papermill's per-cell timeout, and the
-    test files of its experiment driver (its findings test first), which ``make test-paper KEY=<key>`` runs with the
-    notebook in quick mode.
+    """One paper notebook: its key (``figures/<key>/``, ``data/results/<key>/``,
+    ``notebooks/claims/<key>.toml``), its source path relative to the repository root (or absolute),
+    a title, papermill's per-cell timeout, and the test files of its experiment driver (its findings
+    test first), which ``make test-paper KEY=<key>`` runs with the notebook in quick mode.
 
-    ``paper`` is the key in :data:`PAPERS` of the paper it reproduces (None for a study of our own), ``listed_as``
-    how the README's results table names what it reproduces (with a link to the paper, if any) and ``headline``
-    its result in one sentence (at most 200 characters), the table's last column.
+    ``paper`` is the key in :data:`PAPERS` of the paper it reproduces (None for a study of our own),
+    ``listed_as`` how the README's results table names what it reproduces (with a link to the paper,
+    if any) and ``headline`` its result in one sentence (at most 200 characters), the table's last
+    column.
 
     Parameters
     ----------
@@ -265,7 +278,8 @@ class Notebook:
     title: str
     cell_timeout_s: int = 1800  # per cell; full-mode sweeps are the long ones
     tests: tuple = ()
-    #: registered mechanisms and games the paper introduces: make test-paper runs the registry-wide tests on them too
+    #: registered mechanisms and games the paper introduces: make test-paper runs the registry-wide
+    #: tests on them too
     mechanisms: tuple = ()
     #: its experiment driver, ``fairlib/repro/experiments/<driver>.py`` (set by
     #: ``python -m fairlib.repro.scaffold paper``)
@@ -290,10 +304,11 @@ NOTEBOOKS: dict[str, Notebook] = {
             ),
             mechanisms=("proportional_share", "weight_proportional"),
             paper="feldman2005",
-            listed_as="Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism for Distributed "
-            "Shared Clusters (EC'05)",
-            headline="The closed-form worst cases (2√2 − 2, 3/4, the m = n² + n construction) reproduce exactly; "
-            "the simulated efficiency and fairness mostly do; local-greedy convergence speed does not.",
+            listed_as="Feldman, Lai, Zhang — A Price-Anticipating Resource Allocation Mechanism "
+            "for Distributed Shared Clusters (EC'05)",
+            headline="The closed-form worst cases (2√2 − 2, 3/4, the m = n² + n construction) "
+            "reproduce exactly; the simulated efficiency and fairness mostly do; "
+            "local-greedy convergence speed does not.",
         ),
         Notebook(
             "li2019",
@@ -301,9 +316,10 @@ NOTEBOOKS: dict[str, Notebook] = {
             "Li, Liu, Zhang, Zhang — dynamic DRF",
             tests=("tests/test_dynamic.py",),
             paper="li2019",
-            listed_as="Li, Liu, Zhang, Zhang — A note on dynamic fair division of multiple resources",
-            headline="Algorithm 1, with its line-6 erratum corrected, equals water-filling and the LP; the "
-            "competitive-ratio bounds and their tight examples reproduce.",
+            listed_as="Li, Liu, Zhang, Zhang — A note on dynamic fair division of multiple "
+            "resources",
+            headline="Algorithm 1, with its line-6 erratum corrected, equals water-filling and "
+            "the LP; the competitive-ratio bounds and their tight examples reproduce.",
         ),
         Notebook(
             "metin2025",
@@ -312,8 +328,8 @@ NOTEBOOKS: dict[str, Notebook] = {
             tests=("tests/test_precomputed_drf_findings.py",),
             paper="metin2025",
             listed_as="Metin — Precomputed Dominant Resource Fairness",
-            headline="PDRF equals ⌊EDRF⌋ on the paper's instances; Table 1 reproduces; Table 2 does not follow from "
-            "its stated parameters.",
+            headline="PDRF equals ⌊EDRF⌋ on the paper's instances; Table 1 reproduces; Table 2 "
+            "does not follow from its stated parameters.",
         ),
         Notebook(
             "khamseashari2018",
@@ -321,13 +337,14 @@ NOTEBOOKS: dict[str, Notebook] = {
             "Khamse-Ashari et al. — PF-VDS on heterogeneous servers (analytical part)",
             tests=("tests/test_heterogeneous_findings.py",),
             paper="khamseashari2018",
-            listed_as="Khamse-Ashari et al. — An Efficient and Fair Multi-Resource Allocation Mechanism for "
-            "Heterogeneous Servers (TPDS 2018)",
-            headline="PF-VDS and PS-DSF are solved to certified equilibria and the recoverable theorems hold; TSF "
-            "fails placement-aware sharing incentive; PS-MFA and the heuristic stall.",
+            listed_as="Khamse-Ashari et al. — An Efficient and Fair Multi-Resource Allocation "
+            "Mechanism for Heterogeneous Servers (TPDS 2018)",
+            headline="PF-VDS and PS-DSF are solved to certified equilibria and the recoverable "
+            "theorems hold; TSF fails placement-aware sharing incentive; PS-MFA and the "
+            "heuristic stall.",
         ),
-        # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy 2-core machine the
-        # 100 Bitbrains snapshots took ~27 s each
+        # an hour per cell: on the synthetic stand-ins (a clone without the excerpts) on a busy
+        # 2-core machine the 100 Bitbrains snapshots took ~27 s each
         Notebook(
             "khamseashari2018_traces",
             "notebooks/khamseashari2018_traces.ipynb",
@@ -336,18 +353,21 @@ NOTEBOOKS: dict[str, Notebook] = {
             tests=("tests/test_heterogeneous_traces_findings.py", "tests/test_google_open_loop.py"),
             paper="khamseashari2018",
             listed_as="the same paper, §6: Bitbrains and Google trace experiments",
-            headline="On the real trace excerpts PS-DSF does not lead DRFH and TSF in utilisation as §6 reports; "
-            "certified bounds show Definition 4 alone does not force the gap.",
+            headline="On the real trace excerpts PS-DSF does not lead DRFH and TSF in "
+            "utilisation as §6 reports; certified bounds show Definition 4 alone does not "
+            "force the gap.",
         ),
         Notebook(
             "schedulers",
             "notebooks/schedulers_drf_semantics.ipynb",
-            "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real Google cell",
+            "Production schedulers' DRF semantics (Mesos, YARN, Kueue, Volcano) on a real "
+            "Google cell",
             cell_timeout_s=3600,
             tests=("tests/test_scheduler_semantics.py",),
-            listed_as="not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real Google cell",
-            headline="Pooled DRF served machine by machine, as offer-based schedulers run it, trails DRFH, TSF and "
-            "PS-DSF in utilisation at every instant.",
+            listed_as="not a paper: the DRF rules of Mesos, YARN, Kueue and Volcano on a real "
+            "Google cell",
+            headline="Pooled DRF served machine by machine, as offer-based schedulers run it, "
+            "trails DRFH, TSF and PS-DSF in utilisation at every instant.",
         ),
         Notebook(
             "atlas",
@@ -355,10 +375,11 @@ NOTEBOOKS: dict[str, Notebook] = {
             "The mechanism atlas: every registered mechanism on whole cells of three real clusters",
             tests=("tests/test_mechanism_atlas_findings.py", "tests/test_alibaba.py"),
             driver="mechanism_atlas",
-            listed_as="not a paper: every registered mechanism on the same jobs of three real clusters "
-            "(Google, Alibaba, Bitbrains)",
-            headline="On Google's whole cell PS-DSF trails DRFH (with Pareto slack of its own) and "
-            "machine-by-machine DRF trails it more; on Alibaba every certified mechanism serves every task in full.",
+            listed_as="not a paper: every registered mechanism on the same jobs of three real "
+            "clusters (Google, Alibaba, Bitbrains)",
+            headline="On Google's whole cell PS-DSF trails DRFH (with Pareto slack of its own) "
+            "and machine-by-machine DRF trails it more; on Alibaba every certified mechanism "
+            "serves every task in full.",
         ),
         # new paper notebooks go above this line (python -m fairlib.repro.scaffold paper KEY ...)
     ]
@@ -366,16 +387,18 @@ NOTEBOOKS: dict[str, Notebook] = {
 
 
 def _check_catalogue(papers: dict[str, Paper], notebooks: dict[str, Notebook]) -> None:
-    """Every notebook's paper is declared and every declared paper has a notebook (a ValueError naming it)."""
+    """Every notebook's paper is declared and every declared paper has a notebook (a ValueError
+    naming it)."""
     for nb in notebooks.values():
         if nb.paper is not None and nb.paper not in papers:
             raise ValueError(
-                f"fairlib/repro/catalog.py: notebook {nb.key!r} reproduces paper {nb.paper!r}, which "
-                f"PAPERS does not declare; declared: {', '.join(papers)}"
+                f"fairlib/repro/catalog.py: notebook {nb.key!r} reproduces paper "
+                f"{nb.paper!r}, which PAPERS does not declare; declared: {', '.join(papers)}"
             )
         if not nb.listed_as or not nb.headline:
             raise ValueError(
-                f"fairlib/repro/catalog.py: notebook {nb.key!r} needs listed_as (how the results table "
+                f"fairlib/repro/catalog.py: notebook {nb.key!r} needs listed_as (how the "
+                "results table "
                 "names it) and headline (its result in one sentence)"
             )
     orphans = [key for key in papers if not any(nb.paper == key for nb in notebooks.values())]
@@ -454,35 +477,46 @@ def source_path(nb: Notebook) -> Path:
     return p if p.is_absolute() else paths.ROOT / p
 
 
-#: the test files every paper's loop (``make test-paper``) runs besides the paper's own: the repository-wide checks a
-#: paper's files can break however little else they touch, each with what it holds the paper to. A test file that reads
-#: the catalogue, a registry, the public API or the docs is here or says in tests/test_paper_loop.py why a paper cannot
-#: break it, so that a paper green in ``make test-paper`` is green in ``make test``.
+#: the test files every paper's loop (``make test-paper``) runs besides the paper's own: the
+#: repository-wide checks a paper's files can break however little else they touch, each with what
+#: it holds the paper to. A test file that reads the catalogue, a registry, the public API or the
+#: docs is here or says in tests/test_paper_loop.py why a paper cannot break it, so that a paper
+#: green in ``make test-paper`` is green in ``make test``.
 PAPER_CHECKS: dict[str, str] = {
-    "tests/test_notebooks.py": "the notebook's form, its claims all measured, its quick run (run with --paper KEY)",
+    "tests/test_notebooks.py": "the notebook's form, its claims all measured, its quick run (run "
+    "with --paper KEY)",
     "tests/test_import_graph.py": "the import graph stays a DAG with the paper's modules in it",
     "tests/test_contributing.py": "every path the guide names exists",
-    "tests/test_docs.py": "README and docs: rendered blocks current (the papers' list and counts among them), links",
-    "tests/test_claims_coverage.py": "docs/claims-coverage.md maps the paper's statements to claims that exist",
-    "tests/test_book.py": "the book lists every catalogued notebook and renders the landing table once",
-    "tests/test_executed.py": "an executed notebook, once committed, matches its source and links its claims",
-    "tests/test_report.py": "every claims registry loads, and its rules and headlines are well formed",
-    "tests/test_claim_quotes.py": "every paper claim of the paper's registry quotes the paper and states its scope",
-    "tests/test_packaging.py": "the kernel warm-up reaches every kernel, the paper's included; CITATION.cff is valid",
+    "tests/test_docs.py": "README and docs: rendered blocks current (the papers' list and counts "
+    "among them), links",
+    "tests/test_claims_coverage.py": "docs/claims-coverage.md maps the paper's statements to "
+    "claims that exist",
+    "tests/test_book.py": "the book lists every catalogued notebook and renders the landing "
+    "table once",
+    "tests/test_executed.py": "an executed notebook, once committed, matches its source and "
+    "links its claims",
+    "tests/test_report.py": "every claims registry loads, and its rules and headlines are well "
+    "formed",
+    "tests/test_claim_quotes.py": "every paper claim of the paper's registry quotes the paper "
+    "and states its scope",
+    "tests/test_packaging.py": "the kernel warm-up reaches every kernel, the paper's included; "
+    "CITATION.cff is valid",
     "tests/test_verify.py": "declared tolerances name catalogued notebooks and committed tables",
     "tests/test_suite_schedule.py": "the suite's schedule names notebooks and tests that exist",
-    "tests/test_interpreted_kernels.py": "every registered mechanism's small instances run interpreted, no kernel "
-    "compiled, and agree with the compiled kernels",
-    "tests/test_paper_loop.py": "this list itself: every test that reads what a paper adds is in the loop",
+    "tests/test_interpreted_kernels.py": "every registered mechanism's small instances run "
+    "interpreted, no kernel compiled, and agree with the compiled kernels",
+    "tests/test_paper_loop.py": "this list itself: every test that reads what a paper adds is in "
+    "the loop",
     "tests/test_games.py": "the game registry's own rules: no name both a game and a mechanism",
-    "tests/test_annotations.py": "the public callables of the annotated modules (the drivers among them) are "
-    "annotated",
+    "tests/test_annotations.py": "the public callables of the annotated modules (the drivers "
+    "among them) are annotated",
 }
 
 
 def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
-    """The test files (``tests/test_*.py``) that import any of ``modules`` (fairlib source files relative to the
-    repository root), read from their import statements: a changed library module's own tests.
+    """The test files (``tests/test_*.py``) that import any of ``modules`` (fairlib source files
+    relative to the repository root), read from their import statements: a changed library module's
+    own tests.
 
     Parameters
     ----------
@@ -528,12 +562,13 @@ def importing_tests(modules: list[str], root: Path | None = None) -> list[str]:
     return [str(t.relative_to(root)) for t in found]
 
 
-#: files every new paper changes only by the lines the scaffold adds to them (its catalogue entry, its driver's
-#: import, its mechanism's or game's export): what reads those lines is in :data:`PAPER_CHECKS`, and the tests that
-#: import them otherwise test their code, which a paper leaves alone (the catalogue's importers include the
-#: scaffold's own test, a whole nested ``make test-paper`` on a fresh scaffold: about 8 of a paper loop's 16
-#: minutes, predicting nothing the loop itself does not run; every test of the games imports ``fairlib.market``).
-#: Their doctests still run.
+#: files every new paper changes only by the lines the scaffold adds to them (its catalogue entry,
+#: its driver's import, its mechanism's or game's export): what reads those lines is in
+#: :data:`PAPER_CHECKS`, and the tests that import them otherwise test their code, which a paper
+#: leaves alone (the catalogue's importers include the scaffold's own test, a whole nested ``make
+#: test-paper`` on a fresh scaffold: about 8 of a paper loop's 16 minutes, predicting nothing the
+#: loop itself does not run; every test of the games imports ``fairlib.market``). Their doctests
+#: still run.
 REGISTRATION_FILES = (
     "fairlib/repro/catalog.py",
     "fairlib/repro/experiments/__init__.py",
@@ -541,17 +576,18 @@ REGISTRATION_FILES = (
     "fairlib/multires/__init__.py",
 )
 
-#: test files the loop runs kept to the paper's modules (``--contract-modules``), never whole as importers of a
-#: changed module: the API contract and the docstring checks of the callables the paper leaves alone are the same
-#: as on the branch it started from
+#: test files the loop runs kept to the paper's modules (``--contract-modules``), never whole as
+#: importers of a changed module: the API contract and the docstring checks of the callables the
+#: paper leaves alone are the same as on the branch it started from
 MODULE_SCOPED = ("tests/test_api_contract.py", "tests/test_docstrings.py")
 
 
 def paper_tests(nb: Notebook) -> list[str]:
-    """Every test file ``make test-paper`` runs for notebook ``nb``, in order: its own tests (its findings test
-    first), the repository-wide checks (:data:`PAPER_CHECKS`) and the tests of every module the paper adds or
-    changes (:func:`importing_tests` of :func:`library_modules`, but for :data:`REGISTRATION_FILES`; the
-    :data:`MODULE_SCOPED` checks run on those modules in a step of their own).
+    """Every test file ``make test-paper`` runs for notebook ``nb``, in order: its own tests (its
+    findings test first), the repository-wide checks (:data:`PAPER_CHECKS`) and the tests of every
+    module the paper adds or changes (:func:`importing_tests` of :func:`library_modules`, but for
+    :data:`REGISTRATION_FILES`; the :data:`MODULE_SCOPED` checks run on those modules in a step of
+    their own).
 
     Parameters
     ----------
@@ -571,10 +607,11 @@ def paper_tests(nb: Notebook) -> list[str]:
 
 
 def changed_modules(root: Path | None = None) -> list[str]:
-    """The fairlib source files new or changed on this branch (``git diff`` against where it left its upstream, or
-    ``origin/main``, or ``main``; uncommitted edits and untracked files included), relative to the repository root;
-    ``[]`` outside a git checkout. What a contributor wrote beside the paper's driver and mechanisms (a helper module,
-    a game under ``fairlib/market/``) is tested by ``make test-paper`` through this list.
+    """The fairlib source files new or changed on this branch (``git diff`` against where it left
+    its upstream, or ``origin/main``, or ``main``; uncommitted edits and untracked files included),
+    relative to the repository root; ``[]`` outside a git checkout. What a contributor wrote beside
+    the paper's driver and mechanisms (a helper module, a game under ``fairlib/market/``) is tested
+    by ``make test-paper`` through this list.
 
     Parameters
     ----------
@@ -616,10 +653,11 @@ def changed_modules(root: Path | None = None) -> list[str]:
 
 
 def library_modules(nb: Notebook) -> list[str]:
-    """The library files behind notebook ``nb`` whose doctests and API contract ``make test-paper`` runs: the
-    experiment drivers its source imports (``from fairlib.repro.experiments import ...``), the modules defining the
-    mechanisms and games it introduces (found through their registries, wherever they live) and every fairlib module
-    new or changed on the branch (:func:`changed_modules`), as paths relative to the repository root.
+    """The library files behind notebook ``nb`` whose doctests and API contract ``make test-paper``
+    runs: the experiment drivers its source imports (``from fairlib.repro.experiments import ...``),
+    the modules defining the mechanisms and games it introduces (found through their registries,
+    wherever they live) and every fairlib module new or changed on the branch
+    (:func:`changed_modules`), as paths relative to the repository root.
 
     Parameters
     ----------
@@ -665,8 +703,8 @@ def library_modules(nb: Notebook) -> list[str]:
 
 
 def main(argv=None) -> int:
-    """``python -m fairlib.repro.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the catalogue, or what
-    ``make test-paper`` runs for one paper."""
+    """``python -m fairlib.repro.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the
+    catalogue, or what ``make test-paper`` runs for one paper."""
     import argparse
     import sys
 
@@ -682,15 +720,15 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--mechanisms",
         metavar="KEY",
-        help="print the mechanisms and games paper KEY introduces as a pytest -k expression (empty if "
-        "none)",
+        help="print the mechanisms and games paper KEY introduces as a pytest -k expression "
+        "(empty if none)",
     )
     ap.add_argument(
         "--modules",
         metavar="KEY",
-        help="print the library modules of paper KEY whose doctests and API contract make test-paper "
-        "runs: the drivers its notebook imports, the modules of the mechanisms it introduces and "
-        "every fairlib module new or changed on the branch",
+        help="print the library modules of paper KEY whose doctests and API contract make "
+        "test-paper runs: the drivers its notebook imports, the modules of the mechanisms it "
+        "introduces and every fairlib module new or changed on the branch",
     )
     args = ap.parse_args(argv)
     key = next((k for k in (args.tests, args.mechanisms, args.modules) if k is not None), None)

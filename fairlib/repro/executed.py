@@ -1,11 +1,14 @@
-"""Executed notebooks for readers: what a full-mode run publishes to ``executed/`` and how a test checks it.
+"""Executed notebooks for readers: what a full-mode run publishes to ``executed/`` and how a test
+checks it.
 
-A full-mode ``run_all.py`` run publishes each executed notebook, outputs included, to ``executed/<key>.ipynb``
-(:func:`publish_executed`): GitHub renders it, the book (``book/``, built by ``make site``) renders it as a page, and
-its metadata records a digest of the source notebook's cells, so a test can tell whether it still comes from the
-current sources (:func:`executed_problems`). Publishing removes what a reader should not see (progress bars and
-warnings on stderr, this machine's paths) and renders the notebook's **Findings** cell from the ledger the run just
-wrote (:func:`fairlib.repro.prose.findings_markdown`), so the summary at the top always states this run's results.
+A full-mode ``run_all.py`` run publishes each executed notebook, outputs included, to
+``executed/<key>.ipynb`` (:func:`publish_executed`): GitHub renders it, the book (``book/``, built
+by ``make site``) renders it as a page, and its metadata records a digest of the source notebook's
+cells, so a test can tell whether it still comes from the current sources
+(:func:`executed_problems`). Publishing removes what a reader should not see (progress bars and
+warnings on stderr, this machine's paths) and renders the notebook's **Findings** cell from the
+ledger the run just wrote (:func:`fairlib.repro.prose.findings_markdown`), so the summary at the top
+always states this run's results.
 """
 
 from __future__ import annotations
@@ -47,8 +50,8 @@ FINDINGS_TAG = "findings"
 
 @dataclass(frozen=True)
 class PublishedNotebook:
-    """A notebook ``run_all.py`` publishes: registry key, title and source path (relative to the repository root,
-    as in ``fairlib.repro.catalog.NOTEBOOKS``, or absolute).
+    """A notebook ``run_all.py`` publishes: registry key, title and source path (relative to the
+    repository root, as in ``fairlib.repro.catalog.NOTEBOOKS``, or absolute).
 
     Parameters
     ----------
@@ -57,8 +60,8 @@ class PublishedNotebook:
     title : str
         Its title.
     source : str
-        The source notebook's path, relative to the repository root (as in ``fairlib.repro.catalog.NOTEBOOKS``) or
-        absolute.
+        The source notebook's path, relative to the repository root (as in
+        ``fairlib.repro.catalog.NOTEBOOKS``) or absolute.
     """
 
     key: str
@@ -67,13 +70,15 @@ class PublishedNotebook:
 
 
 def _cells(nb: NotebookNode) -> list:
-    """The cells of a notebook as its author wrote them (papermill's injected-parameters cell left out)."""
+    """The cells of a notebook as its author wrote them (papermill's injected-parameters cell left
+    out)."""
     return [c for c in nb.cells if _INJECTED not in c.get("metadata", {}).get("tags", [])]
 
 
 def source_digest(nb: NotebookNode) -> str:
-    """SHA-256 of a notebook's cells (type and source, in order; papermill's injected cell left out): equal for a
-    source notebook and every executed copy made from it, and different after any edit of a cell.
+    """SHA-256 of a notebook's cells (type and source, in order; papermill's injected cell left
+    out): equal for a source notebook and every executed copy made from it, and different after any
+    edit of a cell.
 
     Parameters
     ----------
@@ -98,8 +103,9 @@ def _read(path: Path) -> NotebookNode:
 
 
 def _scrub(text: str) -> str:
-    """Paths of this machine out of an output: the repository's becomes relative, its parent's ``..``, a trace
-    folder's (:func:`fairlib.paths.trace_dirs`) the name of the trace under it, the home folder ``~``."""
+    """Paths of this machine out of an output: the repository's becomes relative, its parent's
+    ``..``, a trace folder's (:func:`fairlib.paths.trace_dirs`) the name of the trace under it, the
+    home folder ``~``."""
     text = text.replace(str(paths.ROOT) + os.sep, "").replace(
         str(paths.ROOT.parent) + os.sep, ".." + os.sep
     )
@@ -109,12 +115,14 @@ def _scrub(text: str) -> str:
 
 
 def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | None = None) -> Path:
-    """Copy a full-mode executed notebook to ``<dest_dir>/<key>.ipynb`` for readers (default ``dest_dir``:
-    :func:`fairlib.paths.executed_dir`), with its text view ``<key>.md`` beside it (:func:`executed_markdown`).
+    """Copy a full-mode executed notebook to ``<dest_dir>/<key>.ipynb`` for readers (default
+    ``dest_dir``: :func:`fairlib.paths.executed_dir`), with its text view ``<key>.md`` beside it
+    (:func:`executed_markdown`).
 
-    Progress-bar updates are collapsed to their last state (nbconvert's ``CoalesceStreamsPreprocessor``), this
-    machine's paths are made relative, and ``metadata.fairlib`` records the key, title, source and
-    :func:`source_digest` of the source notebook as it was run, and the machine it ran on (processor and cores).
+    Progress-bar updates are collapsed to their last state (nbconvert's
+    ``CoalesceStreamsPreprocessor``), this machine's paths are made relative, and
+    ``metadata.fairlib`` records the key, title, source and :func:`source_digest` of the source
+    notebook as it was run, and the machine it ran on (processor and cores).
 
     Parameters
     ----------
@@ -133,7 +141,8 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
     Raises
     ------
     ValueError
-        When the executed copy's cells differ from the source's (edited during the run): nothing is published.
+        When the executed copy's cells differ from the source's (edited during the run): nothing is
+        published.
     """
     import nbformat
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
@@ -144,7 +153,8 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
     digest = source_digest(_read(_resolve(nb.source)))
     if source_digest(doc) != digest:
         raise ValueError(
-            f"{executed}: its cells differ from {nb.source}'s (edited during the run?); not published"
+            f"{executed}: its cells differ from {nb.source}'s (edited during the run?); not "
+            "published"
         )
     coalesce = CoalesceStreamsPreprocessor()
     for i, cell in enumerate(doc.cells):
@@ -156,7 +166,8 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
                 out.text = _scrub(_CLEARED_LINE.sub("", out.text))
             elif "text/plain" in out.get("data", {}):
                 out.data["text/plain"] = _scrub(out.data["text/plain"])
-        # stderr holds progress bars and library warnings (with this machine's paths): not for a reader
+        # stderr holds progress bars and library warnings (with this machine's paths): not for a
+        # reader
         cell.outputs = [
             o for o in cell.outputs if o.output_type != "stream" or (o.text and o.name != "stderr")
         ]
@@ -183,7 +194,8 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
 
 
 def findings_choice(source: str) -> list[str]:
-    """The claim ids a Findings cell shows: the list literal of its ``show_findings(key, MODE, [...])`` call.
+    """The claim ids a Findings cell shows: the list literal of its ``show_findings(key, MODE,
+    [...])`` call.
 
     Parameters
     ----------
@@ -214,7 +226,8 @@ def findings_choice(source: str) -> list[str]:
             if len(args) >= 3:
                 return list(ast.literal_eval(args[2]))
     raise ValueError(
-        f"a cell tagged {FINDINGS_TAG!r} must call show_findings(key, MODE, [claim ids]): {source!r}"
+        f"a cell tagged {FINDINGS_TAG!r} must call show_findings(key, MODE, [claim ids]): "
+        f"{source!r}"
     )
 
 
@@ -231,9 +244,13 @@ def _findings_output(source: str, key: str) -> NotebookNode:
     return nbformat.v4.new_output("display_data", data={"text/markdown": text, "text/plain": text})
 
 
-#: the first line of papermill's injected cell once published: the parameters stay on record as comments, so the
-#: copy a reader opens (on Binder, say) runs with the parameters cell's own mode, quick, unless they change it
-INJECTED_HEADER = "# run_all.py ran this copy with these parameters (papermill's injected cell), kept as a record:"
+#: the first line of papermill's injected cell once published: the parameters stay on record as
+#: comments, so the copy a reader opens (on Binder, say) runs with the parameters cell's own mode,
+#: quick, unless they change it
+INJECTED_HEADER = (
+    "# run_all.py ran this copy with these parameters (papermill's injected cell), "
+    "kept as a record:"
+)
 
 
 def _record_injected(cell: NotebookNode) -> None:
@@ -259,7 +276,8 @@ def _markdown_output(text: str) -> NotebookNode:
 
 
 def _listing_output(key: str) -> NotebookNode:
-    """The Claims list rendered from the committed full-mode ledger (every claim, the not-tested ones included)."""
+    """The Claims list rendered from the committed full-mode ledger (every claim, the not-tested
+    ones included)."""
     from .ledger import ClaimListing
 
     ledger = json.loads(
@@ -286,8 +304,9 @@ _RUNNING_NOTE_OPENINGS = ("**This copy ran in full mode**", "**This run: quick m
 
 
 def _with_running_note(outputs: list, note: NotebookNode) -> list:
-    """``outputs`` with the running note in place of the one the run displayed; the cell's other outputs (a
-    notebook's own "Data." line after the note, say) are kept as they are, in their order."""
+    """``outputs`` with the running note in place of the one the run displayed; the cell's other
+    outputs (a notebook's own "Data." line after the note, say) are kept as they are, in their
+    order."""
     kept = list(outputs)
     for k, output in enumerate(kept):
         text = output.get("data", {}).get("text/markdown", "")
@@ -299,10 +318,11 @@ def _with_running_note(outputs: list, note: NotebookNode) -> list:
 
 
 def _render_presentation(doc: NotebookNode, key: str) -> None:
-    """What a published notebook shows from its run's records rather than from its code: the Findings (from the
-    ledger, :func:`fairlib.repro.prose.findings_markdown`), the Claims list (``claims.listing()``, from the ledger,
-    every claim), the running note (``show_running_note``, with this run's own wall time) and papermill's injected cell
-    (kept as a record in comments). Presentation only: re-rendering needs no new run."""
+    """What a published notebook shows from its run's records rather than from its code: the
+    Findings (from the ledger, :func:`fairlib.repro.prose.findings_markdown`), the Claims list
+    (``claims.listing()``, from the ledger, every claim), the running note (``show_running_note``,
+    with this run's own wall time) and papermill's injected cell (kept as a record in comments).
+    Presentation only: re-rendering needs no new run."""
     seconds = doc.metadata.get("papermill", {}).get("duration")
     has_ledger = (paths.results_dir(key, "full") / "claims.json").is_file()
     for cell in doc.cells:
@@ -326,8 +346,9 @@ _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.DOTALL)
 
 
 def cell_heading(execution_count: int | None) -> tuple[str, str]:
-    """The heading :func:`executed_markdown` puts above a code cell, ``In [n]``, and its anchor as GitHub derives it
-    from the heading (``in-n``): how a row of ``CLAIMS.md`` links to the cell that measured the claim.
+    """The heading :func:`executed_markdown` puts above a code cell, ``In [n]``, and its anchor as
+    GitHub derives it from the heading (``in-n``): how a row of ``CLAIMS.md`` links to the cell that
+    measured the claim.
 
     Parameters
     ----------
@@ -353,10 +374,10 @@ def _fence(text: str, lang: str = "") -> str:
 
 
 def executed_markdown(doc: NotebookNode, key: str) -> str:
-    """A Markdown view of an executed notebook, for reading on GitHub, where a notebook's cells have no anchors:
-    markdown cells as written, each code cell under a heading ``In [n]`` (:func:`cell_heading`) with its source and
-    its text, table and markdown outputs. Figures are not repeated (they are in the notebook and under
-    ``figures/<key>/``).
+    """A Markdown view of an executed notebook, for reading on GitHub, where a notebook's cells have
+    no anchors: markdown cells as written, each code cell under a heading ``In [n]``
+    (:func:`cell_heading`) with its source and its text, table and markdown outputs. Figures are not
+    repeated (they are in the notebook and under ``figures/<key>/``).
 
     Parameters
     ----------
@@ -373,8 +394,8 @@ def executed_markdown(doc: NotebookNode, key: str) -> str:
     title = doc.metadata.get("fairlib", {}).get("title", key)
     parts = [
         f"<!-- generated from executed/{key}.ipynb by fairlib.repro.executed; do not edit -->",
-        f"*A text view of [`executed/{key}.ipynb`]({key}.ipynb) ({title}), so that every cell has an anchor: "
-        f"open the notebook for its figures.*",
+        f"*A text view of [`executed/{key}.ipynb`]({key}.ipynb) ({title}), so that every "
+        "cell has an anchor: open the notebook for its figures.*",
     ]
     for cell in _cells(doc):
         if cell.cell_type == "markdown":
@@ -415,10 +436,10 @@ def _resolve(path: str) -> Path:
 
 def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
     """Render what ``executed/<key>.ipynb`` (and its text view) shows from its run's records again
-    (:func:`_render_presentation`: the Findings and the Claims list from the committed full-mode ledger, the running
-    note, the injected cell as a record): wording is presentation, so a change to it needs no new run.
-    ``python -m fairlib.repro.executed --refresh-findings [KEY ...]`` does it for the given (default: every)
-    notebook.
+    (:func:`_render_presentation`: the Findings and the Claims list from the committed full-mode
+    ledger, the running note, the injected cell as a record): wording is presentation, so a change
+    to it needs no new run. ``python -m fairlib.repro.executed --refresh-findings [KEY ...]`` does
+    it for the given (default: every) notebook.
 
     Parameters
     ----------
@@ -470,8 +491,9 @@ def _stale_presentation(doc: NotebookNode, key: str) -> bool:
 
 
 def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -> list[str]:
-    """Why ``executed/<key>.ipynb`` does not stand for the current source notebook (empty if it does): missing, run
-    from other cells, not in full mode, with an error output, or its text view ``<key>.md`` out of date.
+    """Why ``executed/<key>.ipynb`` does not stand for the current source notebook (empty if it
+    does): missing, run from other cells, not in full mode, with an error output, or its text view
+    ``<key>.md`` out of date.
 
     Parameters
     ----------
@@ -515,9 +537,9 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
         doc, nb.key
     ):
         problems.append(
-            f"{path}: its Findings, Claims list, running note or injected cell differ from their rendering "
-            f"from the committed ledger and the run's records: run "
-            f"`python -m fairlib.repro.executed --refresh-findings {nb.key}` and commit "
+            f"{path}: its Findings, Claims list, running note or injected cell differ from "
+            "their rendering from the committed ledger and the run's records: run `python "
+            f"-m fairlib.repro.executed --refresh-findings {nb.key}` and commit "
             f"executed/{nb.key}.*"
         )
     text_view = path.with_suffix(".md")
@@ -532,9 +554,9 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
 
 
 def claim_cells(doc: NotebookNode) -> dict[str, NotebookNode]:
-    """:func:`fairlib.repro.ledger.cell_key` of each code cell's source → the cell: how a claim's recorded ``cell``
-    finds the cell that measured it (its ``id`` is the anchor ``#cell-id=<id>`` of its page, its ``execution_count`` the
-    ``In [n]`` a reader sees).
+    """:func:`fairlib.repro.ledger.cell_key` of each code cell's source → the cell: how a claim's
+    recorded ``cell`` finds the cell that measured it (its ``id`` is the anchor ``#cell-id=<id>`` of
+    its page, its ``execution_count`` the ``In [n]`` a reader sees).
 
     Parameters
     ----------
@@ -556,7 +578,8 @@ def claim_cells(doc: NotebookNode) -> dict[str, NotebookNode]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m fairlib.repro.executed --refresh-findings [KEY ...]``: see :func:`refresh_findings`."""
+    """``python -m fairlib.repro.executed --refresh-findings [KEY ...]``: see
+    :func:`refresh_findings`."""
     import argparse
 
     from .catalog import NOTEBOOKS
@@ -567,7 +590,8 @@ def main(argv: list[str] | None = None) -> int:
         nargs="*",
         metavar="KEY",
         required=True,
-        help="notebooks whose Findings to render again from their committed ledger (default: every one)",
+        help="notebooks whose Findings to render again from their committed ledger (default: "
+        "every one)",
     )
     args = ap.parse_args(argv)
     keys = args.refresh_findings or list(NOTEBOOKS)

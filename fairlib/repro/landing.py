@@ -1,25 +1,28 @@
-"""The rendered blocks of the README, the reference docs and the citation file: numbers and lists never typed by hand.
+"""The rendered blocks of the README, the reference docs and the citation file: numbers and lists
+never typed by hand.
 
-``README.md`` and ``docs/verify.md`` hold blocks between ``<!-- BEGIN name -->`` and ``<!-- END name -->`` markers,
-``CITATION.cff`` between the comment lines ``# BEGIN name`` and ``# END name``. This module renders each from a
-committed source of truth:
+``README.md`` and ``docs/verify.md`` hold blocks between ``<!-- BEGIN name -->`` and ``<!-- END name
+-->`` markers, ``CITATION.cff`` between the comment lines ``# BEGIN name`` and ``# END name``. This
+module renders each from a committed source of truth:
 
-- ``results``: how many notebooks reproduce how many papers, then one row per notebook (how the catalogue,
-  :mod:`fairlib.repro.catalog`, names what it reproduces, and its headline) with its paper claims held / not reproduced
-  / not tested, counted from ``data/results/claims.csv`` (what ``run_all.py`` aggregates from the ledgers), and the
-  totals by kind;
+- ``results``: how many notebooks reproduce how many papers, then one row per notebook (how the
+  catalogue, :mod:`fairlib.repro.catalog`, names what it reproduces, and its headline) with its
+  paper claims held / not reproduced / not tested, counted from ``data/results/claims.csv`` (what
+  ``run_all.py`` aggregates from the ledgers), and the totals by kind;
 - ``papers``: the README's list of the papers, their authors, venues and links, from the catalogue;
 - ``references`` (``CITATION.cff``): the papers as CFF references, from the catalogue;
-- ``timings``: the wall time of the notebooks' last full-mode runs, in all and per notebook, against the full
-  rerun's targets, from ``benchmarks/results/full_run.json`` (``python -m benchmarks full_run`` reads the papermill
-  metadata of ``executed/<key>.ipynb``: :func:`notebook_durations`, :func:`cell_durations`), and the test suite's
-  wall time from ``benchmarks/results/suite.json`` (``python -m benchmarks suite``);
+- ``timings``: the wall time of the notebooks' last full-mode runs, in all and per notebook, against
+  the full rerun's targets, from ``benchmarks/results/full_run.json`` (``python -m benchmarks
+  full_run`` reads the papermill metadata of ``executed/<key>.ipynb``: :func:`notebook_durations`,
+  :func:`cell_durations`), and the test suite's wall time from ``benchmarks/results/suite.json``
+  (``python -m benchmarks suite``);
 - ``citation``: the repository's BibTeX entry, from ``CITATION.cff``;
-- ``tolerances``, ``timing``, ``sensitive`` (docs/verify.md): ``run_all.py --verify``'s tolerances, the wall-clock
-  columns it leaves out and the quantities it reports but does not fail, from :mod:`fairlib.repro.verify`.
+- ``tolerances``, ``timing``, ``sensitive`` (docs/verify.md): ``run_all.py --verify``'s tolerances,
+  the wall-clock columns it leaves out and the quantities it reports but does not fail, from
+  :mod:`fairlib.repro.verify`.
 
-``python -m fairlib.repro.landing`` rewrites the blocks in place; ``python -m fairlib.repro.landing --check`` exits 1
-when a committed file differs from its rendering (a test does the same).
+``python -m fairlib.repro.landing`` rewrites the blocks in place; ``python -m fairlib.repro.landing
+--check`` exits 1 when a committed file differs from its rendering (a test does the same).
 """
 
 from __future__ import annotations
@@ -72,7 +75,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class PaperRow:
-    """One row of the results table: the notebook key, what it reproduces as a reader finds it, and its headline.
+    """One row of the results table: the notebook key, what it reproduces as a reader finds it, and
+    its headline.
 
     Parameters
     ----------
@@ -102,8 +106,9 @@ def rows(
     notebooks: Mapping[str, catalog.Notebook] | None = None,
     papers: Mapping[str, catalog.Paper] | None = None,
 ) -> tuple[PaperRow, ...]:
-    """The results table's rows, from the catalogue (:mod:`fairlib.repro.catalog`): each paper's notebooks, papers in
-    :data:`~fairlib.repro.catalog.PAPERS`' order, then the notebooks that reproduce no paper.
+    """The results table's rows, from the catalogue (:mod:`fairlib.repro.catalog`): each paper's
+    notebooks, papers in :data:`~fairlib.repro.catalog.PAPERS`' order, then the notebooks that
+    reproduce no paper.
 
     Parameters
     ----------
@@ -151,12 +156,16 @@ def count_line(notebooks: Mapping[str, catalog.Notebook] | None = None) -> str:
         f"{_count(len({nb.paper for nb in reproducing}), 'paper', 'papers')}"
     )
     if ours:
-        line += f" and run {_count(len(ours), 'study', 'studies')} of our own ({', '.join(f'`{k}`' for k in ours)})"
+        line += (
+            f" and run {_count(len(ours), 'study', 'studies')} of our own "
+            f"({', '.join(f'`{k}`' for k in ours)})"
+        )
     return line + "."
 
 
 def claim_counts(claims_csv: Path | None = None) -> dict[str, Counter[tuple[str, str]]]:
-    """``{paper key: Counter({(kind, status): n})}`` from the aggregated ledger (``data/results/claims.csv``).
+    """``{paper key: Counter({(kind, status): n})}`` from the aggregated ledger
+    (``data/results/claims.csv``).
 
     Parameters
     ----------
@@ -181,8 +190,9 @@ def _cell(text: str) -> str:
 
 
 def results_block(claims_csv: Path | None = None) -> str:
-    """How many notebooks reproduce how many papers, then the results-at-a-glance table (paper claims per notebook)
-    and the totals by kind. A notebook not yet in the ledger shows "not run yet", its key without a link.
+    """How many notebooks reproduce how many papers, then the results-at-a-glance table (paper
+    claims per notebook) and the totals by kind. A notebook not yet in the ledger shows "not run
+    yet", its key without a link.
 
     Parameters
     ----------
@@ -236,7 +246,8 @@ def results_block(claims_csv: Path | None = None) -> str:
 
 
 def papers_block(papers: Mapping[str, catalog.Paper] | None = None) -> str:
-    """The README's list of papers, from the catalogue: each one's authors, venue and year, and its link.
+    """The README's list of papers, from the catalogue: each one's authors, venue and year, and its
+    link.
 
     Parameters
     ----------
@@ -268,9 +279,9 @@ def book_papers_block(
     notebooks: Mapping[str, catalog.Notebook] | None = None,
     papers: Mapping[str, catalog.Paper] | None = None,
 ) -> str:
-    """The book landing page's list of what the notebooks reproduce, from the catalogue: each paper's citation
-    (:attr:`fairlib.repro.catalog.Paper.citation`) with the notebooks that reproduce it, then each notebook that
-    reproduces no paper, as the results table names it.
+    """The book landing page's list of what the notebooks reproduce, from the catalogue: each
+    paper's citation (:attr:`fairlib.repro.catalog.Paper.citation`) with the notebooks that
+    reproduce it, then each notebook that reproduces no paper, as the results table names it.
 
     Parameters
     ----------
@@ -300,7 +311,8 @@ def book_papers_block(
 
 
 def _yaml(text: str) -> str:
-    """``text`` as a YAML scalar: plain when it is a name YAML reads as a string, double-quoted otherwise."""
+    """``text`` as a YAML scalar: plain when it is a name YAML reads as a string, double-quoted
+    otherwise."""
     plain = re.fullmatch(r"[A-Z][A-Za-z'-]*\.?( [A-Z][A-Za-z'-]*\.?)*", text)
     special = text.lower() in {"yes", "no", "y", "n", "true", "false", "on", "off", "null"}
     return text if plain and not special else _quoted(text)
@@ -344,7 +356,8 @@ def _quoted(text: str) -> str:
 
 
 def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, str]]:
-    """``{key: (seconds, ISO date)}`` of each executed notebook's last full-mode run (papermill's metadata).
+    """``{key: (seconds, ISO date)}`` of each executed notebook's last full-mode run (papermill's
+    metadata).
 
     Parameters
     ----------
@@ -370,8 +383,8 @@ def _stamp(text: str) -> dt.datetime:
 
 
 def notebook_spans(executed: Path | None = None) -> dict[str, tuple[float, float]]:
-    """``{key: (start, end)}`` in POSIX seconds of each executed notebook's last full-mode run (papermill's
-    ``start_time`` and ``end_time``); a notebook without both is left out.
+    """``{key: (start, end)}`` in POSIX seconds of each executed notebook's last full-mode run
+    (papermill's ``start_time`` and ``end_time``); a notebook without both is left out.
 
     Parameters
     ----------
@@ -393,8 +406,9 @@ def notebook_spans(executed: Path | None = None) -> dict[str, tuple[float, float
 
 
 def wall_seconds(spans: Iterable[tuple[float, float]]) -> float:
-    """The wall time covered by ``spans`` (``(start, end)`` pairs): overlapping runs (notebooks run side by side by
-    ``run_all.py --jobs``) count once, runs apart (notebooks rerun on different days) add up.
+    """The wall time covered by ``spans`` (``(start, end)`` pairs): overlapping runs (notebooks run
+    side by side by ``run_all.py --jobs``) count once, runs apart (notebooks rerun on different
+    days) add up.
 
     Parameters
     ----------
@@ -415,10 +429,10 @@ def wall_seconds(spans: Iterable[tuple[float, float]]) -> float:
 
 
 def cell_durations(executed: Path | None = None) -> dict[str, list[tuple[int | None, float]]]:
-    """``{key: [(execution count, seconds), ...]}``: every code cell of each executed notebook's last full-mode run,
-    in order, with its wall time (papermill's ``metadata.papermill.duration``, else the kernel's
-    ``metadata.execution`` stamps from ``iopub.execute_input`` to ``shell.execute_reply``); a cell with neither
-    is left out.
+    """``{key: [(execution count, seconds), ...]}``: every code cell of each executed notebook's
+    last full-mode run, in order, with its wall time (papermill's ``metadata.papermill.duration``,
+    else the kernel's ``metadata.execution`` stamps from ``iopub.execute_input`` to
+    ``shell.execute_reply``); a cell with neither is left out.
 
     Parameters
     ----------
@@ -455,7 +469,8 @@ def cell_durations(executed: Path | None = None) -> dict[str, list[tuple[int | N
     return out
 
 
-#: the full-run benchmark's row names (``benchmarks/bench_full_run.py`` writes them, :func:`full_run_line` reads them)
+#: the full-run benchmark's row names (``benchmarks/bench_full_run.py`` writes them,
+#: :func:`full_run_line` reads them)
 FULL_RUN_TOTAL = "every notebook, as `make` runs them (wall time)"
 FULL_RUN_CELL = "the longest cell"
 FULL_RUN_NOTEBOOK = "notebook "
@@ -476,8 +491,9 @@ def _met(row: dict) -> bool:
 
 
 def full_run_line(full_run: Path | None = None) -> str:
-    """The ``make`` line of the timings block, from the full-run benchmark's rows (``python -m benchmarks
-    full_run``): the notebooks' time in all and each one's, the longest cell, each against its target."""
+    """The ``make`` line of the timings block, from the full-run benchmark's rows (``python -m
+    benchmarks full_run``): the notebooks' time in all and each one's, the longest cell, each
+    against its target."""
     path = Path(full_run or FULL_RUN_RESULTS)
     if not path.exists():
         return "- `make`: not measured yet (`python -m benchmarks full_run`)."
@@ -490,7 +506,8 @@ def full_run_line(full_run: Path | None = None) -> str:
         if r["row"].startswith(FULL_RUN_NOTEBOOK)
     )
     return _item(
-        f"`make`: the notebooks' last full-mode runs took {total['ours']} of wall time in all (target "
+        f"`make`: the notebooks' last full-mode runs took {total['ours']} of wall time in "
+        "all (target "
         f"{_shown_target(total)}: {'met' if _met(total) else 'not met'}; {per}); the longest cell "
         f"{cell['ours']} ({cell['baseline']}; target {_shown_target(cell)}: "
         f"{'met' if _met(cell) else 'not met'}). Runs of {rec['date']}, from "
@@ -559,7 +576,8 @@ def citation_block(citation: Path | None = None) -> str:
 
 
 def tolerances_block() -> str:
-    """``run_all.py --verify``'s default tolerances and every per-table one declared in :mod:`fairlib.repro.verify`.
+    """``run_all.py --verify``'s default tolerances and every per-table one declared in
+    :mod:`fairlib.repro.verify`.
 
     Returns
     -------
@@ -570,8 +588,10 @@ def tolerances_block() -> str:
 
     lines = [
         _item(
-            f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) (relative, `--rtol`) or "
-            f"|a − b| ≤ {verify.DEFAULT_ATOL:g} (absolute, for values that are zero up to rounding, `--atol`), "
+            f"numbers: equal when |a − b| ≤ {verify.DEFAULT_RTOL:g} · max(|a|, |b|) "
+            "(relative, `--rtol`) or "
+            f"|a − b| ≤ {verify.DEFAULT_ATOL:g} (absolute, for values that are zero up to "
+            "rounding, `--atol`), "
             "except where a tolerance is declared below;"
         ),
         "- integers, labels and every claim's status: exactly.",
@@ -592,8 +612,8 @@ def tolerances_block() -> str:
                 )
                 lines.append(
                     _item(
-                        f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g}, reported at "
-                        f"{tol.digits} significant digits{inputs} — {tol.reason}"
+                        f"`{key}`, {where}, {what}: rtol {tol.rtol:g}, atol {tol.atol:g}, "
+                        f"reported at {tol.digits} significant digits{inputs} — {tol.reason}"
                     )
                 )
     return "\n".join(lines)
@@ -641,7 +661,8 @@ def sensitive_block() -> str:
 
 
 def _item(text: str) -> str:
-    """A Markdown list item wrapped at 116 columns (no line of a rendered page runs past 400 characters)."""
+    """A Markdown list item wrapped at 116 columns (no line of a rendered page runs past 400
+    characters)."""
     import textwrap
 
     return textwrap.fill(
@@ -720,7 +741,8 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 1 when ``--check`` finds a stale file, else 0.
     """
     parser = argparse.ArgumentParser(
-        prog="python -m fairlib.repro.landing", description=__doc__.splitlines()[0]
+        prog="python -m fairlib.repro.landing",
+        description=" ".join(__doc__.split("\n\n")[0].split()),
     )
     parser.add_argument(
         "--check", action="store_true", help="exit 1 if a file differs from its rendering"

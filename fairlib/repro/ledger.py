@@ -1,13 +1,15 @@
-"""The claims ledger: every claim of a paper declared in its registry, measured by the notebook, given a status.
+"""The claims ledger: every claim of a paper declared in its registry, measured by the notebook,
+given a status.
 
-A notebook's claims are declared before any run in ``notebooks/claims/<key>.toml`` (:func:`registry_path`,
-:func:`load_registry`): the paper's statement and value, and the rule that decides it. The notebook only measures
-(:class:`ClaimLog`), and the ledger (``data/results/<key>/claims.json``) records each claim's status.
+A notebook's claims are declared before any run in ``notebooks/claims/<key>.toml``
+(:func:`registry_path`, :func:`load_registry`): the paper's statement and value, and the rule that
+decides it. The notebook only measures (:class:`ClaimLog`), and the ledger
+(``data/results/<key>/claims.json``) records each claim's status.
 
-Each rule kind is one small class in :data:`RULES`, under each registry field it reads: the class checks its fields
-when the registry loads (:meth:`Rule.parse`), decides a measurement (:meth:`Rule.holds`, :meth:`Rule.undecided`) and
-words itself for the ledger (:meth:`Rule.text`). A new rule is one :class:`Rule` subclass and its entry in
-:data:`RULES`.
+Each rule kind is one small class in :data:`RULES`, under each registry field it reads: the class
+checks its fields when the registry loads (:meth:`Rule.parse`), decides a measurement
+(:meth:`Rule.holds`, :meth:`Rule.undecided`) and words itself for the ledger (:meth:`Rule.text`). A
+new rule is one :class:`Rule` subclass and its entry in :data:`RULES`.
 """
 
 from __future__ import annotations
@@ -75,11 +77,12 @@ def _is_number(x) -> bool:
 
 
 KINDS = ("paper", "finding", "check")
-#: appended to every status shown from a quick-mode ledger (its claims.json keeps the plain status and mode "quick")
+#: appended to every status shown from a quick-mode ledger (its claims.json keeps the plain status
+#: and mode "quick")
 PROVISIONAL = " (quick: provisional)"
 STATUSES = ("held", "not reproduced", "inconclusive", "not tested")
-#: ``se = {sd = "pooled"}``: the paper prints no standard deviation of the count; the common one is estimated from
-#: both samples together (:func:`pooled_count_sd`)
+#: ``se = {sd = "pooled"}``: the paper prints no standard deviation of the count; the common one is
+#: estimated from both samples together (:func:`pooled_count_sd`)
 OUR_SD = "pooled"
 
 
@@ -101,31 +104,35 @@ def registry_path(key: str) -> Path:
 
 
 def _exact(bound) -> str:
-    """A rule's number exactly as declared (the shortest text that reads back as the same float): a bound of
-    1.000000001 must not print as 1, or a value of 1.0000000000000902 would look held against "<= 1"."""
+    """A rule's number exactly as declared (the shortest text that reads back as the same float): a
+    bound of 1.000000001 must not print as 1, or a value of 1.0000000000000902 would look held
+    against "<= 1"."""
     text = repr(float(bound))
     return text[:-2] if text.endswith(".0") else text
 
 
 def _numbers(ours) -> list | None:
-    """``ours`` as a list of numbers (a scalar is a one-element list), or None if it is not numeric."""
+    """``ours`` as a list of numbers (a scalar is a one-element list), or None if it is not
+    numeric."""
     values = ours if isinstance(ours, list) else [ours]
     return values if values and all(_is_number(v) for v in values) else None
 
 
-# --- the rules ------------------------------------------------------------------------------------------------------
+# --- the rules ------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Rule(ABC):
-    """How a declared claim is decided: one kind of rule, declared by its fields in a claims registry.
+    """How a declared claim is decided: one kind of rule, declared by its fields in a claims
+    registry.
 
-    Each kind is a subclass registered in :data:`RULES` under every registry field it reads (:attr:`keys`). It
-    checks those fields when the registry loads (:meth:`parse`, errors naming the file and the claim), decides a
-    measurement (:meth:`holds`; :meth:`undecided` where the data cannot decide, status **inconclusive**) and words
-    itself as the ledger prints it (:meth:`text`). ``run_all.py --verify`` compares what a rule decides, the claim's
-    status, between the committed ledger and a fresh run: every rule alike, since ``claims.json`` records the
-    status and the rule's words, not its kind.
+    Each kind is a subclass registered in :data:`RULES` under every registry field it reads
+    (:attr:`keys`). It checks those fields when the registry loads (:meth:`parse`, errors naming the
+    file and the claim), decides a measurement (:meth:`holds`; :meth:`undecided` where the data
+    cannot decide, status **inconclusive**) and words itself as the ledger prints it (:meth:`text`).
+    ``run_all.py --verify`` compares what a rule decides, the claim's status, between the committed
+    ledger and a fresh run: every rule alike, since ``claims.json`` records the status and the
+    rule's words, not its kind.
 
     Parameters
     ----------
@@ -135,12 +142,14 @@ class Rule(ABC):
 
     claim: str
 
-    #: the registry fields the rule reads: :data:`RULES` lists the class under each that declares the rule (all but
-    #: a modifier such as :class:`Bounds`' ``margin``)
+    #: the registry fields the rule reads: :data:`RULES` lists the class under each that declares
+    #: the rule (all but a modifier such as :class:`Bounds`' ``margin``)
     keys: ClassVar[tuple[str, ...]] = ()
-    #: values of the shape the rule measures: a declared headline must take one of them (checked when it loads)
+    #: values of the shape the rule measures: a declared headline must take one of them (checked
+    #: when it loads)
     shapes: ClassVar[tuple] = (1.0, [1.0, 0.5])
-    #: whether the rule measures a series (a headline then formats ``{ours_min}``, ``{ours_max}``, ``{n}``)
+    #: whether the rule measures a series (a headline then formats ``{ours_min}``, ``{ours_max}``,
+    #: ``{n}``)
     series: ClassVar[bool] = False
     #: whether a measurement may give ``sd=``, our runs' standard deviation
     takes_sd: ClassVar[bool] = False
@@ -179,11 +188,13 @@ class Rule(ABC):
         Returns
         -------
         bool
-            True where the rule holds; a measurement of the wrong shape for the rule is a ValueError.
+            True where the rule holds; a measurement of the wrong shape for the rule is a
+            ValueError.
         """
 
     def undecided(self, ours) -> bool:
-        """Whether the data cannot decide the claim (status **inconclusive**): none, but for a declared margin.
+        """Whether the data cannot decide the claim (status **inconclusive**): none, but for a
+        declared margin.
 
         Parameters
         ----------
@@ -198,7 +209,8 @@ class Rule(ABC):
         return False
 
     def spread(self, ours, runs: int | None, sd: float | None) -> float | None:
-        """The spread the rule judges ``ours`` with where it estimates one from the measurement (none by default).
+        """The spread the rule judges ``ours`` with where it estimates one from the measurement
+        (none by default).
 
         Parameters
         ----------
@@ -238,8 +250,8 @@ class Rule(ABC):
         values = _numbers(ours)
         if values is None:
             raise ValueError(
-                f"claim {self.claim!r}: rule {self.text()!r} needs a number or a list of numbers, got "
-                f"{ours!r}"
+                f"claim {self.claim!r}: rule {self.text()!r} needs a number or a list of "
+                f"numbers, got {ours!r}"
             )
         return values
 
@@ -248,8 +260,8 @@ class Rule(ABC):
         values = ours if isinstance(ours, list) else None
         if values is None or len(values) < minimum or _numbers(values) is None:
             raise ValueError(
-                f"claim {self.claim!r}: rule {self.text()!r} needs a list of at least {minimum} numbers "
-                f"(the series in the order of its parameter), got {ours!r}"
+                f"claim {self.claim!r}: rule {self.text()!r} needs a list of at least "
+                f"{minimum} numbers (the series in the order of its parameter), got {ours!r}"
             )
         return values
 
@@ -273,8 +285,8 @@ def _table(entry: dict, where: str, name: str, required, optional, directions=()
     missing = set(required) - set(spec)
     if unknown or missing:
         raise ValueError(
-            f"{where}: {name} takes {sorted(required)} (required) and {sorted(optional)} (optional);"
-            f" got {sorted(spec)}"
+            f"{where}: {name} takes {sorted(required)} (required) and {sorted(optional)} "
+            f"(optional); got {sorted(spec)}"
         )
     for key in ("tol", "final_gap", "rate"):
         if key in spec and not (_is_number(spec[key]) and spec[key] >= 0):
@@ -319,8 +331,8 @@ class Equals(Rule):
 
 @dataclass(frozen=True)
 class Tolerance(Rule):
-    """``tol = t``: ``|ours - paper_value| <= t`` ("the worst efficiency is 2√2 − 2"), for every element when ours is
-    a list; a list ``paper_value`` is compared element by element.
+    """``tol = t``: ``|ours - paper_value| <= t`` ("the worst efficiency is 2√2 − 2"), for every
+    element when ours is a list; a list ``paper_value`` is compared element by element.
 
     Parameters
     ----------
@@ -344,8 +356,8 @@ class Tolerance(Rule):
         vector = isinstance(paper, list) and len(paper) > 0 and all(_is_number(v) for v in paper)
         if not (_is_number(paper) or vector):
             raise ValueError(
-                f"{where}: tol needs a numeric paper_value or a list of numbers (compared element by "
-                f"element), got {paper!r}"
+                f"{where}: tol needs a numeric paper_value or a list of numbers (compared "
+                f"element by element), got {paper!r}"
             )
         return cls(entry["id"], entry["tol"], paper)
 
@@ -368,11 +380,12 @@ class Tolerance(Rule):
 
 @dataclass(frozen=True)
 class Bounds(Rule):
-    """``at_least = a`` and/or ``at_most = b``: bounds on ours, every element when ours is a list ("at least 3/4 of
-    the optimum"); both given, ours lies between them.
+    """``at_least = a`` and/or ``at_most = b``: bounds on ours, every element when ours is a list
+    ("at least 3/4 of the optimum"); both given, ours lies between them.
 
-    An equivalence ``margin``, from the paper's printed precision, makes a value within it of a bound (on either
-    side) **inconclusive**; a value beyond a bound by more than it is not reproduced.
+    An equivalence ``margin``, from the paper's printed precision, makes a value within it of a
+    bound (on either side) **inconclusive**; a value beyond a bound by more than it is not
+    reproduced.
 
     Parameters
     ----------
@@ -411,7 +424,8 @@ class Bounds(Rule):
         return bool(ok)
 
     def undecided(self, ours):
-        """Whether ``ours`` sits within the margin of a bound, none of its values beyond a bound by more than it.
+        """Whether ``ours`` sits within the margin of a bound, none of its values beyond a bound by
+        more than it.
 
         Parameters
         ----------
@@ -426,7 +440,11 @@ class Bounds(Rule):
         Examples
         --------
         >>> rule = Bounds("x", at_most=0.0, margin=0.001)
-        >>> rule.undecided([-0.2, 0.0009]), rule.undecided([-0.2, 0.002]), rule.undecided([-0.2, -0.1])
+        >>> (
+        ...     rule.undecided([-0.2, 0.0009]),
+        ...     rule.undecided([-0.2, 0.002]),
+        ...     rule.undecided([-0.2, -0.1]),
+        ... )
         (True, False, False)
         """
         values = _numbers(ours)
@@ -454,20 +472,22 @@ class Bounds(Rule):
 
 def _margin_error(entry: dict, where: str) -> str:
     return (
-        f"{where}: margin = {entry['margin']!r}: an equivalence margin is a number >= 0 and goes with "
+        f"{where}: margin = {entry['margin']!r}: an equivalence margin is a number >= 0 and "
+        "goes with "
         "an at_least or at_most rule"
     )
 
 
 @dataclass(frozen=True)
 class StandardError(Rule):
-    """``se = {k, sd, n_paper}``: a mean the paper reports as paper_value ± sd over ``n_paper`` runs, ours a mean
-    over ``runs`` (given with the measurement): ``|ours - paper_value| <= k·sd·√(1/n_paper + 1/runs)``.
+    """``se = {k, sd, n_paper}``: a mean the paper reports as paper_value ± sd over ``n_paper``
+    runs, ours a mean over ``runs`` (given with the measurement): ``|ours - paper_value| <=
+    k·sd·√(1/n_paper + 1/runs)``.
 
-    Where the paper prints no standard deviation of a count per run, ``sd = "pooled"``: under the claim both samples
-    draw from one distribution, whose spread is estimated from them together (:func:`pooled_count_sd`: ours in
-    full, given with the measurement as ``sd``; the paper's at the least spread a whole-number count with its mean
-    can have).
+    Where the paper prints no standard deviation of a count per run, ``sd = "pooled"``: under the
+    claim both samples draw from one distribution, whose spread is estimated from them together
+    (:func:`pooled_count_sd`: ours in full, given with the measurement as ``sd``; the paper's at the
+    least spread a whole-number count with its mean can have).
 
     Parameters
     ----------
@@ -510,8 +530,8 @@ class StandardError(Rule):
             and (_is_number(se["sd"]) or se["sd"] == OUR_SD)
         ):
             raise ValueError(
-                f"{where}: se must be a table with numbers k, n_paper and sd (a number, or {OUR_SD!r} "
-                f"where the paper prints no standard deviation); got {se!r}"
+                f"{where}: se must be a table with numbers k, n_paper and sd (a number, or "
+                f"{OUR_SD!r} where the paper prints no standard deviation); got {se!r}"
             )
         if not _is_number(entry["paper_value"]):
             raise ValueError(
@@ -522,13 +542,14 @@ class StandardError(Rule):
     def _runs(self, runs) -> int:
         if not (isinstance(runs, numbers.Integral) and runs > 0):
             raise ValueError(
-                f"claim {self.claim!r}: an se rule needs runs = the number of runs behind ours, got "
-                f"{runs!r}"
+                f"claim {self.claim!r}: an se rule needs runs = the number of runs behind "
+                f"ours, got {runs!r}"
             )
         return runs
 
     def spread(self, ours, runs, sd):
-        """The pooled standard deviation an ``sd = "pooled"`` rule judges ``ours`` with (:func:`pooled_count_sd`).
+        """The pooled standard deviation an ``sd = "pooled"`` rule judges ``ours`` with
+        (:func:`pooled_count_sd`).
 
         Parameters
         ----------
@@ -542,8 +563,8 @@ class StandardError(Rule):
         Returns
         -------
         float or None
-            The pooled spread; None for a rule with the paper's spread, or where ours is not one finite number
-            (:meth:`holds` then refuses it or finds it not reproduced).
+            The pooled spread; None for a rule with the paper's spread, or where ours is not one
+            finite number (:meth:`holds` then refuses it or finds it not reproduced).
         """
         if not self.pooled:
             return None
@@ -585,9 +606,10 @@ class StandardError(Rule):
 
 @dataclass(frozen=True)
 class Monotone(Rule):
-    """``monotone = {direction, tol}``: a trend ("more efficient as λ grows"). Ours is the series of values in the
-    order of the parameter; ``"increasing"``: no step goes down by more than ``tol`` (``"decreasing"``: up), and the
-    series moves in that direction overall (last beyond first).
+    """``monotone = {direction, tol}``: a trend ("more efficient as λ grows"). Ours is the series
+    of values in the order of the parameter; ``"increasing"``: no step goes down by more than
+    ``tol`` (``"decreasing"``: up), and the series moves in that direction overall (last beyond
+    first).
 
     Parameters
     ----------
@@ -629,9 +651,10 @@ class Monotone(Rule):
 
 @dataclass(frozen=True)
 class Converges(Rule):
-    """``converges = {final_gap}`` and/or ``{rate}``: a limit ("approaches DRF as β → ∞"). Ours is the series in the
-    order of the parameter and paper_value the limit; the gaps g_k = |ours_k − paper_value| end at most
-    ``final_gap`` below a first gap they shrank from, and/or shrink at least geometrically, g_{k+1} ≤ rate·g_k.
+    """``converges = {final_gap}`` and/or ``{rate}``: a limit ("approaches DRF as β → ∞"). Ours
+    is the series in the order of the parameter and paper_value the limit; the gaps g_k = |ours_k
+    − paper_value| end at most ``final_gap`` below a first gap they shrank from, and/or shrink at
+    least geometrically, g_{k+1} ≤ rate·g_k.
 
     Parameters
     ----------
@@ -656,7 +679,8 @@ class Converges(Rule):
     def parse(cls, entry, where):  # noqa: D102
         if not _is_number(entry.get("paper_value")):
             raise ValueError(
-                f"{where}: se/converges need a numeric paper_value, got {entry.get('paper_value')!r}"
+                f"{where}: se/converges need a numeric paper_value, got "
+                f"{entry.get('paper_value')!r}"
             )
         spec = _table(entry, where, "converges", (), ("final_gap", "rate"))
         if not spec:
@@ -692,9 +716,10 @@ class Converges(Rule):
 
 @dataclass(frozen=True)
 class Ordered(Rule):
-    """``ordered = {series, direction, tol}``: an ordering of several series ("DRFH above TSF above DRF"). Ours maps
-    each name of ``series`` to a number or a list (compared point by point); ``"descending"``: each series is at
-    least the next one minus ``tol`` (``"ascending"``: at most plus ``tol``).
+    """``ordered = {series, direction, tol}``: an ordering of several series ("DRFH above TSF above
+    DRF"). Ours maps each name of ``series`` to a number or a list (compared point by point);
+    ``"descending"``: each series is at least the next one minus ``tol`` (``"ascending"``: at most
+    plus ``tol``).
 
     Parameters
     ----------
@@ -735,14 +760,14 @@ class Ordered(Rule):
         names = list(self.names)
         if not isinstance(ours, dict) or set(ours) != set(names):
             raise ValueError(
-                f"claim {self.claim!r}: rule {self.text()!r} needs a mapping of exactly {names} to numbers "
-                f"or lists, got {ours!r}"
+                f"claim {self.claim!r}: rule {self.text()!r} needs a mapping of exactly "
+                f"{names} to numbers or lists, got {ours!r}"
             )
         columns = [ours[name] if isinstance(ours[name], list) else [ours[name]] for name in names]
         if len({len(c) for c in columns}) != 1 or any(_numbers(c) is None for c in columns):
             raise ValueError(
-                f"claim {self.claim!r}: the series of {names} must be numbers or lists of one length, got "
-                f"{ours!r}"
+                f"claim {self.claim!r}: the series of {names} must be numbers or lists of "
+                f"one length, got {ours!r}"
             )
         if any(math.isnan(v) for c in columns for v in c):
             return False
@@ -758,8 +783,9 @@ class Ordered(Rule):
         return sign.join(self.names) + (f" (within {_exact(self.tol)})" if self.tol else "")
 
 
-#: every rule kind, under each registry field that declares it (a claim declares one kind; ``at_least`` and
-#: ``at_most`` are one, :class:`Bounds`); a new rule is one :class:`Rule` subclass and its entry here
+#: every rule kind, under each registry field that declares it (a claim declares one kind;
+#: ``at_least`` and ``at_most`` are one, :class:`Bounds`); a new rule is one :class:`Rule` subclass
+#: and its entry here
 RULES: dict[str, type[Rule]] = {
     "equals": Equals,
     "tol": Tolerance,
@@ -772,20 +798,22 @@ RULES: dict[str, type[Rule]] = {
 }
 
 
-# --- the registry ---------------------------------------------------------------------------------------------------
+# --- the registry ---------------------------------------------------------------------------------
 
 
 @result_type
 @dataclass(frozen=True)
 class Declared:
-    """One claim as declared in a registry, before any measurement: the paper's statement and our rule.
+    """One claim as declared in a registry, before any measurement: the paper's statement and our
+    rule.
 
     Parameters
     ----------
     id : str
         The claim's id, unique in its registry.
     kind : str
-        ``"paper"`` (the paper says it), ``"finding"`` (ours) or ``"check"`` (our solvers and speed).
+        ``"paper"`` (the paper says it), ``"finding"`` (ours) or ``"check"`` (our solvers and
+        speed).
     source : str
         Where the paper says it: section, figure, table, equation.
     statement : str
@@ -793,7 +821,8 @@ class Declared:
     paper_value : object
         The paper's value (None where the statement has no number).
     rule : Rule or None
-        The rule that decides it (:data:`RULES`; exactly one, unless the claim is declared ``not_tested``).
+        The rule that decides it (:data:`RULES`; exactly one, unless the claim is declared
+        ``not_tested``).
     on_data : bool
         About the paper's trace data: **not tested** when measured on a synthetic stand-in.
     wall_clock : bool
@@ -801,19 +830,22 @@ class Declared:
     not_tested : str
         Why it cannot be measured with our data (then no measurement is expected).
     headline : str
-        The claim as a notebook's Findings bullet says it, in plain words with units and the comparison (at most 35
-        words once filled); ``{ours}``, ``{paper}``, ``{ours_min}``, ``{ours_max}``, ``{n}`` take the ledger's values,
-        with format specs (``{ours:.2f}``). Presentation only: the rule and statement stay what decides the claim.
+        The claim as a notebook's Findings bullet says it, in plain words with units and the
+        comparison (at most 35 words once filled); ``{ours}``, ``{paper}``, ``{ours_min}``,
+        ``{ours_max}``, ``{n}`` take the ledger's values, with format specs (``{ours:.2f}``).
+        Presentation only: the rule and statement stay what decides the claim.
     quote : str or list of str
-        A paper claim's words in the paper: the sentence, table cell or formula it tests, verbatim from the paper's
-        text (one string, or a list where the claim joins several places); ``tests/test_claim_quotes.py`` finds each
-        in our copy of the paper, whitespace and line-break hyphenation normalised.
+        A paper claim's words in the paper: the sentence, table cell or formula it tests, verbatim
+        from the paper's text (one string, or a list where the claim joins several places);
+        ``tests/test_claim_quotes.py`` finds each in our copy of the paper, whitespace and
+        line-break hyphenation normalised.
     scope : str
-        Which instances, metrics and parameters the measurement covers (what ``ours`` is computed over).
+        Which instances, metrics and parameters the measurement covers (what ``ours`` is computed
+        over).
     history : tuple of dict
-        Every change of the claim's rule, kind or status after its first full run, oldest first: tables with
-        ``date`` (YYYY-MM-DD), ``change`` ("status held -> not tested", "kind paper -> finding", "rule ...") and
-        ``why``.
+        Every change of the claim's rule, kind or status after its first full run, oldest first:
+        tables with ``date`` (YYYY-MM-DD), ``change`` ("status held -> not tested", "kind paper ->
+        finding", "rule ...") and ``why``.
     """
 
     id: str
@@ -855,15 +887,17 @@ _OWN_FIELDS = tuple(f.name for f in fields(Declared) if f.name != "rule")
 
 
 def _rule_fields() -> tuple[str, ...]:
-    """Every registry field a rule of :data:`RULES` reads (read when a registry loads: a rule added since counts)."""
+    """Every registry field a rule of :data:`RULES` reads (read when a registry loads: a rule added
+    since counts)."""
     return tuple(dict.fromkeys(key for cls in RULES.values() for key in cls.keys))
 
 
 def _check_headline(entry: dict, cls: type[Rule] | None, where: str) -> None:
-    """Fill a declared headline with a value of the shape its rule measures (:attr:`Rule.shapes`: a series for
-    ``monotone`` and ``converges``, a mapping for ``ordered``; a number or a list of them for the other rules, which
-    take either), so a replacement field or format spec that cannot take it (``{ours:.1e}`` on a series) is refused
-    when the registry loads, not when a later run's Findings are rendered."""
+    """Fill a declared headline with a value of the shape its rule measures (:attr:`Rule.shapes`: a
+    series for ``monotone`` and ``converges``, a mapping for ``ordered``; a number or a list of them
+    for the other rules, which take either), so a replacement field or format spec that cannot take
+    it (``{ours:.1e}`` on a series) is refused when the registry loads, not when a later run's
+    Findings are rendered."""
     paper = entry.get("paper_value")
     shapes = (cls or Rule).shapes
     errors = []
@@ -882,13 +916,14 @@ def _check_headline(entry: dict, cls: type[Rule] | None, where: str) -> None:
         else ""
     )
     raise ValueError(
-        f"{where}: headline {entry['headline']!r} cannot be filled with a value of this rule's shape "
-        f"({'; '.join(errors)}){hint}"
+        f"{where}: headline {entry['headline']!r} cannot be filled with a value of this "
+        f"rule's shape ({'; '.join(errors)}){hint}"
     )
 
 
 def _declared(entry: dict, where: str) -> Declared:
-    """A registry entry checked field by field (errors name the file and the claim) and turned into a Declared."""
+    """A registry entry checked field by field (errors name the file and the claim) and turned into
+    a Declared."""
     cid = entry.get("id")
     if not isinstance(cid, str) or not cid:
         raise ValueError(f"{where}: every claim needs a string id, got {cid!r}")
@@ -931,7 +966,8 @@ def _declared(entry: dict, where: str) -> Declared:
 
 
 def _check_provenance(entry: dict, where: str) -> None:
-    """A claim's ``quote``, ``scope`` and ``history`` fields, checked (and ``history`` frozen into a tuple)."""
+    """A claim's ``quote``, ``scope`` and ``history`` fields, checked (and ``history`` frozen into a
+    tuple)."""
     import datetime
 
     quote = entry.get("quote", "")
@@ -940,8 +976,8 @@ def _check_provenance(entry: dict, where: str) -> None:
         isinstance(quote, list) and not all(q.strip() for q in quotes)
     ):
         raise ValueError(
-            f"{where}: quote must be the paper's words, a string or a list of non-empty strings; got "
-            f"{quote!r}"
+            f"{where}: quote must be the paper's words, a string or a list of non-empty "
+            f"strings; got {quote!r}"
         )
     if isinstance(quote, list):
         entry["quote"] = tuple(quote)
@@ -959,7 +995,8 @@ def _check_provenance(entry: dict, where: str) -> None:
             and all(isinstance(event[k], str) and event[k].strip() for k in ("change", "why"))
         ):
             raise ValueError(
-                f"{where}: history[{i}] = {event!r}: must be a table with date, change and why (strings)"
+                f"{where}: history[{i}] = {event!r}: must be a table with date, change and "
+                "why (strings)"
             )
         date = event["date"]
         try:
@@ -994,7 +1031,8 @@ def quotes_of(declared: Declared) -> tuple[str, ...]:
 
 
 def load_registry(source, key: str = "") -> dict[str, Declared]:
-    """Read a claims registry, every claim checked field by field (errors name the file and the claim).
+    """Read a claims registry, every claim checked field by field (errors name the file and the
+    claim).
 
     Parameters
     ----------
@@ -1029,7 +1067,7 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
     return out
 
 
-# --- the ledger -----------------------------------------------------------------------------------------------------
+# --- the ledger -----------------------------------------------------------------------------------
 
 
 @result_type
@@ -1077,8 +1115,9 @@ class Claim:
 
 
 def cell_key(source: str) -> str:
-    """A short key of a notebook cell's source (its stripped text hashed): how a claim names the cell that measured
-    it, so the site can link each claim of the ledger to that cell of the executed notebook.
+    """A short key of a notebook cell's source (its stripped text hashed): how a claim names the
+    cell that measured it, so the site can link each claim of the ledger to that cell of the
+    executed notebook.
 
     Parameters
     ----------
@@ -1104,8 +1143,8 @@ def cell_key(source: str) -> str:
 
 
 def _current_cell() -> str | None:
-    """:func:`cell_key` of the notebook cell being executed (IPython keeps its source in ``_ih``); None outside
-    IPython."""
+    """:func:`cell_key` of the notebook cell being executed (IPython keeps its source in ``_ih``);
+    None outside IPython."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with ipykernel
@@ -1118,11 +1157,13 @@ def _current_cell() -> str | None:
 @result_type
 @dataclass(frozen=True)
 class Measurement:
-    """What an experiment driver measured for one declared claim: the value the claim's rule is applied to and,
-    where a reader needs it, a note saying what was measured (and why a mismatch happens, where known).
+    """What an experiment driver measured for one declared claim: the value the claim's rule is
+    applied to and, where a reader needs it, a note saying what was measured (and why a mismatch
+    happens, where known).
 
-    Drivers return ``{claim_id: Measurement}`` from the tables they made, so that the arithmetic behind a claim is
-    library code with tests, and a notebook's claims cell only hands it over (:meth:`ClaimLog.measure_all`).
+    Drivers return ``{claim_id: Measurement}`` from the tables they made, so that the arithmetic
+    behind a claim is library code with tests, and a notebook's claims cell only hands it over
+    (:meth:`ClaimLog.measure_all`).
 
     Parameters
     ----------
@@ -1133,11 +1174,12 @@ class Measurement:
     runs : int or None
         The number of runs behind ``value``, for ``se`` rules only.
     cell : str or None
-        The notebook cell where it was measured (:func:`cell_key` of its source; by default the cell running when
-        the measurement is made, so a claim links to the section that computed it, not to the claims cell that
-        hands it over; None outside a notebook).
+        The notebook cell where it was measured (:func:`cell_key` of its source; by default the cell
+        running when the measurement is made, so a claim links to the section that computed it, not
+        to the claims cell that hands it over; None outside a notebook).
     sd : float or None
-        The standard deviation over those runs, for ``se`` rules declared with ``sd = "pooled"`` only.
+        The standard deviation over those runs, for ``se`` rules declared with ``sd = "pooled"``
+        only.
     """
 
     value: object
@@ -1148,21 +1190,23 @@ class Measurement:
 
 
 class ClaimsFailed(AssertionError):
-    """Raised by :meth:`ClaimLog.finish` when the ledger is incomplete (a declared claim was not measured)."""
+    """Raised by :meth:`ClaimLog.finish` when the ledger is incomplete (a declared claim was not
+    measured)."""
 
 
 def pooled_count_sd(
     paper_mean: float, n_paper: int, our_mean: float, runs: int, our_sd, *, claim: str = ""
 ) -> float:
-    """The standard deviation of a count per run estimated from two samples together, as under the hypothesis that
-    they draw from one distribution: the combined sample's variance (within both samples and between their means),
-    with the paper's unprinted spread taken at its least — a whole-number count with a mean whose fractional part is
-    f has variance at least f(1 - f).
+    """The standard deviation of a count per run estimated from two samples together, as under the
+    hypothesis that they draw from one distribution: the combined sample's variance (within both
+    samples and between their means), with the paper's unprinted spread taken at its least — a
+    whole-number count with a mean whose fractional part is f has variance at least f(1 - f).
 
-    A count the paper saw once in 1,000 runs (mean 0.001) and we never saw keeps a spread, so the rule does not ask
-    for an exact match; the paper's spread at its least makes the bound no wider than the true pooled one. The
-    between-means term keeps the bound above k·|d|/√(n_paper + runs): with n_paper + runs <= k² no difference could
-    fail the rule, so it is meant for the paper's hundreds of runs, not a handful.
+    A count the paper saw once in 1,000 runs (mean 0.001) and we never saw keeps a spread, so the
+    rule does not ask for an exact match; the paper's spread at its least makes the bound no wider
+    than the true pooled one. The between-means term keeps the bound above k·|d|/√(n_paper +
+    runs): with n_paper + runs <= k² no difference could fail the rule, so it is meant for the
+    paper's hundreds of runs, not a handful.
 
     Parameters
     ----------
@@ -1191,8 +1235,9 @@ def pooled_count_sd(
     """
     if not (_is_number(our_sd) and our_sd >= 0 and math.isfinite(our_sd)):
         raise ValueError(
-            f"claim {claim!r}: its se rule pools our runs' spread with the paper's (the paper prints "
-            f"none): give sd = the standard deviation over our runs, got {our_sd!r}"
+            f"claim {claim!r}: its se rule pools our runs' spread with the paper's (the "
+            "paper prints none): give sd = the standard deviation over our runs, got "
+            f"{our_sd!r}"
         )
     frac = paper_mean - math.floor(paper_mean)
     n = n_paper + runs
@@ -1204,13 +1249,14 @@ def pooled_count_sd(
 class ClaimLog:
     """The claims ledger of one notebook: declared claims (the registry), measured by the notebook.
 
-    Every claim's statement, paper value and rule are declared beforehand in ``notebooks/claims/<key>.toml``
-    (:func:`registry_path`); the notebook can only :meth:`measure`. A claim is **held** (the rule holds),
-    **not reproduced** (it does not: the note says what we measured and, where known, why) or **not tested**
-    (declared ``not_tested`` with the reason, or ``on_data`` and measured on a synthetic stand-in), or **inconclusive**
-    (within the declared equivalence ``margin`` of a bound: the data cannot decide).
-    :meth:`finish` writes ``claims.json`` and raises :class:`ClaimsFailed` if a declared claim was not measured.
-    Whether a status changed since the committed ledger is checked by ``run_all.py`` (``--accept-claims``).
+    Every claim's statement, paper value and rule are declared beforehand in
+    ``notebooks/claims/<key>.toml`` (:func:`registry_path`); the notebook can only :meth:`measure`.
+    A claim is **held** (the rule holds), **not reproduced** (it does not: the note says what we
+    measured and, where known, why) or **not tested** (declared ``not_tested`` with the reason, or
+    ``on_data`` and measured on a synthetic stand-in), or **inconclusive** (within the declared
+    equivalence ``margin`` of a bound: the data cannot decide). :meth:`finish` writes
+    ``claims.json`` and raises :class:`ClaimsFailed` if a declared claim was not measured. Whether a
+    status changed since the committed ledger is checked by ``run_all.py`` (``--accept-claims``).
 
     Parameters
     ----------
@@ -1221,7 +1267,8 @@ class ClaimLog:
     write : bool
         Whether :meth:`finish` writes ``claims.json``.
     data : str or None
-        Where the notebook's trace data came from (``"real"``, ``"synthetic"``; None when it reads none).
+        Where the notebook's trace data came from (``"real"``, ``"synthetic"``; None when it reads
+        none).
     registry : Path, str, list of dict or None
         A path, TOML text or list of claim tables; by default :func:`registry_path` (``key``).
     claims : list of Claim
@@ -1309,18 +1356,20 @@ class ClaimLog:
         rule = d.rule
         if sd is not None and not rule.takes_sd:
             raise ValueError(
-                f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does not take our "
+                f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does "
+                "not take our "
                 'runs\' standard deviation (only an se rule declared with sd = "pooled" does)'
             )
         ours = _plain(ours)
-        # a pooled rule's spread, computed once: judged with, and shown in the rule (none for a NaN: not reproduced)
+        # a pooled rule's spread, computed once: judged with, and shown in the rule (none for a NaN:
+        # not reproduced)
         pooled = rule.spread(ours, runs, sd)
         satisfied = rule.holds(ours, runs, pooled)
         if d.on_data and self.data == "synthetic":
             status = "not tested"
             note = (
-                "measured on synthetic stand-in data (the real excerpt was not found), which says nothing about "
-                "the paper's trace" + (f"; {note}" if note else "")
+                "measured on synthetic stand-in data (the real excerpt was not found), which "
+                "says nothing about the paper's trace" + (f"; {note}" if note else "")
             )
         elif rule.undecided(ours):
             status = "inconclusive"
@@ -1344,7 +1393,8 @@ class ClaimLog:
         return satisfied
 
     def measure_all(self, measured) -> dict[str, bool]:
-        """:meth:`measure` every claim of ``measured``, in its order, each linked to the cell where it was measured.
+        """:meth:`measure` every claim of ``measured``, in its order, each linked to the cell where
+        it was measured.
 
         Parameters
         ----------
@@ -1383,8 +1433,8 @@ class ClaimLog:
         return out
 
     def _complete(self) -> list[str]:
-        """Add the declared not-tested claims (their cell: the one that finishes the ledger, where they are listed);
-        returns the ids of declared claims never measured."""
+        """Add the declared not-tested claims (their cell: the one that finishes the ledger, where
+        they are listed); returns the ids of declared claims never measured."""
         measured = {c.claim_id for c in self.claims}
         cell = _current_cell()
         missing = []
@@ -1419,7 +1469,8 @@ class ClaimLog:
         Returns
         -------
         dict
-            ``{"total": n, "held": ..., ..., "paper": {"held": ..., ...}, ...}`` (statuses with underscores).
+            ``{"total": n, "held": ..., ..., "paper": {"held": ..., ...}, ...}`` (statuses with
+            underscores).
         """
         out = {"total": len(self.claims)}
         for status in STATUSES:
@@ -1436,8 +1487,8 @@ class ClaimLog:
     def table(self) -> pd.DataFrame:
         """The ledger as a DataFrame, for display in the notebook.
 
-        In quick mode every status is marked provisional (quick mode's sizes cannot decide the paper's claims; the
-        full run's ledger counts).
+        In quick mode every status is marked provisional (quick mode's sizes cannot decide the
+        paper's claims; the full run's ledger counts).
 
         Returns
         -------
@@ -1455,10 +1506,10 @@ class ClaimLog:
         )
 
     def listing(self) -> "ClaimListing":
-        """The notebook's **Claims** section: its claims as a short list per status, each id linking to its row of
-        the ledger (``data/results/CLAIMS.md#claim-<id>``; the book points it at its ledger page), the statement
-        shown when the pointer rests on it. Rules, values and notes are the ledger's; in quick mode every status is
-        marked provisional.
+        """The notebook's **Claims** section: its claims as a short list per status, each id linking
+        to its row of the ledger (``data/results/CLAIMS.md#claim-<id>``; the book points it at its
+        ledger page), the statement shown when the pointer rests on it. Rules, values and notes are
+        the ledger's; in quick mode every status is marked provisional.
 
         Returns
         -------
@@ -1467,7 +1518,8 @@ class ClaimLog:
         """
         measured = {c.claim_id for c in self.claims}
         rows = [(c.claim_id, c.kind, c.status, c.statement) for c in self.claims]
-        # the declared not-tested claims, listed by finish() (the ledger has them): the list shows them too
+        # the declared not-tested claims, listed by finish() (the ledger has them): the list shows
+        # them too
         rows += [
             (d.id, d.kind, "not tested", d.statement)
             for d in self.declared.values()
@@ -1496,7 +1548,8 @@ class ClaimLog:
                 "summary": summary,
                 "claims": [asdict(c) for c in self.claims],
             }
-            # atomic: a kernel killed mid-write must not leave a truncated claims.json for run_all to read
+            # atomic: a kernel killed mid-write must not leave a truncated claims.json for run_all
+            # to read
             tmp = out / f".claims.json.{os.getpid()}.tmp"
             tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
             os.replace(tmp, out / "claims.json")
@@ -1508,7 +1561,8 @@ class ClaimLog:
         return summary
 
 
-#: where a notebook's Markdown links a claim (relative to ``executed/<key>.ipynb``): its row of the ledger
+#: where a notebook's Markdown links a claim (relative to ``executed/<key>.ipynb``): its row of the
+#: ledger
 LEDGER_LINK = "../data/results/CLAIMS.md#claim-{claim_id}"
 
 
@@ -1555,7 +1609,11 @@ class ClaimListing:
 
     Examples
     --------
-    >>> print(ClaimListing((("a", "paper", "held", "x"), ("b", "finding", "not reproduced", "y")), "full").markdown())
+    >>> print(
+    ...     ClaimListing(
+    ...         (("a", "paper", "held", "x"), ("b", "finding", "not reproduced", "y")), "full"
+    ...     ).markdown()
+    ... )
     **Held** (1): [`a`](../data/results/CLAIMS.md#claim-a "x")
     <BLANKLINE>
     **Not reproduced** (1): [`b`](../data/results/CLAIMS.md#claim-b "y") (finding)
@@ -1610,7 +1668,8 @@ class ClaimListing:
                 )
             parts.append(f"**{words[status]}{mark}** ({len(chosen)}): " + ", ".join(items))
         parts.append(
-            "Rules, the paper's values and ours, and notes: the [claims ledger](../data/results/CLAIMS.md)."
+            "Rules, the paper's values and ours, and notes: the [claims "
+            "ledger](../data/results/CLAIMS.md)."
         )
         return "\n\n".join(parts)
 
@@ -1692,7 +1751,8 @@ def measured_values(measured) -> dict:
     for claim_id, m in measured.items():
         if not isinstance(claim_id, str):
             raise InvalidInputError(
-                f"measured: key {_short(claim_id)} is not a claim id (text), got {type(claim_id).__name__}"
+                f"measured: key {_short(claim_id)} is not a claim id (text), got "
+                f"{type(claim_id).__name__}"
             )
         as_instance(m, Measurement, f"measured[{claim_id!r}]")
     return {claim_id: m.value for claim_id, m in measured.items()}

@@ -1,9 +1,9 @@
 """The files a notebook saves: its figures (PNG and PDF) and its tables (tidy CSV).
 
-Full-mode outputs land in the tracked ``figures/<key>/`` and ``data/results/<key>/``, quick-mode outputs under
-``build/quick/`` (see :mod:`fairlib.paths`): byte-identical for the same seed on the same machine; on another CPU equal
-within the tolerances of :mod:`fairlib.repro.verify` (``run_all.py --verify``). The claims ledger is
-:mod:`fairlib.repro.ledger`.
+Full-mode outputs land in the tracked ``figures/<key>/`` and ``data/results/<key>/``, quick-mode
+outputs under ``build/quick/`` (see :mod:`fairlib.paths`): byte-identical for the same seed on the
+same machine; on another CPU equal within the tolerances of :mod:`fairlib.repro.verify`
+(``run_all.py --verify``). The claims ledger is :mod:`fairlib.repro.ledger`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from .._validate import InvalidInputError, _short, as_count
 
 __all__ = ["save_figure", "save_table", "reported", "FLOAT_FORMAT", "MARKS_FILE"]
 
-#: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one machine)
+#: float format of every CSV written by :func:`save_table` (fixed, so output is byte-stable on one
+#: machine)
 FLOAT_FORMAT = "%.10g"
 
 _PNG_METADATA = {"Software": "fairlib"}
@@ -31,8 +32,9 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     """Save ``fig`` as ``<name>.png`` and ``<name>.pdf`` under :func:`fairlib.paths.figures_dir`.
 
     Metadata that would change between runs (creation dates, library versions) is fixed, so the
-    same figure gives the same bytes. A legend over data is moved first (:func:`fairlib.repro.plotting.place_legends`),
-    and what the figure draws is recorded beside it (:data:`MARKS_FILE`).
+    same figure gives the same bytes. A legend over data is moved first
+    (:func:`fairlib.repro.plotting.place_legends`), and what the figure draws is recorded beside it
+    (:data:`MARKS_FILE`).
 
     Parameters
     ----------
@@ -64,7 +66,8 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
             f"fig = {_short(fig)}: expected a matplotlib Figure, got {type(fig).__name__}"
         )
     place_legends(fig)
-    # the width the page shows: bbox_inches="tight" grows a figure by the legends placed outside its axes
+    # the width the page shows: bbox_inches="tight" grows a figure by the legends placed outside its
+    # axes
     shown = fig.get_tightbbox(fig.canvas.get_renderer()).width
     if shown > MAX_SAVED_WIDTH:
         raise InvalidInputError(
@@ -91,8 +94,9 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     return written
 
 
-#: the file beside a notebook's figures that records what each one draws (:func:`fairlib.repro.plotting.figure_marks`),
-#: so a test can hold every caption against its figure (:func:`fairlib.repro.plotting.caption_problems`) without a new
+#: the file beside a notebook's figures that records what each one draws
+#: (:func:`fairlib.repro.plotting.figure_marks`), so a test can hold every caption against its
+#: figure (:func:`fairlib.repro.plotting.caption_problems`) without a new
 #: run
 MARKS_FILE = "marks.json"
 
@@ -110,16 +114,17 @@ def _record_marks(folder: Path, name: str, marks: dict) -> None:
 
 
 def _round_significant(values: np.ndarray, digits: int) -> np.ndarray:
-    """``values`` rounded to ``digits`` significant digits (through the decimal text, so the result is the float the
-    CSV shows); nan and ±inf stay."""
+    """``values`` rounded to ``digits`` significant digits (through the decimal text, so the result
+    is the float the CSV shows); nan and ±inf stay."""
     return np.array([float(f"{v:.{digits}g}") for v in values.tolist()], dtype=float)
 
 
 def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
-    """``df`` as :func:`save_table` writes it: every float column at the significant digits its declared tolerance
-    guarantees (:attr:`fairlib.repro.verify.Tolerance.digits`: fewer than the format's 10 for an iterative solver's
-    output, so a table reports no digit the solver's certificate does not bound), except the declaration's
-    ``inputs`` and columns of whole numbers (time stamps, counts), which keep the format's digits.
+    """``df`` as :func:`save_table` writes it: every float column at the significant digits its
+    declared tolerance guarantees (:attr:`fairlib.repro.verify.Tolerance.digits`: fewer than the
+    format's 10 for an iterative solver's output, so a table reports no digit the solver's
+    certificate does not bound), except the declaration's ``inputs`` and columns of whole numbers
+    (time stamps, counts), which keep the format's digits.
 
     Parameters
     ----------
@@ -137,8 +142,11 @@ def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
 
     Examples
     --------
-    >>> reported(pd.DataFrame({"nash_residual": [1.234567891e-7], "users": [5.0]}), "khamseashari2018",
-    ...          "equilibrium_rates").to_dict("list")
+    >>> reported(
+    ...     pd.DataFrame({"nash_residual": [1.234567891e-7], "users": [5.0]}),
+    ...     "khamseashari2018",
+    ...     "equilibrium_rates",
+    ... ).to_dict("list")
     {'nash_residual': [1.23457e-07], 'users': [5.0]}
     """
     from .verify import declared_tolerance
@@ -171,8 +179,8 @@ def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
 
 
 def save_table(df: pd.DataFrame, key: str, name: str, *, mode: str = "full") -> Path:
-    """Write ``df`` as tidy CSV ``<name>.csv`` with fixed float formatting (:data:`FLOAT_FORMAT`), each float column
-    at the precision its solver's certificate guarantees (:func:`reported`).
+    """Write ``df`` as tidy CSV ``<name>.csv`` with fixed float formatting (:data:`FLOAT_FORMAT`),
+    each float column at the precision its solver's certificate guarantees (:func:`reported`).
 
     The file is written whole, then renamed, so no reader ever sees half of it.
 

@@ -1,5 +1,5 @@
-"""One house style for every notebook: one colour-blind-safe palette (Okabe–Ito), and one fixed colour, marker and
-line style per mechanism.
+"""One house style for every notebook: one colour-blind-safe palette (Okabe–Ito), and one fixed
+colour, marker and line style per mechanism.
 
 >>> color("drf") == color("DRF")
 True
@@ -48,8 +48,9 @@ __all__ = [
     "place_legends",
 ]
 
-#: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight colours told apart with every common
-#: colour-vision deficiency; yellow is left out of the mechanism table (too light on white)
+#: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"): eight colours told apart
+#: with every common colour-vision deficiency; yellow is left out of the mechanism table (too light
+#: on white)
 OKABE_ITO: dict[str, str] = {
     "black": "#000000",
     "orange": "#E69F00",
@@ -61,15 +62,17 @@ OKABE_ITO: dict[str, str] = {
     "reddish_purple": "#CC79A7",
 }
 
-#: the smallest legend text of any figure (points at the figure's own size): shown at no less than 90 % of its size
-#: (:data:`MAX_WIDTH`), 10 pt reads as 9 pt or more on the page
+#: the smallest legend text of any figure (points at the figure's own size): shown at no less than
+#: 90 % of its size (:data:`MAX_WIDTH`), 10 pt reads as 9 pt or more on the page
 LEGEND_FONTSIZE = 10
 
-#: the widest figure (inches, at ``figure.dpi`` = 100) the book shows at its own size: its content column is about
-#: 700 CSS pixels wide at a 1280-pixel window, so a figure drawn wider would be scaled down, and its text with it
+#: the widest figure (inches, at ``figure.dpi`` = 100) the book shows at its own size: its content
+#: column is about 700 CSS pixels wide at a 1280-pixel window, so a figure drawn wider would be
+#: scaled down, and its text with it
 MAX_WIDTH = 7.0
-#: a figure's width on the page after ``bbox_inches="tight"`` (legends outside the axes widen it) may exceed
-#: :data:`MAX_WIDTH` by this much before :func:`fairlib.repro.outputs.save_figure` refuses it (still shown at >= 90 %)
+#: a figure's width on the page after ``bbox_inches="tight"`` (legends outside the axes widen it)
+#: may exceed :data:`MAX_WIDTH` by this much before :func:`fairlib.repro.outputs.save_figure`
+#: refuses it (still shown at >= 90 %)
 MAX_SAVED_WIDTH = 7.6
 
 
@@ -93,9 +96,9 @@ class MechanismStyle(NamedTuple):
 
 _O = OKABE_ITO
 _S = MechanismStyle
-#: fixed colour, marker and line style of each mechanism, shared by every notebook (keys are lower case). Within a
-#: notebook no two mechanisms plotted together share a colour; across notebooks a colour may recur, the marker and
-#: line style then still tell the mechanisms apart.
+#: fixed colour, marker and line style of each mechanism, shared by every notebook (keys are lower
+#: case). Within a notebook no two mechanisms plotted together share a colour; across notebooks a
+#: colour may recur, the marker and line style then still tell the mechanisms apart.
 MECHANISM_STYLES: dict[str, MechanismStyle] = {
     # market game (feldman2005)
     "best_response": _S(_O["blue"], "o", "-"),
@@ -161,8 +164,8 @@ MECHANISM_LABELS: dict[str, str] = {
 
 
 def _registered(mechanism: str) -> Any:
-    """The registered mechanism (fairlib.mechanisms) of a name or variant name, or the registered game
-    (fairlib.games) of a name, or None."""
+    """The registered mechanism (fairlib.mechanisms) of a name or variant name, or the registered
+    game (fairlib.games) of a name, or None."""
     from .. import games, mechanisms
     from .._validate import InvalidInputError
 
@@ -175,9 +178,9 @@ def _registered(mechanism: str) -> Any:
 
 
 def color(mechanism: str) -> str:
-    """The fixed colour of ``mechanism`` (case-insensitive): the house table above, else the colour it was
-    registered with (:mod:`fairlib.mechanisms`, :mod:`fairlib.games`); names none knows raise ``KeyError`` (a typo,
-    not a new colour).
+    """The fixed colour of ``mechanism`` (case-insensitive): the house table above, else the colour
+    it was registered with (:mod:`fairlib.mechanisms`, :mod:`fairlib.games`); names none knows raise
+    ``KeyError`` (a typo, not a new colour).
 
     Parameters
     ----------
@@ -207,8 +210,9 @@ def color(mechanism: str) -> str:
 
 
 def style(mechanism: str) -> dict[str, Any]:
-    """Keyword arguments drawing ``mechanism`` in its house style: ``color``, ``marker`` and ``linestyle``
-    (a mechanism only registered in :mod:`fairlib.mechanisms` gets its registered colour, a circle, a solid line).
+    """Keyword arguments drawing ``mechanism`` in its house style: ``color``, ``marker`` and
+    ``linestyle`` (a mechanism only registered in :mod:`fairlib.mechanisms` gets its registered
+    colour, a circle, a solid line).
 
     Parameters
     ----------
@@ -270,7 +274,8 @@ def linestyle(mechanism: str) -> str | tuple:
 
 
 def label(mechanism: str) -> str:
-    """Legend label of ``mechanism``: the house table, else its registered label, else the name itself.
+    """Legend label of ``mechanism``: the house table, else its registered label, else the name
+    itself.
 
     Parameters
     ----------
@@ -335,13 +340,13 @@ def new_figure(
     height: float | None = None,
     **kw: Any,
 ) -> tuple[Figure, Any]:
-    """A figure in the house style with the paper's figure number in ``title``; returns ``(fig, axes)`` with
-    ``axes[row, col]`` (a single Axes for one panel).
+    """A figure in the house style with the paper's figure number in ``title``; returns ``(fig,
+    axes)`` with ``axes[row, col]`` (a single Axes for one panel).
 
-    The figure is never wider than :data:`MAX_WIDTH`, so the book shows it at its own size and its text stays
-    legible: a grid of panels that would be wider is stacked, one panel per row at the full width, and ``axes``
-    keeps the grid's shape (``axes[0, 1]`` is then the second panel from the top), so plotting code is the same
-    either way. A long title is wrapped to the width.
+    The figure is never wider than :data:`MAX_WIDTH`, so the book shows it at its own size and its
+    text stays legible: a grid of panels that would be wider is stacked, one panel per row at the
+    full width, and ``axes`` keeps the grid's shape (``axes[0, 1]`` is then the second panel from
+    the top), so plotting code is the same either way. A long title is wrapped to the width.
 
     Parameters
     ----------
@@ -350,9 +355,11 @@ def new_figure(
     ncols, nrows : int, default 1
         The grid of panels.
     width, height : float, optional
-        Inches (default 4.2 per column + 1, 3.4 per row + 0.4); the width is capped at :data:`MAX_WIDTH`.
+        Inches (default 4.2 per column + 1, 3.4 per row + 0.4); the width is capped at
+        :data:`MAX_WIDTH`.
     **kw
-        Passed to :func:`matplotlib.pyplot.subplots` (``sharey=``, ...; ``layout`` defaults to ``"constrained"``).
+        Passed to :func:`matplotlib.pyplot.subplots` (``sharey=``, ...; ``layout`` defaults to
+        ``"constrained"``).
 
     Returns
     -------
@@ -373,8 +380,8 @@ def new_figure(
     kw.setdefault("layout", "constrained")  # keeps axis labels clear of the next row's titles
     rows, cols = nrows, ncols
     if w > MAX_WIDTH and ncols > 1:
-        # side by side, each panel would be shown at a fraction of its size: one panel per row instead, each as tall
-        # as it was (it is wider now, never narrower)
+        # side by side, each panel would be shown at a fraction of its size: one panel per row
+        # instead, each as tall as it was (it is wider now, never narrower)
         panel_height = (h - 0.4) / nrows
         rows, cols, h, w = nrows * ncols, 1, panel_height * nrows * ncols + 0.4, MAX_WIDTH
         if (
@@ -408,10 +415,10 @@ def spread_band(
     estimator: str = "median",
     **kw: Any,
 ) -> Axes:
-    """Plot the ``estimator`` (median by default, or ``"mean"``) of ``y`` per ``x`` with a shaded band holding the
-    central ``interval`` % of the runs (the 10th to 90th percentile by default): seaborn's ``lineplot`` with
-    ``errorbar=("pi", interval)``. The line takes the mechanism's marker and line style (:func:`style`) unless
-    ``marker`` or ``linestyle`` is given.
+    """Plot the ``estimator`` (median by default, or ``"mean"``) of ``y`` per ``x`` with a shaded
+    band holding the central ``interval`` % of the runs (the 10th to 90th percentile by default):
+    seaborn's ``lineplot`` with ``errorbar=("pi", interval)``. The line takes the mechanism's marker
+    and line style (:func:`style`) unless ``marker`` or ``linestyle`` is given.
 
     Parameters
     ----------
@@ -478,8 +485,9 @@ _LEGEND_SPOTS = (
 
 
 def legend_covers_data(ax: Axes) -> bool:
-    """Whether ``ax``'s legend lies over any of its data: a line or its markers, a shaded band, a bar or an image
-    (reference lines count: a reader needs them too). Judged in display coordinates on the drawn figure.
+    """Whether ``ax``'s legend lies over any of its data: a line or its markers, a shaded band, a
+    bar or an image (reference lines count: a reader needs them too). Judged in display coordinates
+    on the drawn figure.
 
     Parameters
     ----------
@@ -494,7 +502,8 @@ def legend_covers_data(ax: Axes) -> bool:
     legend = ax.get_legend()
     if legend is None or not legend.get_visible():
         return False
-    # the figures are drawn on Agg canvases, which have a renderer (the base canvas class does not declare it)
+    # the figures are drawn on Agg canvases, which have a renderer (the base canvas class does not
+    # declare it)
     renderer = ax.figure.canvas.get_renderer()  # type: ignore[attr-defined]
     box = legend.get_window_extent(renderer)
     for line in ax.get_lines():
@@ -524,13 +533,14 @@ def legend_covers_data(ax: Axes) -> bool:
 
 
 def place_legends(fig: Figure, *, headroom_steps: int = 4) -> list[Axes]:
-    """Move every axes legend of ``fig`` that covers data to a spot that covers none: first the usual corners and
-    edges; failing those, the y axis grows upwards by 15 % at a time (up to ``headroom_steps`` times, the lower
-    limit kept, so an axis from 0 stays from 0) and the upper spots are tried again; failing that, the legend goes
-    outside the axes, to its right. Legends that overlap each other are then redrawn in one column (else an error
-    names their axes). Returns the axes whose legend moved. :func:`fairlib.repro.outputs.save_figure` calls it, so no
-    saved figure has a legend over its data or over another legend. The figure's layout is computed once and then
-    kept.
+    """Move every axes legend of ``fig`` that covers data to a spot that covers none: first the
+    usual corners and edges; failing those, the y axis grows upwards by 15 % at a time (up to
+    ``headroom_steps`` times, the lower limit kept, so an axis from 0 stays from 0) and the upper
+    spots are tried again; failing that, the legend goes outside the axes, to its right. Legends
+    that overlap each other are then redrawn in one column (else an error names their axes). Returns
+    the axes whose legend moved. :func:`fairlib.repro.outputs.save_figure` calls it, so no saved
+    figure has a legend over its data or over another legend. The figure's layout is computed once
+    and then kept.
 
     Parameters
     ----------
@@ -552,8 +562,9 @@ def place_legends(fig: Figure, *, headroom_steps: int = 4) -> list[Axes]:
     moved: list[Axes] = []
     if not any(ax.get_legend() is not None for ax in fig.axes):
         return moved
-    # One layout pass, then the layout is frozen: constrained layout is not idempotent with legends outside the axes
-    # (each pass shrinks the axes further), so the checks and the saves below must not lay the figure out again.
+    # One layout pass, then the layout is frozen: constrained layout is not idempotent with legends
+    # outside the axes (each pass shrinks the axes further), so the checks and the saves below must
+    # not lay the figure out again.
     fig.canvas.draw()
     fig.set_layout_engine("none")
     for ax in fig.axes:
@@ -592,14 +603,16 @@ def place_legends(fig: Figure, *, headroom_steps: int = 4) -> list[Axes]:
     return moved
 
 
-# drawn-figure helpers: matplotlib's annotations type every legend, bbox and renderer as optional (and a canvas
-# without a renderer), which these functions rule out by drawing the figure first, so they take its objects as Any
+# drawn-figure helpers: matplotlib's annotations type every legend, bbox and renderer as optional
+# (and a canvas without a renderer), which these functions rule out by drawing the figure first, so
+# they take its objects as Any
 def legend_below(ax: Any, *, gap: float = 0.03, **kwargs: Any) -> Legend:
-    """A legend centred under ``ax`` with its top just below the axes' tick labels and x label, as measured on the
-    drawn figure (a fixed offset such as ``bbox_to_anchor=(0.5, -0.2)`` runs into the x label when the axes are
-    short). ``kwargs`` go to :meth:`~matplotlib.axes.Axes.legend`; ``gap`` is in axes heights. The figure's layout
-    is computed here once and then kept (as :func:`place_legends` does): a layout pass after the legend is placed
-    would move the axes under it. A saved figure grows to hold the legend (``bbox_inches="tight"``)."""
+    """A legend centred under ``ax`` with its top just below the axes' tick labels and x label, as
+    measured on the drawn figure (a fixed offset such as ``bbox_to_anchor=(0.5, -0.2)`` runs into
+    the x label when the axes are short). ``kwargs`` go to :meth:`~matplotlib.axes.Axes.legend`;
+    ``gap`` is in axes heights. The figure's layout is computed here once and then kept (as
+    :func:`place_legends` does): a layout pass after the legend is placed would move the axes under
+    it. A saved figure grows to hold the legend (``bbox_inches="tight"``)."""
     fig = ax.figure
     fig.canvas.draw()
     fig.set_layout_engine("none")
@@ -611,8 +624,8 @@ def legend_below(ax: Any, *, gap: float = 0.03, **kwargs: Any) -> Legend:
 
 
 def overlapping_legends(fig: Any) -> list[tuple[Any, Any]]:
-    """Pairs of axes whose legends overlap each other on the drawn figure (e.g. two wide legends placed below
-    neighbouring panels)."""
+    """Pairs of axes whose legends overlap each other on the drawn figure (e.g. two wide legends
+    placed below neighbouring panels)."""
     renderer = fig.canvas.get_renderer()
     boxes = [
         (ax, ax.get_legend().get_window_extent(renderer))
@@ -628,8 +641,9 @@ def overlapping_legends(fig: Any) -> list[tuple[Any, Any]]:
 
 
 def _unstack_legends(fig: Any, moved: list) -> None:
-    """Legends that overlap each other are redrawn in one column where they stand (narrower, so side by side
-    panels keep their legends apart); a pair that still overlaps is an error naming both axes' titles."""
+    """Legends that overlap each other are redrawn in one column where they stand (narrower, so side
+    by side panels keep their legends apart); a pair that still overlaps is an error naming both
+    axes' titles."""
     pairs = overlapping_legends(fig)
     if not pairs:
         return
@@ -654,12 +668,14 @@ def _unstack_legends(fig: Any, moved: list) -> None:
     if still:
         names = ", ".join(f"{a.get_title()!r} and {b.get_title()!r}" for a, b in still)
         raise ValueError(
-            f"the legends of the axes {names} overlap each other even in one column: give the figure "
+            f"the legends of the axes {names} overlap each other even in one column: give "
+            "the figure "
             "more width or put one legend for both"
         )
 
 
-#: resource colours: greys, so a resource is never read as a mechanism (mechanisms have the palette's colours)
+#: resource colours: greys, so a resource is never read as a mechanism (mechanisms have the
+#: palette's colours)
 RESOURCE_COLORS: dict[str, str] = {
     "cpu": "#4d4d4d",
     "ram": "#a6a6a6",
@@ -670,7 +686,8 @@ RESOURCE_COLORS: dict[str, str] = {
 
 
 def resource_color(resource: str) -> str:
-    """The colour of a resource (``"CPU"``, ``"RAM"``/``"memory"``, ``"storage"``, ``"network"``; case ignored).
+    """The colour of a resource (``"CPU"``, ``"RAM"``/``"memory"``, ``"storage"``, ``"network"``;
+    case ignored).
 
     Parameters
     ----------
@@ -748,9 +765,10 @@ def _linestyle_name(line: Line2D) -> str | None:
 
 
 def figure_marks(fig: Figure) -> dict[str, list[str]]:
-    """What ``fig`` draws, as a caption may name it: its text (titles, axis labels, tick labels, legend entries,
-    annotations), the markers and the line styles of its visible lines and scatter points. Sorted lists, so the
-    result is stable and can be stored (:func:`fairlib.repro.outputs.save_figure` writes it beside the figure).
+    """What ``fig`` draws, as a caption may name it: its text (titles, axis labels, tick labels,
+    legend entries, annotations), the markers and the line styles of its visible lines and scatter
+    points. Sorted lists, so the result is stable and can be stored
+    (:func:`fairlib.repro.outputs.save_figure` writes it beside the figure).
 
     Parameters
     ----------
@@ -801,9 +819,10 @@ def figure_marks(fig: Figure) -> dict[str, list[str]]:
 
 
 def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
-    """What ``caption`` names that the figure (``marks``, :func:`figure_marks`) does not draw: a mark ("circles",
-    "crosses", "dotted", ...) no line or point of the figure has, or a mechanism (its house label, e.g. "PS-DSF")
-    that no text of the figure names. Empty when the caption describes only what is drawn.
+    """What ``caption`` names that the figure (``marks``, :func:`figure_marks`) does not draw: a
+    mark ("circles", "crosses", "dotted", ...) no line or point of the figure has, or a mechanism
+    (its house label, e.g. "PS-DSF") that no text of the figure names. Empty when the caption
+    describes only what is drawn.
 
     Parameters
     ----------
@@ -819,8 +838,10 @@ def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
 
     Examples
     --------
-    >>> caption_problems("PS-DSF (circles) against DRFH", {"texts": ["PS-DSF", "DRFH"], "markers": ["o"],
-    ...                  "linestyles": ["-"]})
+    >>> caption_problems(
+    ...     "PS-DSF (circles) against DRFH",
+    ...     {"texts": ["PS-DSF", "DRFH"], "markers": ["o"], "linestyles": ["-"]},
+    ... )
     []
     >>> for problem in caption_problems("dotted lines with crosses; Best-Fit DRFH",
     ...                                 {"texts": ["DRFH"], "markers": ["o"], "linestyles": ["-"]}):
@@ -839,8 +860,8 @@ def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
             if word == "circle" and "scatter" in drawn:  # a scatter's default marker is a circle
                 continue
             problems.append(
-                f"names {word}{'es' if word.endswith('s') else 's'}, but no line or point is drawn with "
-                f"{', '.join(shapes)}"
+                f"names {word}{'es' if word.endswith('s') else 's'}, but no line or point is "
+                f"drawn with {', '.join(shapes)}"
             )
     styles = set(marks.get("linestyles", []))
     for word, style_ in _LINE_WORDS.items():

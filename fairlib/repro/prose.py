@@ -1,17 +1,19 @@
 """Numbers in sentences: the one place a notebook's prose formats a measured value.
 
-Every "What we found" paragraph and every **Findings** list of the notebooks is written through these helpers, so
-the same wording rules hold everywhere:
+Every "What we found" paragraph and every **Findings** list of the notebooks is written through
+these helpers, so the same wording rules hold everywhere:
 
-- a share of 0 is "none" and a share of 1 is "all" (:func:`share`), never "0%" or "100%" of something;
+- a share of 0 is "none" and a share of 1 is "all" (:func:`share`), never "0%" or "100%" of
+  something;
 - a range whose ends are equal (after rounding) is one number (:func:`span`), never "126%-126%";
-- zero is "0", and a value that rounds to zero but is not zero is written by its size (:func:`number`,
-  :func:`scientific`): never "-0.00" or "0.000";
-- two values that agree exactly are "exactly" equal, else equal "to within" their difference (:func:`within`);
+- zero is "0", and a value that rounds to zero but is not zero is written by its size
+  (:func:`number`, :func:`scientific`): never "-0.00" or "0.000";
+- two values that agree exactly are "exactly" equal, else equal "to within" their difference
+  (:func:`within`);
 - a paragraph is shown once, as rendered Markdown (:func:`found`), never as the code that made it.
 
-:func:`findings_markdown` renders a notebook's **Findings** list from its claims ledger: one bullet per chosen claim,
-saying whether it held and the one number we measured.
+:func:`findings_markdown` renders a notebook's **Findings** list from its claims ledger: one bullet
+per chosen claim, saying whether it held and the one number we measured.
 
 >>> share(0), share(1), share(0.3)
 ('none', 'all', '30%')
@@ -70,8 +72,9 @@ def _undefined(x: float) -> str | None:
 
 
 def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
-    """``value`` with ``digits`` decimals and thousands separated; ``sign=True`` writes "+" before a positive value.
-    A value that rounds to zero has no sign (never "-0.00"); NaN reads "n/a" and infinity "∞".
+    """``value`` with ``digits`` decimals and thousands separated; ``sign=True`` writes "+" before a
+    positive value. A value that rounds to zero has no sign (never "-0.00"); NaN reads "n/a" and
+    infinity "∞".
 
     Parameters
     ----------
@@ -85,7 +88,8 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     Returns
     -------
     str
-        The number as prose writes it; a non-zero value that rounds to zero in its size (:func:`scientific`).
+        The number as prose writes it; a non-zero value that rounds to zero in its size
+        (:func:`scientific`).
 
     Raises
     ------
@@ -94,7 +98,13 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
 
     Examples
     --------
-    >>> number(-0.004), number(12345.678, 1), number(3, 0), number(0.25, 2, sign=True), number(0.0, 2, sign=True)
+    >>> (
+    ...     number(-0.004),
+    ...     number(12345.678, 1),
+    ...     number(3, 0),
+    ...     number(0.25, 2, sign=True),
+    ...     number(0.0, 2, sign=True),
+    ... )
     ('-4.0 × 10⁻³', '12,345.7', '3', '+0.25', '0')
     """
     x = _real(value, "value")
@@ -116,8 +126,8 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def scientific(value: float, digits: int = 2) -> str:
-    """``value`` with ``digits`` significant digits as a power of ten, as prose writes it: ``8.9 × 10⁻¹⁰``; zero
-    is ``0``.
+    """``value`` with ``digits`` significant digits as a power of ten, as prose writes it: ``8.9 ×
+    10⁻¹⁰``; zero is ``0``.
 
     Parameters
     ----------
@@ -129,7 +139,8 @@ def scientific(value: float, digits: int = 2) -> str:
     Returns
     -------
     str
-        ``mantissa × 10ⁿ`` with a superscript exponent; ``"0"`` for zero, "n/a" for NaN, "∞" for infinity.
+        ``mantissa × 10ⁿ`` with a superscript exponent; ``"0"`` for zero, "n/a" for NaN, "∞"
+        for infinity.
 
     Raises
     ------
@@ -153,8 +164,8 @@ def scientific(value: float, digits: int = 2) -> str:
 
 
 def within(difference: float, digits: int = 2) -> str:
-    """How close two values are, in words: ``"exactly"`` when ``difference`` is 0, else ``"to within 8.9 × 10⁻¹⁰"``
-    (its magnitude, :func:`scientific`). Never "to within 0.0e+00".
+    """How close two values are, in words: ``"exactly"`` when ``difference`` is 0, else ``"to within
+    8.9 × 10⁻¹⁰"`` (its magnitude, :func:`scientific`). Never "to within 0.0e+00".
 
     Parameters
     ----------
@@ -187,7 +198,8 @@ def within(difference: float, digits: int = 2) -> str:
 
 
 def percent(value: float, digits: int = 0, *, sign: bool = False) -> str:
-    """A fraction as a percentage, ``0.256 -> '26%'`` (no sign on a rounded zero; ``sign=True`` marks a gain "+").
+    """A fraction as a percentage, ``0.256 -> '26%'`` (no sign on a rounded zero; ``sign=True``
+    marks a gain "+").
 
     Parameters
     ----------
@@ -201,7 +213,8 @@ def percent(value: float, digits: int = 0, *, sign: bool = False) -> str:
     Returns
     -------
     str
-        The percentage; a non-zero value that rounds to zero is shown by its bound (``"<0.1%"``, ``">-0.1%"``).
+        The percentage; a non-zero value that rounds to zero is shown by its bound (``"<0.1%"``,
+        ``">-0.1%"``).
 
     Raises
     ------
@@ -228,8 +241,9 @@ def percent(value: float, digits: int = 0, *, sign: bool = False) -> str:
 
 
 def share(value: float, digits: int = 0) -> str:
-    """A share of a whole in words: exactly 0 is ``"none"``, exactly 1 is ``"all"``, anything else a percentage
-    (a share that only rounds to 0% or 100% is shown as "<1%" / ">99%" so it is never mistaken for none or all).
+    """A share of a whole in words: exactly 0 is ``"none"``, exactly 1 is ``"all"``, anything else a
+    percentage (a share that only rounds to 0% or 100% is shown as "<1%" / ">99%" so it is never
+    mistaken for none or all).
 
     Parameters
     ----------
@@ -270,7 +284,14 @@ def share(value: float, digits: int = 0) -> str:
     return text
 
 
-def span(low: float, high: float, digits: int = 0, *, percent: bool = False, sep: str = "–") -> str:
+def span(
+    low: float,
+    high: float,
+    digits: int = 0,
+    *,
+    percent: bool = False,
+    sep: str = "–",
+) -> str:
     """A range ``low–high``, or one number when both ends read the same after rounding.
 
     Parameters
@@ -340,7 +361,8 @@ def found(text: str, *, lead: str = "What we found.") -> str:
 
 
 def show_found(text: str, **kw: str) -> None:
-    """Display :func:`found` as rendered Markdown in a notebook (the cell's code is hidden in the book).
+    """Display :func:`found` as rendered Markdown in a notebook (the cell's code is hidden in the
+    book).
 
     Parameters
     ----------
@@ -381,8 +403,8 @@ def _value_text(value: object) -> str:
 
 
 def plain_statement(statement: str) -> str:
-    """A ledger statement as a Findings bullet says it: without its ``[setup: ...]`` block (the run's set-up, which the
-    ledger below keeps), brackets inside it such as ``[INF]`` included.
+    """A ledger statement as a Findings bullet says it: without its ``[setup: ...]`` block (the
+    run's set-up, which the ledger below keeps), brackets inside it such as ``[INF]`` included.
 
     Parameters
     ----------
@@ -396,7 +418,9 @@ def plain_statement(statement: str) -> str:
 
     Examples
     --------
-    >>> plain_statement("PS-DSF leads [setup: open loop, demands capped [INF], 2% of the jobs] on CPU")
+    >>> plain_statement(
+    ...     "PS-DSF leads [setup: open loop, demands capped [INF], 2% of the jobs] on CPU"
+    ... )
     'PS-DSF leads on CPU'
     """
     out, i = [], 0
@@ -416,14 +440,15 @@ def plain_statement(statement: str) -> str:
     return re.sub(r"\s+([,.;:)])", r"\1", re.sub(r"\s{2,}", " ", "".join(out))).strip()
 
 
-#: the longest Findings bullet, in words: a headline a reader takes in at a glance (the rule and history are the
-#: ledger's)
+#: the longest Findings bullet, in words: a headline a reader takes in at a glance (the rule and
+#: history are the ledger's)
 HEADLINE_WORDS = 35
 
 
 def headline_text(template: str, claim: Mapping[str, Any]) -> str:
-    """A claim's declared ``headline`` filled with its ledger values: ``{ours}``, ``{paper}``, and for a list of
-    values ``{ours_min}``, ``{ours_max}`` and ``{n}`` (format specs allowed: ``{ours:.2f}``).
+    """A claim's declared ``headline`` filled with its ledger values: ``{ours}``, ``{paper}``, and
+    for a list of values ``{ours_min}``, ``{ours_max}`` and ``{n}`` (format specs allowed:
+    ``{ours:.2f}``).
 
     Parameters
     ----------
@@ -440,14 +465,19 @@ def headline_text(template: str, claim: Mapping[str, Any]) -> str:
     Raises
     ------
     InvalidInputError
-        When the template names a field the ledger does not give or its format does not fit the value, naming the
-        claim and the template.
+        When the template names a field the ledger does not give or its format does not fit the
+        value, naming the claim and the template.
 
     Examples
     --------
-    >>> headline_text("PDRF is {ours:.0f}x faster than DRF; the paper says considerably", {"ours": 31.4})
+    >>> headline_text(
+    ...     "PDRF is {ours:.0f}x faster than DRF; the paper says considerably", {"ours": 31.4}
+    ... )
     'PDRF is 31x faster than DRF; the paper says considerably'
-    >>> headline_text("median efficiency {ours_min:.2f} to {ours_max:.2f} over {n} user counts", {"ours": [0.88, 0.91]})
+    >>> headline_text(
+    ...     "median efficiency {ours_min:.2f} to {ours_max:.2f} over {n} user counts",
+    ...     {"ours": [0.88, 0.91]},
+    ... )
     'median efficiency 0.88 to 0.91 over 2 user counts'
     """
     ours = claim.get("ours")
@@ -468,8 +498,8 @@ def headline_text(template: str, claim: Mapping[str, Any]) -> str:
 
 
 def short_source(source: str) -> str:
-    """A claim's source as a Findings bullet cites it: the reference without its parenthesised gloss (the ledger
-    keeps the whole source).
+    """A claim's source as a Findings bullet cites it: the reference without its parenthesised gloss
+    (the ledger keeps the whole source).
 
     Parameters
     ----------
@@ -493,14 +523,16 @@ def short_source(source: str) -> str:
 def findings_markdown(
     claims: list[dict], chosen: list[str], headlines: Mapping[str, str] | None = None
 ) -> str:
-    """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5 claim ids of the
-    ledger ``claims``, as written to ``claims.json``; all of them where it has fewer than 3; empty: the ledger's
-    first five, its paper claims first, until the notebook names its main ones), in that order, each saying whether
-    the claim held and what we measured, then the ledger's counts.
+    """The **Findings** list of a notebook: one Markdown bullet per claim of ``chosen`` (3 to 5
+    claim ids of the ledger ``claims``, as written to ``claims.json``; all of them where it has
+    fewer than 3; empty: the ledger's first five, its paper claims first, until the notebook names
+    its main ones), in that order, each saying whether the claim held and what we measured, then the
+    ledger's counts.
 
-    ``headlines``: claim id → the claim's declared headline (its registry's ``headline``, :func:`headline_text`),
-    the bullet's words; a claim without one says its statement and the value we measured. A bullet is at most
-    :data:`HEADLINE_WORDS` words, its status and short source (:func:`short_source`) included.
+    ``headlines``: claim id → the claim's declared headline (its registry's ``headline``,
+    :func:`headline_text`), the bullet's words; a claim without one says its statement and the value
+    we measured. A bullet is at most :data:`HEADLINE_WORDS` words, its status and short source
+    (:func:`short_source`) included.
 
     Parameters
     ----------
@@ -519,17 +551,28 @@ def findings_markdown(
     Raises
     ------
     InvalidInputError
-        When ``chosen`` has the wrong length or names a claim not in the ledger, or a bullet is longer than
-        :data:`HEADLINE_WORDS` words.
+        When ``chosen`` has the wrong length or names a claim not in the ledger, or a bullet is
+        longer than :data:`HEADLINE_WORDS` words.
 
     Examples
     --------
-    >>> ledger = [{"claim_id": "a", "statement": "the worst efficiency is 3/4", "status": "held", "ours": 0.7502,
-    ...            "kind": "paper", "source": "§3"}]
+    >>> ledger = [
+    ...     {
+    ...         "claim_id": "a",
+    ...         "statement": "the worst efficiency is 3/4",
+    ...         "status": "held",
+    ...         "ours": 0.7502,
+    ...         "kind": "paper",
+    ...         "source": "§3",
+    ...     }
+    ... ]
     >>> print(findings_markdown(ledger, ["a", "a", "a"]).splitlines()[0])
     - **Held** (§3): the worst efficiency is 3/4 — we measure 0.7502.
-    >>> print(findings_markdown(ledger, ["a", "a", "a"], {"a": "worst efficiency {ours:.3f}; the paper: 3/4"})
-    ...       .splitlines()[0])
+    >>> print(
+    ...     findings_markdown(
+    ...         ledger, ["a", "a", "a"], {"a": "worst efficiency {ours:.3f}; the paper: 3/4"}
+    ...     ).splitlines()[0]
+    ... )
     - **Held** (§3): worst efficiency 0.750; the paper: 3/4.
     """
     headlines = headlines or {}
@@ -558,9 +601,15 @@ def findings_markdown(
         if headlines.get(claim_id) and not (c["status"] == "not tested" or c.get("ours") is None):
             body = headline_text(headlines[claim_id], c).rstrip(".") + "."
         elif c["status"] == "not tested" or c.get("ours") is None:
-            body = f"{plain_statement(c['statement']).rstrip('.')} — {c.get('note') or 'not measured'}."
+            body = (
+                f"{plain_statement(c['statement']).rstrip('.')} — "
+                f"{c.get('note') or 'not measured'}."
+            )
         else:
-            body = f"{plain_statement(c['statement']).rstrip('.')} — we measure {_value_text(c['ours'])}."
+            body = (
+                f"{plain_statement(c['statement']).rstrip('.')} — we measure "
+                f"{_value_text(c['ours'])}."
+            )
         bullet = f"**{word}** ({short_source(c['source'])}): {body}"
         words = len(bullet.replace("**", "").split())
         if headlines.get(claim_id) and words > HEADLINE_WORDS:
@@ -571,8 +620,8 @@ def findings_markdown(
         lines.append(f"- {bullet}")
     counts = {s: sum(c["status"] == s for c in claims) for s in _STATUS_WORD}
     lines.append(
-        f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, {counts['not reproduced']} not "
-        f"reproduced, "
+        f"\nAll {len(claims)} claims of the ledger: {counts['held']} held, "
+        f"{counts['not reproduced']} not reproduced, "
         + (f"{counts['inconclusive']} inconclusive, " if counts["inconclusive"] else "")
         + f"{counts['not tested']} not tested (see Claims below)."
     )
@@ -580,7 +629,8 @@ def findings_markdown(
 
 
 def registry_headlines(key: str) -> dict[str, str]:
-    """Claim id → declared ``headline`` of notebook ``key``'s claims registry (``notebooks/claims/<key>.toml``).
+    """Claim id → declared ``headline`` of notebook ``key``'s claims registry
+    (``notebooks/claims/<key>.toml``).
 
     Parameters
     ----------
@@ -601,11 +651,12 @@ def registry_headlines(key: str) -> dict[str, str]:
 
 
 def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | None = None) -> str:
-    """What running notebook ``key`` yourself costs, for the top of the notebook. A notebook opens in quick mode
-    (seconds, reduced sizes, provisional statuses); full mode takes the wall time of its last full run (``seconds``,
-    else the papermill metadata of ``executed/<key>.ipynb``). For a notebook that reads traces: where the data comes
-    from. The executed copy a full run publishes says it ran in full mode, and how long it took
-    (:func:`fairlib.repro.executed.publish_executed` renders the note again with that run's own time).
+    """What running notebook ``key`` yourself costs, for the top of the notebook. A notebook opens
+    in quick mode (seconds, reduced sizes, provisional statuses); full mode takes the wall time of
+    its last full run (``seconds``, else the papermill metadata of ``executed/<key>.ipynb``). For a
+    notebook that reads traces: where the data comes from. The executed copy a full run publishes
+    says it ran in full mode, and how long it took (:func:`fairlib.repro.executed.publish_executed`
+    renders the note again with that run's own time).
 
     Parameters
     ----------
@@ -643,21 +694,25 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     minutes = f"about {max(1, round(seconds / 60))} min on 2 cores" if seconds else None
     if mode == "full":
         text = (
-            f"**This copy ran in full mode** (the paper's sizes){' in ' + minutes if minutes else ''}. Opened on "
-            f"Binder or on your machine, the notebook runs in quick mode (seconds; reduced sizes, provisional "
+            "**This copy ran in full mode** (the paper's "
+            f"sizes){' in ' + minutes if minutes else ''}. Opened on "
+            "Binder or on your machine, the notebook runs in quick mode (seconds; reduced "
+            "sizes, provisional "
             f'statuses) unless you set `MODE = "full"` in its parameters cell or run '
             f"`python run_all.py --only {key}`."
         )
     else:
         text = (
             "**This run: quick mode** — reduced sizes and repetitions, statuses provisional. Set "
-            f'`MODE = "full"` in the parameters cell (or run `python run_all.py --only {key}`) for the '
+            '`MODE = "full"` in the parameters cell (or run `python run_all.py --only '
+            f"{key}`) for the "
             f"paper's sizes: {minutes + ' (the last full run)' if minutes else 'longer'}."
         )
     if traces:
         text += (
-            " The trace excerpts come from `python -m fairlib.traces.fetch --notebooks` (into `data/traces/`, "
-            "or `$FAIRLIB_TRACE_DIR`); without them the notebook runs on labelled synthetic stand-ins."
+            " The trace excerpts come from `python -m fairlib.traces.fetch --notebooks` "
+            "(into `data/traces/`, or `$FAIRLIB_TRACE_DIR`); without them the notebook runs "
+            "on labelled synthetic stand-ins."
         )
     return text
 
@@ -689,9 +744,10 @@ def _ledger(key: str, mode: str) -> list[dict] | None:
 
 
 def show_findings(key: str, mode: str, chosen: list[str]) -> None:
-    """Display the **Findings** of notebook ``key`` from the last ledger of ``mode`` (a full run's is committed);
-    ``run_all.py`` renders it again from the ledger of the run that just finished when it publishes the notebook
-    (:func:`fairlib.repro.executed.publish_executed`), so the executed notebook's Findings are that run's.
+    """Display the **Findings** of notebook ``key`` from the last ledger of ``mode`` (a full run's
+    is committed); ``run_all.py`` renders it again from the ledger of the run that just finished
+    when it publishes the notebook (:func:`fairlib.repro.executed.publish_executed`), so the
+    executed notebook's Findings are that run's.
 
     Parameters
     ----------
@@ -718,7 +774,8 @@ def show_findings(key: str, mode: str, chosen: list[str]) -> None:
     if newer:  # declared (or renamed) since that ledger was written: a typo is still refused below
         display(
             Markdown(
-                f"*The last {mode}-mode ledger of `{key}` predates {', '.join(f'`{c}`' for c in newer)}: the "
+                f"*The last {mode}-mode ledger of `{key}` predates "
+                f"{', '.join(f'`{c}`' for c in newer)}: the "
                 "Findings appear after the next run.*"
             )
         )

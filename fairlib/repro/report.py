@@ -1,10 +1,11 @@
-"""Old name of the claims ledger and of saved figures and tables, kept so that older notebooks still run.
+"""Old name of the claims ledger and of saved figures and tables, kept so that older notebooks still
+run.
 
-The claims ledger is :mod:`fairlib.repro.ledger` (:class:`~fairlib.repro.ledger.ClaimLog`, the registry and its
-rules); saved figures and tables are :mod:`fairlib.repro.outputs` (:func:`~fairlib.repro.outputs.save_figure`,
-:func:`~fairlib.repro.outputs.save_table`). Every name this module had is re-exported from there:
-``from fairlib.repro.report import ClaimLog, save_figure, save_table`` still works. New code imports from the two
-modules.
+The claims ledger is :mod:`fairlib.repro.ledger` (:class:`~fairlib.repro.ledger.ClaimLog`, the
+registry and its rules); saved figures and tables are :mod:`fairlib.repro.outputs`
+(:func:`~fairlib.repro.outputs.save_figure`, :func:`~fairlib.repro.outputs.save_table`). Every name
+this module had is re-exported from there: ``from fairlib.repro.report import ClaimLog, save_figure,
+save_table`` still works. New code imports from the two modules.
 """
 
 from __future__ import annotations

@@ -1,65 +1,81 @@
-"""Start a new paper or a new mechanism from working templates: ``python -m fairlib.repro.scaffold``.
+"""Start a new paper or a new mechanism from working templates: ``python -m
+fairlib.repro.scaffold``.
 
-A fresh scaffold is green at once (``make test-paper KEY=<key>``, ``python run_all.py --quick --only <key>``); the
-contributor then replaces the examples it contains with the paper's own experiments, claims and mechanism.
+A fresh scaffold is green at once (``make test-paper KEY=<key>``, ``python run_all.py --quick --only
+<key>``); the contributor then replaces the examples it contains with the paper's own experiments,
+claims and mechanism.
 
-``python -m fairlib.repro.scaffold paper KEY --authors "Family, Given; ..." --title "..." --year YEAR --venue-kind
-conference-paper|article --venue "..." --url URL [--notes "..."] [--citation "..."] --driver TOPIC`` creates
+``python -m fairlib.repro.scaffold paper KEY --authors "Family, Given; ..." --title "..." --year
+YEAR --venue-kind conference-paper|article --venue "..." --url URL [--notes "..."] [--citation
+"..."] --driver TOPIC`` creates
 
-- ``notebooks/<KEY>.ipynb`` from ``notebooks/_template.ipynb`` (title, citation, key and driver filled in);
-- ``notebooks/claims/<KEY>.toml`` from ``notebooks/claims/template.toml`` (one example claim, with a ``headline``);
-- ``fairlib/repro/experiments/<TOPIC>.py`` from ``fairlib/repro/experiments/template.py`` (the experiment driver: the
-  tables and the ``findings`` that measure the claims) and ``tests/test_<TOPIC>_findings.py`` (its findings test), the
-  driver imported in ``fairlib/repro/experiments/__init__.py``;
-- the paper's entry in ``fairlib/repro/catalog.py``'s ``PAPERS`` (its metadata, as ``CITATION.cff`` cites it) and its
-  notebook's in ``NOTEBOOKS`` (what ``run_all.py`` runs and the site publishes; its tests and mechanisms are what
-  ``make test-paper`` runs; how the results table names it, and a headline for the contributor to write);
+- ``notebooks/<KEY>.ipynb`` from ``notebooks/_template.ipynb`` (title, citation, key and driver
+  filled in);
+- ``notebooks/claims/<KEY>.toml`` from ``notebooks/claims/template.toml`` (one example claim, with a
+  ``headline``);
+- ``fairlib/repro/experiments/<TOPIC>.py`` from ``fairlib/repro/experiments/template.py`` (the
+  experiment driver: the tables and the ``findings`` that measure the claims) and
+  ``tests/test_<TOPIC>_findings.py`` (its findings test), the driver imported in
+  ``fairlib/repro/experiments/__init__.py``;
+- the paper's entry in ``fairlib/repro/catalog.py``'s ``PAPERS`` (its metadata, as ``CITATION.cff``
+  cites it) and its notebook's in ``NOTEBOOKS`` (what ``run_all.py`` runs and the site publishes;
+  its tests and mechanisms are what ``make test-paper`` runs; how the results table names it, and a
+  headline for the contributor to write);
 - a section for the paper in ``docs/claims-coverage.md`` and in ``docs/reconstructions.md``;
 
-then renders the README's results table, count and list of papers and ``CITATION.cff``'s references from the
-catalogue (``python -m fairlib.repro.landing`` in the checkout), so the landing and citation tests pass at once.
+then renders the README's results table, count and list of papers and ``CITATION.cff``'s references
+from the catalogue (``python -m fairlib.repro.landing`` in the checkout), so the landing and
+citation tests pass at once.
 
-``python -m fairlib.repro.scaffold mechanism NAME --pooled|--multi-server [--paper KEY] [--label LABEL]`` creates
+``python -m fairlib.repro.scaffold mechanism NAME --pooled|--multi-server [--paper KEY] [--label
+LABEL]`` creates
 
-- ``fairlib/multires/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the mechanism
-  contract ``NAME(cluster, **options) -> Allocation``, with a placeholder rule that meets every registry-wide test
-  (pooled: each user's weighted slice of its dominant resource, scaled until a resource is full, from held tasks;
-  multi-server: every server's time split equally among the users who can use it);
-- its export in ``fairlib/multires/__init__.py`` and its :func:`fairlib.mechanisms.register` call (with a colour
-  of the house palette no registered mechanism uses, while one is left);
-- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test against the
-  reference, which needs no edit (the paper's known answer is a claim, asserted in the driver's findings test);
-  with ``--paper KEY``, the mechanism and its test added to that paper's catalogue entry.
+- ``fairlib/multires/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the
+  mechanism contract ``NAME(cluster, **options) -> Allocation``, with a placeholder rule that meets
+  every registry-wide test (pooled: each user's weighted slice of its dominant resource, scaled
+  until a resource is full, from held tasks; multi-server: every server's time split equally among
+  the users who can use it);
+- its export in ``fairlib/multires/__init__.py`` and its :func:`fairlib.mechanisms.register` call
+  (with a colour of the house palette no registered mechanism uses, while one is left);
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test
+  against the reference, which needs no edit (the paper's known answer is a claim, asserted in the
+  driver's findings test); with ``--paper KEY``, the mechanism and its test added to that paper's
+  catalogue entry.
 
 ``python -m fairlib.repro.scaffold mechanism NAME --game [--paper KEY] [--label LABEL]`` creates
 
-- ``fairlib/market/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the game contract
-  ``NAME(game) -> GameOutcome``, with a placeholder rule that meets every registry-wide game test (each user bids its
-  budget in proportion to its weights, over its k_i highest-weight machines under finite parallelism);
+- ``fairlib/market/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the game
+  contract ``NAME(game) -> GameOutcome``, with a placeholder rule that meets every registry-wide
+  game test (each user bids its budget in proportion to its weights, over its k_i highest-weight
+  machines under finite parallelism);
 - its export in ``fairlib/market/__init__.py`` and its :func:`fairlib.games.register_game` call;
-- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test against it; with
-  ``--paper KEY``, the game and its test added to that paper's catalogue entry (``mechanisms=`` lists games too).
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test
+  against it; with ``--paper KEY``, the game and its test added to that paper's catalogue entry
+  (``mechanisms=`` lists games too).
 
-``python -m fairlib.repro.scaffold mechanism NAME --new-model MODEL [--paper KEY] [--label LABEL]`` creates, for a
-paper whose model a ``Game`` cannot state (another strategy space, allocation rule or utilities),
+``python -m fairlib.repro.scaffold mechanism NAME --new-model MODEL [--paper KEY] [--label LABEL]``
+creates, for a paper whose model a ``Game`` cannot state (another strategy space, allocation rule or
+utilities),
 
-- ``fairlib/market/<NAME>.py``: the model's instance type ``MODEL`` (a frozen dataclass validating its fields, with
-  ``n_users``, ``n_machines`` and ``from_weights``), its outcome type ``MODELOutcome`` (marked ``@result_type``) and
-  a kernel and its public wrapper ``NAME(game: MODEL) -> MODELOutcome`` with a placeholder model and rule that meet
-  every registry-wide game test (valuations and a reserve bid; each user splits one unit of bids in proportion to
-  its weights, shares by the proportional-share rule);
-- the three names exported in ``fairlib/market/__init__.py`` and its :func:`fairlib.games.register_game` call with
-  ``instance=MODEL`` (the registry's checks, the API contract, the docstring checks and the kernel warm-up then
-  take it up with no other edit);
-- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``: the differential test against it and
-  the model's bad input named; ``--paper KEY`` as for a game.
+- ``fairlib/market/<NAME>.py``: the model's instance type ``MODEL`` (a frozen dataclass validating
+  its fields, with ``n_users``, ``n_machines`` and ``from_weights``), its outcome type
+  ``MODELOutcome`` (marked ``@result_type``) and a kernel and its public wrapper ``NAME(game: MODEL)
+  -> MODELOutcome`` with a placeholder model and rule that meet every registry-wide game test
+  (valuations and a reserve bid; each user splits one unit of bids in proportion to its weights,
+  shares by the proportional-share rule);
+- the three names exported in ``fairlib/market/__init__.py`` and its
+  :func:`fairlib.games.register_game` call with ``instance=MODEL`` (the registry's checks, the API
+  contract, the docstring checks and the kernel warm-up then take it up with no other edit);
+- its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``: the differential test
+  against it and the model's bad input named; ``--paper KEY`` as for a game.
 
-Every Python file written is formatted by ``ruff format`` (lines of at most 100 characters; a long title or headline
-is split into adjacent literals) and compiled before anything is written.
+Every Python file written is formatted by ``ruff format`` (lines of at most 100 characters; a long
+title or headline is split into adjacent literals) and compiled before anything is written.
 
-``python -m fairlib.repro.scaffold --remove KEY`` removes what ``paper KEY`` created (and the paper's outputs under
-``figures/``, ``data/results/`` and ``executed/``, and its rows of the aggregated ledger), then renders the README and
-``CITATION.cff`` again; it refuses a paper the scaffold did not create.
+``python -m fairlib.repro.scaffold --remove KEY`` removes what ``paper KEY`` created (and the
+paper's outputs under ``figures/``, ``data/results/`` and ``executed/``, and its rows of the
+aggregated ledger), then renders the README and ``CITATION.cff`` again; it refuses a paper the
+scaffold did not create.
 
 ``--root DIR`` works on another checkout (the tests scaffold into a temporary copy).
 """
@@ -95,7 +111,10 @@ _CLASS = re.compile(r"^[A-Z][A-Za-z0-9]{0,31}$")
 _CATALOG_MARKER = "# new paper notebooks go above this line"
 _PAPERS_MARKER = "# new papers go above this line"
 #: the headline a scaffolded notebook's row shows until the contributor writes the paper's
-HEADLINE = "Not written yet: the paper's main result, reproduced or not, in one sentence (fairlib/repro/catalog.py)."
+HEADLINE = (
+    "Not written yet: the paper's main result, reproduced or not, in one sentence "
+    "(fairlib/repro/catalog.py)."
+)
 _DRIVERS_MARKER = "# new drivers are imported above this line"
 _MULTIRES_MARKER = "# new mechanisms are imported above this line"
 _REGISTRY_MARKER = "# new mechanisms are registered above this line"
@@ -104,8 +123,9 @@ _GAMES_MARKER = "# new games are registered above this line"
 
 
 class ScaffoldError(ValueError):
-    """A scaffold that cannot be made as asked (a name taken or malformed, a file in the way); nothing was written
-    (unless the message says the files were written and only the rendering of the README failed)."""
+    """A scaffold that cannot be made as asked (a name taken or malformed, a file in the way);
+    nothing was written (unless the message says the files were written and only the rendering of
+    the README failed)."""
 
 
 def _check_name(value: str, what: str) -> str:
@@ -118,9 +138,9 @@ def _check_name(value: str, what: str) -> str:
 
 
 def _insert_before(text: str, marker: str, line: str, where: str) -> str:
-    """``text`` with ``line`` (one line or several) inserted before the line holding ``marker``, indented as that
-    line (a long value is split into adjacent literals by :func:`_literal`, and the file is formatted by ruff
-    before it is written)."""
+    """``text`` with ``line`` (one line or several) inserted before the line holding ``marker``,
+    indented as that line (a long value is split into adjacent literals by :func:`_literal`, and the
+    file is formatted by ruff before it is written)."""
     for i, current in enumerate(lines := text.splitlines(keepends=True)):
         if current.strip().startswith(marker):
             indent = current[: len(current) - len(current.lstrip())]
@@ -140,8 +160,8 @@ def _add_to_all(text: str, name: str | list[str], where: str) -> str:
 
 
 class _Writer:
-    """Collects the new files and edits, checks nothing is in the way, then writes them all (so a refused scaffold
-    leaves the checkout as it was)."""
+    """Collects the new files and edits, checks nothing is in the way, then writes them all (so a
+    refused scaffold leaves the checkout as it was)."""
 
     def __init__(self, root: Path):
         self.root = root
@@ -168,9 +188,9 @@ class _Writer:
         self.edits[self.root / rel] = text
 
     def check(self) -> None:
-        """Parse every file about to be written as what it is (Python compiled, TOML and notebook JSON read): a value
-        that would break one (a title with three quotes, a label ending in a backslash) is refused before anything
-        is written, naming the file and the line."""
+        """Parse every file about to be written as what it is (Python compiled, TOML and notebook
+        JSON read): a value that would break one (a title with three quotes, a label ending in a
+        backslash) is refused before anything is written, naming the file and the line."""
         import tomllib
         import warnings
 
@@ -194,15 +214,16 @@ class _Writer:
                 where = f" line {lineno}" if lineno else ""
                 why = getattr(exc, "msg", None) or str(exc)
                 raise ScaffoldError(
-                    f"{rel}{where}: the generated file would not parse ({why}); a title, citation or "
+                    f"{rel}{where}: the generated file would not parse ({why}); a title, "
+                    "citation or "
                     "label holds characters that break it (quotes, a trailing backslash): change "
                     "them; nothing was written"
                 ) from None
 
     def format(self) -> None:
-        """Run every Python file about to be written through ``ruff format`` (the house format: the checkout's
-        ``pyproject.toml``), so that ``ruff format --check`` passes on what the scaffold writes; where ruff is not
-        installed the files are written as the templates spell them."""
+        """Run every Python file about to be written through ``ruff format`` (the house format: the
+        checkout's ``pyproject.toml``), so that ``ruff format --check`` passes on what the scaffold
+        writes; where ruff is not installed the files are written as the templates spell them."""
         for files in (self.new, self.edits):
             for path, text in files.items():
                 if path.suffix == ".py":
@@ -219,12 +240,16 @@ class _Writer:
 
 
 def _docstrings_wrapped(text: str, width: int = 100) -> str:
-    """``text`` (Python source) with every line of a triple-quoted string longer than ``width`` split after its last
-    space that fits, the rest carried into the next line of the same paragraph (or onto a line of its own, indented
-    as the line, or under a list item's text): the names a template is filled with can push a line past the house's
-    100 characters, and ruff format leaves docstrings as they are. Doctest lines are left as they are.
+    """``text`` (Python source) with every line of a triple-quoted string longer than ``width``
+    split after its last space that fits, the rest carried into the next line of the same paragraph
+    (or onto a line of its own, indented as the line, or under a list item's text): the names a
+    template is filled with can push a line past the house's 100 characters, and ruff format leaves
+    docstrings as they are. Doctest lines are left as they are.
 
-    >>> source = "def f():\\n    '''A summary line\\n    that goes on.\\n\\n    - an item of a list\\n    '''\\n"
+    >>> source = (
+    ...     "def f():\\n    '''A summary line\\n    that goes on.\\n\\n"
+    ...     "    - an item of a list\\n    '''\\n"
+    ... )
     >>> print(_docstrings_wrapped(source, 16))
     def f():
         '''A summary
@@ -279,8 +304,8 @@ def _docstrings_wrapped(text: str, width: int = 100) -> str:
 
 
 def _formatted(text: str, rel: str, root: Path) -> str:
-    """``text``, the Python file ``rel`` of checkout ``root``, as ``ruff format`` writes it (``text`` itself where
-    ruff is not installed)."""
+    """``text``, the Python file ``rel`` of checkout ``root``, as ``ruff format`` writes it
+    (``text`` itself where ruff is not installed)."""
     try:
         run = subprocess.run(
             [sys.executable, "-m", "ruff", "format", "--stdin-filename", rel, "-"],
@@ -303,8 +328,9 @@ def _formatted(text: str, rel: str, root: Path) -> str:
 
 
 def _public_names(root: Path) -> dict[str, str]:
-    """The names ``fairlib``, ``fairlib.multires`` and ``fairlib.market`` export in checkout ``root`` (read from their
-    ``__all__`` lists and ``__all__ += [...]`` lines, and fairlib's lazy exports), each with the module's name."""
+    """The names ``fairlib``, ``fairlib.multires`` and ``fairlib.market`` export in checkout
+    ``root`` (read from their ``__all__`` lists and ``__all__ += [...]`` lines, and fairlib's lazy
+    exports), each with the module's name."""
     import ast
 
     found: dict[str, str] = {}
@@ -332,8 +358,8 @@ def _public_names(root: Path) -> dict[str, str]:
 
 
 def _tuple_added(line: str, field: str, value: str) -> str:
-    """A catalogue entry with ``value`` added to its tuple ``field=(...)`` (on one line: ruff format, run on the
-    file before it is written, splits a long one)."""
+    """A catalogue entry with ``value`` added to its tuple ``field=(...)`` (on one line: ruff
+    format, run on the file before it is written, splits a long one)."""
 
     def rebuilt(match):
         items = re.findall(r'"([^"]*)"', match.group(1)) + [value]
@@ -358,7 +384,8 @@ def _wrapped(text: str) -> str:
 
 def _catalog_entries(text: str) -> tuple[dict, dict]:
     """``({notebook key: (first line, last line, call)}, {paper key: (first line, last line)})`` of
-    ``fairlib/repro/catalog.py``'s text, line numbers from 1, found by parsing it (an entry may span lines)."""
+    ``fairlib/repro/catalog.py``'s text, line numbers from 1, found by parsing it (an entry may span
+    lines)."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
@@ -390,7 +417,8 @@ def _catalog_entries(text: str) -> tuple[dict, dict]:
 
 
 def _keyword(call: ast.Call, name: str):
-    """The constant value of keyword argument ``name`` of ``call`` (None when absent or not a constant)."""
+    """The constant value of keyword argument ``name`` of ``call`` (None when absent or not a
+    constant)."""
     found = next((k.value for k in call.keywords if k.arg == name), None)
     return found.value if isinstance(found, ast.Constant) else None
 
@@ -405,8 +433,8 @@ def _without_lines(text: str, first: int, last: int) -> str:
 
 
 def _field_lines(indent: str, fields: list[str]) -> list[str]:
-    """``fields`` (``name=value``, a value perhaps on several lines: :func:`_literal`), one per line at ``indent``,
-    comma-separated, the last closing the call."""
+    """``fields`` (``name=value``, a value perhaps on several lines: :func:`_literal`), one per line
+    at ``indent``, comma-separated, the last closing the call."""
     out = []
     for i, field in enumerate(fields):
         *head, last = field.split("\n")
@@ -420,14 +448,15 @@ def _py(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-#: the longest string literal a generated line holds: with the catalogue's indentation, a line stays within the
-#: house's 100 characters
+#: the longest string literal a generated line holds: with the catalogue's indentation, a line stays
+#: within the house's 100 characters
 _LITERAL_WIDTH = 76
 
 
 def _literal(field: str, value: str) -> str:
-    """``field=<value as a string literal>``; a long value as adjacent literals in parentheses, one per line, split
-    after spaces (Python joins them into ``value``), so that no line exceeds the house's 100 characters.
+    """``field=<value as a string literal>``; a long value as adjacent literals in parentheses, one
+    per line, split after spaces (Python joins them into ``value``), so that no line exceeds the
+    house's 100 characters.
 
     >>> print(_literal("headline", "short"))
     headline="short"
@@ -485,8 +514,8 @@ def _notebook_entry(key: str, paper: Paper, driver: str) -> str:
 def paper_from_options(
     authors: str, title: str, year, venue_kind: str, venue: str, url: str, notes: str = ""
 ) -> Paper:
-    """The :class:`~fairlib.repro.catalog.Paper` the command line describes: ``authors`` as ``"Family, Given; Family,
-    Given"``; a ScaffoldError naming the option otherwise.
+    """The :class:`~fairlib.repro.catalog.Paper` the command line describes: ``authors`` as
+    ``"Family, Given; Family, Given"``; a ScaffoldError naming the option otherwise.
 
     Parameters
     ----------
@@ -512,15 +541,21 @@ def paper_from_options(
 
     Examples
     --------
-    >>> paper_from_options("Johari, Ramesh; Tsitsiklis, John N.", "Efficiency loss in a network resource allocation "
-    ...                    "game", "2004", "article", "Mathematics of Operations Research",
-    ...                    "https://doi.org/10.1287/moor.1040.0091").authors
+    >>> paper_from_options(
+    ...     "Johari, Ramesh; Tsitsiklis, John N.",
+    ...     "Efficiency loss in a network resource allocation game",
+    ...     "2004",
+    ...     "article",
+    ...     "Mathematics of Operations Research",
+    ...     "https://doi.org/10.1287/moor.1040.0091",
+    ... ).authors
     (('Johari', 'Ramesh'), ('Tsitsiklis', 'John N.'))
     >>> paper_from_options("Johari Ramesh", "T", 2004, "article", "V", "https://x.org")
     Traceback (most recent call last):
     ...
-    fairlib.repro.scaffold.ScaffoldError: --authors: 'Johari Ramesh' is not 'Family, Given' (authors are separated by ';', e.g. "Johari, Ramesh; Tsitsiklis, John N.")
-    """  # noqa: E501
+    fairlib.repro.scaffold.ScaffoldError: --authors: 'Johari Ramesh' is not 'Family, Given' (authors
+    are separated by ';', e.g. "Johari, Ramesh; Tsitsiklis, John N.")
+    """
     pairs = []
     for one in (authors or "").split(";"):
         parts = [p.strip() for p in one.split(",")]
@@ -542,8 +577,9 @@ def paper_from_options(
 
 
 def _render(root: Path) -> list[str]:
-    """Render the README's and CITATION.cff's blocks in checkout ``root`` from its catalogue (``python -m
-    fairlib.repro.landing`` there: the catalogue is that checkout's module); the files it rewrote."""
+    """Render the README's and CITATION.cff's blocks in checkout ``root`` from its catalogue
+    (``python -m fairlib.repro.landing`` there: the catalogue is that checkout's module); the files
+    it rewrote."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get("PYTHONPATH")])]),
@@ -567,7 +603,7 @@ def _render(root: Path) -> list[str]:
     ]
 
 
-# --- a paper ------------------------------------------------------------------------------------------------------
+# --- a paper --------------------------------------------------------------------------------------
 
 
 def _notebook(template: str, key: str, title: str, citation: str, driver: str) -> str:
@@ -593,7 +629,8 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
                 "from fairlib.repro.experiments import template",
                 f"from fairlib.repro.experiments import {driver}",
             )
-            # the registry's path first: "template.toml" would otherwise read as the driver's attribute "toml"
+            # the registry's path first: "template.toml" would otherwise read as the driver's
+            # attribute "toml"
             src = src.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml")
             src = re.sub(r"\btemplate\.(?=[A-Za-z_])", f"{driver}.", src)
         cell["source"] = src.splitlines(keepends=True)
@@ -605,10 +642,11 @@ def _notebook(template: str, key: str, title: str, citation: str, driver: str) -
 def scaffold_paper(
     key: str, paper: Paper, driver: str, *, citation: str | None = None, root: Path | None = None
 ) -> list[str]:
-    """Create a new paper's notebook, claims registry, experiment driver and findings test, catalogue entries and docs
-    sections, and render the README and CITATION.cff (see the module docstring); returns the paths written, relative
-    to ``root``. ``paper`` is its metadata (:func:`paper_from_options` reads the command line's); ``citation``, the
-    notebook's citation line, defaults to :attr:`Paper.citation <fairlib.repro.catalog.Paper.citation>`.
+    """Create a new paper's notebook, claims registry, experiment driver and findings test,
+    catalogue entries and docs sections, and render the README and CITATION.cff (see the module
+    docstring); returns the paths written, relative to ``root``. ``paper`` is its metadata
+    (:func:`paper_from_options` reads the command line's); ``citation``, the notebook's citation
+    line, defaults to :attr:`Paper.citation <fairlib.repro.catalog.Paper.citation>`.
 
     Parameters
     ----------
@@ -637,7 +675,8 @@ def scaffold_paper(
         )
     if not isinstance(paper, Paper):
         raise ScaffoldError(
-            f"paper = {paper!r}: must be a fairlib.repro.catalog.Paper (paper_from_options builds one)"
+            f"paper = {paper!r}: must be a fairlib.repro.catalog.Paper (paper_from_options "
+            "builds one)"
         )
     citation = paper.citation if citation is None else citation
     if not isinstance(citation, str) or not citation.strip() or "\n" in citation:
@@ -659,10 +698,10 @@ def scaffold_paper(
         lambda _: (
             f"# Claims of {title}, declared before any run; the experiment driver "
             f"fairlib/repro/experiments/{driver}.py measures them.\n# Rules and kinds: "
-            "notebooks/claims/template.toml and CONTRIBUTING.md. Replace the example claim with the paper's.\n"
-            "# headline (optional): a Findings bullet's words, filled from the ledger ({ours}, {paper}, "
-            "{ours_min}, {ours_max}, {n};\n# format specs allowed), at most 35 words: plain words, units, the "
-            "comparison with the paper.\n"
+            "notebooks/claims/template.toml and CONTRIBUTING.md. Replace the example claim "
+            "with the paper's.\n# headline (optional): a Findings bullet's words, filled "
+            "from the ledger ({ours}, {paper}, {ours_min}, {ours_max}, {n};\n# format specs "
+            "allowed), at most 35 words: plain words, units, the comparison with the paper.\n"
         ),
         toml,
     )
@@ -690,7 +729,9 @@ def scaffold_paper(
     )
     w.create(
         f"fairlib/repro/experiments/{driver}.py",
-        module.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml"),
+        _docstrings_wrapped(
+            module.replace("notebooks/claims/template.toml", f"notebooks/claims/{key}.toml")
+        ),
     )
     test = w.read("tests/test_template_findings.py")
     test = test.replace(
@@ -711,7 +752,7 @@ def scaffold_paper(
         count=1,
         flags=re.S,
     )
-    w.create(f"tests/test_{driver}_findings.py", test)
+    w.create(f"tests/test_{driver}_findings.py", _docstrings_wrapped(test))
     drivers_file = "fairlib/repro/experiments/__init__.py"
     drivers = w.read(drivers_file)
     drivers = _insert_before(drivers, _DRIVERS_MARKER, f"from . import {driver}", drivers_file)
@@ -729,15 +770,16 @@ def scaffold_paper(
         w.read("docs/claims-coverage.md").rstrip("\n")
         + (
             f"\n\n## {section}\n\n| paper | statement | claim(s) or reason |\n|---|---|---|\n"
-            "| template §1 | the example claim of the scaffold (replace with the paper's statements, in its order) | "
-            "`mean_near_half` |\n"
+            "| template §1 | the example claim of the scaffold (replace with the paper's "
+            "statements, in its order) | `mean_near_half` |\n"
         ),
     )
     w.edit(
         "docs/reconstructions.md",
         w.read("docs/reconstructions.md").rstrip("\n")
         + (
-            f"\n\n## {section}\n\nNothing is reconstructed yet: every equation and number used is read from the "
+            f"\n\n## {section}\n\nNothing is reconstructed yet: every equation and number "
+            "used is read from the "
             "paper's printed text. List here, with a provenance tag ([INF] inferred, [MEM] "
             "recalled), anything the code "
             "relies on that the paper does not print.\n"
@@ -758,8 +800,9 @@ def _section_removed(text: str, key: str) -> str:
 
 
 def _ledger_without(w: _Writer, key: str) -> None:
-    """Take notebook ``key``'s rows out of the aggregated ledger (``data/results/claims.csv``, and its section and
-    counts in ``CLAIMS.md``) when a full run put them there, so the README renders without it."""
+    """Take notebook ``key``'s rows out of the aggregated ledger (``data/results/claims.csv``, and
+    its section and counts in ``CLAIMS.md``) when a full run put them there, so the README renders
+    without it."""
     import csv
     import io
 
@@ -810,8 +853,9 @@ def _ledger_without(w: _Writer, key: str) -> None:
 
 
 def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
-    """Undo :func:`scaffold_paper` for ``key`` (and remove its outputs, its rows of the aggregated ledger included),
-    then render the README and CITATION.cff again; returns the paths removed or edited.
+    """Undo :func:`scaffold_paper` for ``key`` (and remove its outputs, its rows of the aggregated
+    ledger included), then render the README and CITATION.cff again; returns the paths removed or
+    edited.
 
     Parameters
     ----------
@@ -836,7 +880,8 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     driver = _keyword(call, "driver")
     if not isinstance(driver, str) or not _NAME.match(driver):
         raise ScaffoldError(
-            f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no driver=...); remove "
+            f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no "
+            "driver=...); remove "
             "it by hand"
         )
     paper = _keyword(call, "paper")
@@ -878,17 +923,18 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     return sorted(set(gone + edited + _render(root)))
 
 
-# --- a mechanism --------------------------------------------------------------------------------------------------
+# --- a mechanism ----------------------------------------------------------------------------------
 
 _POOLED = '''"""{label}: a pooled mechanism.
 
 Contract: ``{name}(cluster, *, start=None) -> Allocation``.
 
-Started by ``python -m fairlib.repro.scaffold mechanism ... --pooled`` with a placeholder rule — each user's weighted
-slice of its dominant resource, w_n / Σw / s_n tasks (s_n: one task's dominant share), all scaled by one factor
-until a resource is full, on top of the tasks it holds (``start``) — which meets every registry-wide test.
-Replace the kernel's rule with the paper's, keeping the split: the kernel computes on contiguous float64 arrays, the
-wrapper validates, converts and wraps. Its slow reference is in ``tests/reference.py``.
+Started by ``python -m fairlib.repro.scaffold mechanism ... --pooled`` with a placeholder rule —
+each user's weighted slice of its dominant resource, w_n / Σw / s_n tasks (s_n: one task's dominant
+share), all scaled by one factor until a resource is full, on top of the tasks it holds (``start``)
+— which meets every registry-wide test. Replace the kernel's rule with the paper's, keeping the
+split: the kernel computes on contiguous float64 arrays, the wrapper validates, converts and wraps.
+Its slow reference is in ``tests/reference.py``.
 """
 
 from __future__ import annotations
@@ -985,7 +1031,10 @@ def {name}(cluster: Cluster, *, start=None) -> Allocation:
         used = held @ dem
         if (used > cap * (1 + 1e-12)).any():
             r = int(np.argmax(used - cap))
-            raise InvalidInputError(f"start: uses {{used[r]:g}} of resource {{r}}, more than its capacity {{cap[r]:g}}")
+            raise InvalidInputError(
+                f"start: uses {{used[r]:g}} of resource {{r}}, "
+                f"more than its capacity {{cap[r]:g}}"
+            )
     tasks = _{name}_kernel(
         np.ascontiguousarray(cap, dtype=np.float64), np.ascontiguousarray(dem, dtype=np.float64),
         np.ascontiguousarray(w, dtype=np.float64), held)
@@ -996,11 +1045,12 @@ _MULTI = '''"""{label}: a multi-server mechanism.
 
 Contract: ``{name}(cluster) -> Allocation``.
 
-Started by ``python -m fairlib.repro.scaffold mechanism ... --multi-server`` with a placeholder rule — every server's
-time split equally among the users who can use it (user n gets γ[n, i] / k_i tasks on server i, k_i the users
-eligible there) — which meets every registry-wide test. Replace the kernel's rule with the paper's, keeping the
-split: the kernel computes on contiguous arrays, the wrapper validates, converts and wraps. Its slow reference is
-in ``tests/reference.py``.
+Started by ``python -m fairlib.repro.scaffold mechanism ... --multi-server`` with a placeholder
+rule — every server's time split equally among the users who can use it (user n gets γ[n, i] /
+k_i tasks on server i, k_i the users eligible there) — which meets every registry-wide test.
+Replace the kernel's rule with the paper's, keeping the split: the kernel computes on contiguous
+arrays, the wrapper validates, converts and wraps. Its slow reference is in
+``tests/reference.py``.
 """
 
 from __future__ import annotations
@@ -1050,7 +1100,8 @@ def {name}(cluster: Cluster) -> Allocation:
     Parameters
     ----------
     cluster : Cluster
-        Servers ``capacity[server, resource]``, users ``demand[user, resource]``, placement ``eligible[user, server]``.
+        Servers ``capacity[server, resource]``, users ``demand[user, resource]``, placement
+        ``eligible[user, server]``.
 
     Returns
     -------
@@ -1074,7 +1125,9 @@ def {name}(cluster: Cluster) -> Allocation:
         raise InvalidInputError(f"cluster: expected a Cluster, got {{type(cluster).__name__}}")
     cluster.refuse_caps("{name}")
     tasks = _{name}_kernel(
-        np.ascontiguousarray(cluster.gamma, dtype=np.float64), np.ascontiguousarray(cluster.eligible, dtype=np.bool_))
+        np.ascontiguousarray(cluster.gamma, dtype=np.float64),
+        np.ascontiguousarray(cluster.eligible, dtype=np.bool_),
+    )
     return Allocation(cluster, tasks, "{name}")
 '''
 
@@ -1082,14 +1135,20 @@ _POOLED_REFERENCE = '''
 
 def {name}_reference(cluster, start=None):
     """Slow reference of ``fairlib.multires.{name}``:
-    the largest common scale of the weighted dominant slices that fits on top of ``start``, as a linear program
-    (HiGHS)."""
+    the largest common scale of the weighted dominant slices that fits on top of ``start``, as a
+    linear program (HiGHS)."""
     from scipy.optimize import linprog
 
     cap, dem, w = cluster.capacity[0], cluster.demand, cluster.weight
     held = np.zeros(len(w)) if start is None else np.asarray(start, dtype=float)
     slices = w / w.sum() / (dem / cap).max(axis=1)
-    res = linprog([-1.0], A_ub=(slices @ dem)[:, None], b_ub=cap - held @ dem, bounds=[(0, None)], method="highs")
+    res = linprog(
+        [-1.0],
+        A_ub=(slices @ dem)[:, None],
+        b_ub=cap - held @ dem,
+        bounds=[(0, None)],
+        method="highs",
+    )
     return held + res.x[0] * slices
 '''
 
@@ -1102,8 +1161,11 @@ def {name}_reference(cluster):
     for i in range(cluster.n_servers):
         users = [u for u in range(cluster.n_users) if cluster.eligible[u, i]]
         for u in users:
-            tasks[u, i] = min(cluster.capacity[i, r] / cluster.demand[u, r]
-                              for r in range(cluster.n_resources) if cluster.demand[u, r] > 0) / len(users)
+            tasks[u, i] = min(
+                cluster.capacity[i, r] / cluster.demand[u, r]
+                for r in range(cluster.n_resources)
+                if cluster.demand[u, r] > 0
+            ) / len(users)
     return tasks
 '''
 
@@ -1111,7 +1173,8 @@ def {name}_reference(cluster):
 _TEST_HEADER = '''"""The differential test of ``fairlib.multires.{name}``
 against its slow reference (tests/reference.py).
 
-Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the same.
+Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the
+same.
 The paper's worked example (its known answer) is a claim of the paper,
 measured by the driver and asserted in the driver's findings test.
 The rules every mechanism meets: ``pytest -m registry -k {name}``.
@@ -1130,7 +1193,8 @@ from tests.reference import {name}_reference
 
 
 def test_matches_the_reference_on_the_drf_example():
-    """The DRF paper's pool (9 CPUs, 18 GB; tasks ⟨1, 4⟩ and ⟨3, 1⟩), with nothing held and with a held task."""
+    """The DRF paper's pool (9 CPUs, 18 GB; tasks ⟨1, 4⟩ and ⟨3, 1⟩), with nothing held and
+    with a held task."""
     cluster = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])
     for start in (None, np.array([1.0, 0.0])):
         ours = {name}(cluster, start=start).tasks.ravel()
@@ -1169,7 +1233,9 @@ def test_matches_the_reference_on_the_drf_example_split_over_two_servers():
 @pytest.mark.parametrize("seed", range(30))
 def test_matches_the_reference(seed):
     rng = np.random.default_rng(seed)
-    cluster = random_cluster(rng, int(rng.integers(1, 8)), int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+    cluster = random_cluster(
+        rng, int(rng.integers(1, 8)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    )
     ours = {name}(cluster).tasks
     np.testing.assert_allclose(ours, {name}_reference(cluster), rtol=1e-9, atol=1e-12)
 
@@ -1185,13 +1251,14 @@ _GAME = '''"""{label}: a game-type mechanism.
 
 Contract: ``{name}(game) -> GameOutcome``.
 
-Started by ``python -m fairlib.repro.scaffold mechanism ... --game`` with a placeholder rule — each user bids its budget
-in proportion to its weights, over its k_i highest-weight machines under finite parallelism (EC'05's static baseline) —
-which meets every registry-wide game test. Replace the kernel's rule with the paper's, keeping the split: the kernel
-computes the bids on contiguous arrays, the wrapper validates, converts and wraps them in a ``GameOutcome`` (which
-derives the shares, prices, utilities and the certificate ``residual``). When the rule reaches an equilibrium, add
-the ``"equilibrium"`` capability and its ``tol`` to its registration in ``fairlib/games.py``. Its slow reference is
-in ``tests/reference.py``.
+Started by ``python -m fairlib.repro.scaffold mechanism ... --game`` with a placeholder rule —
+each user bids its budget in proportion to its weights, over its k_i highest-weight machines under
+finite parallelism (EC'05's static baseline) — which meets every registry-wide game test. Replace
+the kernel's rule with the paper's, keeping the split: the kernel computes the bids on contiguous
+arrays, the wrapper validates, converts and wraps them in a ``GameOutcome`` (which derives the
+shares, prices, utilities and the certificate ``residual``). When the rule reaches an equilibrium,
+add the ``"equilibrium"`` capability and its ``tol`` to its registration in ``fairlib/games.py``.
+Its slow reference is in ``tests/reference.py``.
 """
 
 from __future__ import annotations
@@ -1227,7 +1294,8 @@ def _{name}_kernel(weights, budgets, parallelism):
     m, n = weights.shape
     bids = np.zeros((m, n))
     for i in range(m):
-        order = np.argsort(-weights[i], kind="mergesort")      # highest weight first, ties to the lower index
+        # highest weight first, ties to the lower index
+        order = np.argsort(-weights[i], kind="mergesort")
         k = min(parallelism[i], n)
         total = 0.0
         for t in range(k):
@@ -1250,8 +1318,8 @@ def {name}(game: Game) -> GameOutcome:
     Returns
     -------
     GameOutcome
-        ``bids[user, machine]`` (each user's summing to its budget) and the shares, prices, utilities and
-        certificate they imply.
+        ``bids[user, machine]`` (each user's summing to its budget) and the shares, prices,
+        utilities and certificate they imply.
 
     References
     ----------
@@ -1278,8 +1346,8 @@ _GAME_REFERENCE = '''
 
 def {name}_reference(game):
     """Slow reference of ``fairlib.market.{name}``:
-    user by user in Python, each budget in proportion to the weights of the user's k_i highest-weight machines (ties
-    to the lower index)."""
+    user by user in Python, each budget in proportion to the weights of the user's k_i
+    highest-weight machines (ties to the lower index)."""
     m, n = game.weights.shape
     bids = np.zeros((m, n))
     for i in range(m):
@@ -1294,7 +1362,8 @@ def {name}_reference(game):
 _GAME_TEST = '''"""The differential test of ``fairlib.market.{name}``
 against its slow reference (tests/reference.py).
 
-Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the same.
+Written by the scaffold so that it needs no edit: it holds for any rule whose reference says the
+same.
 The paper's worked example (its known answer) is a claim of the paper,
 measured by the driver and asserted in the driver's findings test.
 The rules every game meets: ``pytest -m games -k {name}``.
@@ -1320,8 +1389,12 @@ def test_matches_the_reference(seed):
     rng = np.random.default_rng(seed)
     m, n = int(rng.integers(1, 8)), int(rng.integers(1, 6))
     parallelism = rng.integers(1, n + 1, m) if seed % 2 else None
-    game = Game(uniform_preferences(rng, m, n), budgets=rng.choice([1.0, 2.0, 4.0], m), parallelism=parallelism,
-                reserve=1e-6)
+    game = Game(
+        uniform_preferences(rng, m, n),
+        budgets=rng.choice([1.0, 2.0, 4.0], m),
+        parallelism=parallelism,
+        reserve=1e-6,
+    )
     ours = {name}(game).bids
     np.testing.assert_allclose(ours, {name}_reference(game), rtol=1e-9, atol=1e-12)
 
@@ -1332,9 +1405,9 @@ def test_anything_but_a_game_is_named():
 '''
 
 
-# --- a game on a model of its own (--new-model) ----------------------------------------------------------------
-# These templates are filled by _fill (plain replacement of {name}, {Model} and {label}), so braces in them are
-# literal, and they are written as ruff formats them: every line at most 100 characters.
+# --- a game on a model of its own (--new-model) ---------------------------------------------------
+# These templates are filled by _fill (plain replacement of {name}, {Model} and {label}), so braces
+# in them are literal, and they are written as ruff formats them: every line at most 100 characters.
 
 _MODEL = '''"""{label}: a game on a model of its own, ``{Model}``.
 
@@ -1577,7 +1650,8 @@ def {name}_reference(game):
     return np.array(bids), shares
 '''
 
-_MODEL_TEST = '''"""``fairlib.market.{name}`` and its model ``{Model}``: the differential test against the
+_MODEL_TEST = '''\
+"""``fairlib.market.{name}`` and its model ``{Model}``: the differential test against the
 slow reference (tests/reference.py) and bad input named.
 
 Written by the scaffold so that it needs no edit: it builds its instances through
@@ -1635,10 +1709,10 @@ def test_bad_input_is_named(weights, reserve, named):
 
 
 def _free_color(registry_text: str, registry=None) -> str | None:
-    """A colour of the house palette (Okabe–Ito, yellow left out) that no entry of ``registry`` (default
-    :mod:`fairlib.mechanisms`; :mod:`fairlib.games` for a game) uses (nor a colour written in ``registry_text``, the
-    registry being scaffolded into), or None when all are taken (the mechanism then gets the colour its name fixes,
-    and its marker and line style tell it apart)."""
+    """A colour of the house palette (Okabe–Ito, yellow left out) that no entry of ``registry``
+    (default :mod:`fairlib.mechanisms`; :mod:`fairlib.games` for a game) uses (nor a colour written
+    in ``registry_text``, the registry being scaffolded into), or None when all are taken (the
+    mechanism then gets the colour its name fixes, and its marker and line style tell it apart)."""
     from .. import mechanisms
 
     used = {m.color.lower() for m in (registry or mechanisms).select()}
@@ -1658,9 +1732,10 @@ def scaffold_mechanism(
     model: str | None = None,
     root: Path | None = None,
 ) -> list[str]:
-    """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"``, ``"game"`` or ``"model"``, a game
-    on a model of its own, whose instance type is the class ``model``): module, export, registration, reference
-    and test (see the module docstring); returns the paths written, relative to ``root``.
+    """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"``, ``"game"`` or
+    ``"model"``, a game on a model of its own, whose instance type is the class ``model``): module,
+    export, registration, reference and test (see the module docstring); returns the paths written,
+    relative to ``root``.
 
     Parameters
     ----------
@@ -1702,7 +1777,8 @@ def scaffold_mechanism(
     taken = _public_names(root)
     if name in taken:
         raise ScaffoldError(
-            f"NAME = {name!r}: already a public name of {taken[name]} (the new function would shadow "
+            f"NAME = {name!r}: already a public name of {taken[name]} (the new function "
+            "would shadow "
             "it); choose another name"
         )
     if model is not None:
@@ -1714,7 +1790,8 @@ def scaffold_mechanism(
         for public in (model, f"{model}Outcome"):
             if public in taken:
                 raise ScaffoldError(
-                    f"--new-model = {model!r}: {public} is already a public name of {taken[public]}; "
+                    f"--new-model = {model!r}: {public} is already a public name of "
+                    f"{taken[public]}; "
                     "choose another name"
                 )
     w = _Writer(root)
@@ -1748,7 +1825,8 @@ def scaffold_mechanism(
 
 
 def _scaffold_game(w: _Writer, name: str, label: str) -> None:
-    """A game's module, export, registration, reference and test (:func:`scaffold_mechanism` with ``--game``)."""
+    """A game's module, export, registration, reference and test (:func:`scaffold_mechanism` with
+    ``--game``)."""
     from .. import games
 
     fmt = {"name": name, "label": label}
@@ -1795,9 +1873,9 @@ def _fill(template: str, **values: str) -> str:
 
 
 def _scaffold_model(w: _Writer, name: str, label: str, model: str) -> None:
-    """A game on a model of its own (:func:`scaffold_mechanism` with ``--new-model``): the module holding the model
-    ``model``, its outcome type and the game, its exports, its registration with ``instance=``, its reference and
-    its test."""
+    """A game on a model of its own (:func:`scaffold_mechanism` with ``--new-model``): the module
+    holding the model ``model``, its outcome type and the game, its exports, its registration with
+    ``instance=``, its reference and its test."""
     from .. import games
 
     fmt = {"name": name, "label": label, "Model": model}
@@ -1896,7 +1974,8 @@ def main(argv=None) -> int:
         The exit status: 0, or 2 for a refused call.
     """
     ap = argparse.ArgumentParser(
-        prog="python -m fairlib.repro.scaffold", description=__doc__.split("\n")[0]
+        prog="python -m fairlib.repro.scaffold",
+        description=" ".join(__doc__.split("\n\n")[0].split()),
     )
     ap.add_argument("--root", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--remove", metavar="KEY", help="remove what `paper KEY` created")
@@ -2013,12 +2092,14 @@ def main(argv=None) -> int:
     print(f"{verb}:\n  " + "\n  ".join(done))
     if args.what == "paper":
         print(
-            f"next: make test-paper KEY={args.key}; python run_all.py --quick --only {args.key} (CONTRIBUTING.md)"
+            f"next: make test-paper KEY={args.key}; python run_all.py --quick --only "
+            f"{args.key} (CONTRIBUTING.md)"
         )
     elif args.what == "mechanism":
         marker = "registry" if args.kind in ("pooled", "multi_server") else "games"
         print(
-            f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name} (CONTRIBUTING.md)"
+            f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name} "
+            "(CONTRIBUTING.md)"
         )
     return 0
 

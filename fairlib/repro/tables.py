@@ -1,16 +1,23 @@
 """Tables for readers: the one place a notebook formats a table it shows.
 
-A table written for a reader differs from the tidy CSV a notebook saves (:func:`fairlib.repro.outputs.save_table`): its
-columns have human names, each numeric column has one fixed number of decimals (never ``4.950000e+01``), a missing
-value is a dash (never ``NaN``), and it fits the page: a table wider than the book's content column is transposed
-when it has few rows, else split into column groups that each repeat the first column.
+A table written for a reader differs from the tidy CSV a notebook saves
+(:func:`fairlib.repro.outputs.save_table`): its columns have human names, each numeric column has
+one fixed number of decimals (never ``4.950000e+01``), a missing value is a dash (never ``NaN``),
+and it fits the page: a table wider than the book's content column is transposed when it has few
+rows, else split into column groups that each repeat the first column.
 
 >>> import pandas as pd
 >>> t = table(pd.DataFrame({"users": [10, 20], "mean_efficiency": [0.91234, float("nan")]}))
 >>> t.frames[0].to_dict("records")
 [{'users': '10', 'mean efficiency': '0.912'}, {'users': '20', 'mean efficiency': '—'}]
->>> wide = table(pd.DataFrame({"mechanism": ["PS-DSF", "DRFH"], **{f"a_long_measure_{i}": [0.5, 0.25]
-...                                                                 for i in range(12)}}))
+>>> wide = table(
+...     pd.DataFrame(
+...         {
+...             "mechanism": ["PS-DSF", "DRFH"],
+...             **{f"a_long_measure_{i}": [0.5, 0.25] for i in range(12)},
+...         }
+...     )
+... )
 >>> [f.shape for f in wide.frames]      # two rows, twelve measures: one row per measure
 [(12, 3)]
 """
@@ -29,18 +36,21 @@ from .._validate import InvalidInputError, _short
 
 __all__ = ["Table", "table", "show_table", "column_decimals", "reader_value", "CONTENT_WIDTH_PX"]
 
-#: the book's content column at a 1280-pixel window (CSS pixels); a table wider than this is reshaped
+#: the book's content column at a 1280-pixel window (CSS pixels); a table wider than this is
+#: reshaped
 CONTENT_WIDTH_PX = 680
-#: estimated width of one character of a table cell, and a cell's padding (CSS pixels at the book's table font)
+#: estimated width of one character of a table cell, and a cell's padding (CSS pixels at the book's
+#: table font)
 _CHAR_PX, _PAD_PX = 7.2, 14
-#: a table with at most this many rows is transposed when too wide; a longer one is split into column groups
+#: a table with at most this many rows is transposed when too wide; a longer one is split into
+#: column groups
 _TRANSPOSE_ROWS = 12
 MISSING = "—"
 
 
 def column_decimals(values: Iterable[object]) -> int:
-    """Decimals for a numeric column: none for whole numbers, else enough for about three significant digits of
-    its largest magnitude (at most 6).
+    """Decimals for a numeric column: none for whole numbers, else enough for about three
+    significant digits of its largest magnitude (at most 6).
 
     Parameters
     ----------
@@ -54,7 +64,11 @@ def column_decimals(values: Iterable[object]) -> int:
 
     Examples
     --------
-    >>> column_decimals([1.0, 2.0]), column_decimals([49.5, 3.25]), column_decimals([0.00123, 0.0004])
+    >>> (
+    ...     column_decimals([1.0, 2.0]),
+    ...     column_decimals([49.5, 3.25]),
+    ...     column_decimals([0.00123, 0.0004]),
+    ... )
     (0, 1, 5)
     """
     x = np.asarray([v for v in values if v is not None], dtype=float)
@@ -103,8 +117,8 @@ def _width_px(frame: pd.DataFrame) -> float:
 
 @dataclass(frozen=True)
 class Table:
-    """One table as a reader sees it: one or more frames of text (several when a wide table is split), shown as
-    HTML in a notebook (:func:`show_table`).
+    """One table as a reader sees it: one or more frames of text (several when a wide table is
+    split), shown as HTML in a notebook (:func:`show_table`).
 
     Parameters
     ----------
@@ -139,10 +153,10 @@ def table(
 ) -> Table:
     """``df`` formatted for a reader (see the module docstring).
 
-    ``names``: column → header (other columns: underscores become spaces). ``decimals``: one count for every
-    numeric column, or column → count (others: :func:`column_decimals`). A table wider than ``width_px`` is
-    transposed (its first column becomes the header row) when it has at most 12 rows, else split into column
-    groups that each repeat the first column.
+    ``names``: column → header (other columns: underscores become spaces). ``decimals``: one count
+    for every numeric column, or column → count (others: :func:`column_decimals`). A table wider
+    than ``width_px`` is transposed (its first column becomes the header row) when it has at most 12
+    rows, else split into column groups that each repeat the first column.
 
     Parameters
     ----------
@@ -165,7 +179,8 @@ def table(
     Raises
     ------
     InvalidInputError
-        When ``df`` is not a DataFrame, or ``names`` or ``decimals`` names a column it does not have.
+        When ``df`` is not a DataFrame, or ``names`` or ``decimals`` names a column it does not
+        have.
     """
     if not isinstance(df, pd.DataFrame):
         raise InvalidInputError(
@@ -183,7 +198,8 @@ def table(
             raise InvalidInputError(
                 f"decimals: {bad} are not columns of df; its columns: {list(df.columns)}"
             )
-    # an index that carries labels (named, or not 0..n-1) is a column for the reader; a plain row count is not
+    # an index that carries labels (named, or not 0..n-1) is a column for the reader; a plain row
+    # count is not
     plain = (
         isinstance(df.index, pd.RangeIndex)
         and df.index.start == 0
@@ -251,14 +267,15 @@ def show_table(df: pd.DataFrame, **kw: Any) -> None:
 
 
 def reader_value(value: object) -> str:
-    """One measured or paper value as a reader's page shows it: yes/no for a truth value, whole numbers with
-    thousands separated, four significant digits, a power of ten for a tiny or huge number (never ``6.7e-16``), a
-    long list of numbers as its range.
+    """One measured or paper value as a reader's page shows it: yes/no for a truth value, whole
+    numbers with thousands separated, four significant digits, a power of ten for a tiny or huge
+    number (never ``6.7e-16``), a long list of numbers as its range.
 
     Parameters
     ----------
     value : object
-        A bool, number, list of numbers, or anything else (shown as :func:`fairlib.repro.ledger.display_value` does).
+        A bool, number, list of numbers, or anything else (shown as
+        :func:`fairlib.repro.ledger.display_value` does).
 
     Returns
     -------
@@ -267,8 +284,21 @@ def reader_value(value: object) -> str:
 
     Examples
     --------
-    >>> [reader_value(v) for v in (True, 12345, 1.0, 0.750075, 6.66134e-16, 7.19882e6, [1, 3], [0.5, 0.25, 1, 2, 3])]
-    ['yes', '12,345', '1', '0.7501', '6.66 × 10⁻¹⁶', '7.2 × 10⁶', '1, 3', '0.25 to 3 (5 values)']
+    >>> [
+    ...     reader_value(v)
+    ...     for v in (
+    ...         True,
+    ...         12345,
+    ...         1.0,
+    ...         0.750075,
+    ...         6.66134e-16,
+    ...         7.19882e6,
+    ...         [1, 3],
+    ...         [0.5, 0.25, 1, 2, 3],
+    ...     )
+    ... ]
+    ['yes', '12,345', '1', '0.7501', '6.66 × 10⁻¹⁶', '7.2 × 10⁶', '1, 3',
+    '0.25 to 3 (5 values)']
     """
     from .prose import scientific
 
@@ -292,7 +322,10 @@ def reader_value(value: object) -> str:
     if isinstance(value, (list, tuple)):
         numbers = [v for v in value if isinstance(v, (int, float)) and not isinstance(v, bool)]
         if len(value) > 4 and len(numbers) == len(value):
-            return f"{reader_value(min(numbers))} to {reader_value(max(numbers))} ({len(value)} values)"
+            return (
+                f"{reader_value(min(numbers))} to {reader_value(max(numbers))} ({len(value)} "
+                "values)"
+            )
         return ", ".join(reader_value(v) for v in value)
     if isinstance(value, dict):
         return "; ".join(f"{k}: {reader_value(v)}" for k, v in value.items())

@@ -1,19 +1,24 @@
-"""Compare results by content, within stated tolerances: what "reproducible on another machine" means here.
+"""Compare results by content, within stated tolerances: what "reproducible on another machine"
+means here.
 
-Same seed, same mode, same machine gives byte-identical tables (``tests/test_report.py``). Another CPU gives
-results that differ in the last bits of a float (vectorised math and BLAS kernels differ by architecture), so
-across machines the promise is *equal within a tolerance*, and that is what this module checks:
+Same seed, same mode, same machine gives byte-identical tables (``tests/test_report.py``). Another
+CPU gives results that differ in the last bits of a float (vectorised math and BLAS kernels differ
+by architecture), so across machines the promise is *equal within a tolerance*, and that is what
+this module checks:
 
-- :func:`compare_text` — two delimited text files (CSV, the traces' ``;``-separated files) record by record:
-  integers and strings exactly, floats to a relative tolerance. Used for the regenerated trace fixtures.
-- :func:`compare_table` — a committed result table against a fresh one: same columns and rows, numbers equal
-  within ``rtol`` (relative) or ``atol`` (absolute, for values that are zero up to rounding), some columns
-  excluded by name (wall-clock timings, see :data:`TIMING_COLUMNS`).
+- :func:`compare_text` — two delimited text files (CSV, the traces' ``;``-separated files) record
+  by record: integers and strings exactly, floats to a relative tolerance. Used for the regenerated
+  trace fixtures.
+- :func:`compare_table` — a committed result table against a fresh one: same columns and rows,
+  numbers equal within ``rtol`` (relative) or ``atol`` (absolute, for values that are zero up to
+  rounding), some columns excluded by name (wall-clock timings, see :data:`TIMING_COLUMNS`).
 - :func:`compare_claims` — every claim's status unchanged.
-- :func:`verify_results` — all of a notebook's tables and claims; what ``python run_all.py --verify`` prints.
+- :func:`verify_results` — all of a notebook's tables and claims; what ``python run_all.py
+  --verify`` prints.
 
-Quantities that can legitimately change on an ulp (a chaotic iteration's trace, a discrete count decided by a
-near-tie) are declared in :data:`SENSITIVE` with the reason; they are reported, never silently skipped.
+Quantities that can legitimately change on an ulp (a chaotic iteration's trace, a discrete count
+decided by a near-tie) are declared in :data:`SENSITIVE` with the reason; they are reported, never
+silently skipped.
 """
 
 from __future__ import annotations
@@ -52,13 +57,14 @@ __all__ = [
     "verify_results",
 ]
 
-# default tolerances of ``run_all.py --verify`` (DEFAULT_RTOL, DEFAULT_ATOL, re-exported here): the library's
-# (:mod:`fairlib.tolerances`), which its own checks of interpreted against compiled kernels use too
+# default tolerances of ``run_all.py --verify`` (DEFAULT_RTOL, DEFAULT_ATOL, re-exported here): the
+# library's (:mod:`fairlib.tolerances`), which its own checks of interpreted against compiled
+# kernels use too
 
-#: "another CPU" on this machine: numba's kernels compiled for a generic x86-64 (no AVX, other vectorisation),
-#: OpenBLAS on an old core's kernels and one thread everywhere (sums in another order). ``run_all.py --verify`` under
-#: these variables, and the quick-mode test that runs every notebook natively and under them, check that the results
-#: belong to the method, not the machine.
+#: "another CPU" on this machine: numba's kernels compiled for a generic x86-64 (no AVX, other
+#: vectorisation), OpenBLAS on an old core's kernels and one thread everywhere (sums in another
+#: order). ``run_all.py --verify`` under these variables, and the quick-mode test that runs every
+#: notebook natively and under them, check that the results belong to the method, not the machine.
 ANOTHER_CPU = {
     "NUMBA_CPU_NAME": "generic",
     "OPENBLAS_CORETYPE": "Sandybridge",
@@ -70,14 +76,15 @@ ANOTHER_CPU = {
 
 
 class Tolerance(NamedTuple):
-    """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <= rtol·max(|a|,
-    |b|) or <= atol; ``reason`` names the certificate that bounds the move (a solver's stopping rule, a duality
-    gap, a Nash residual) or why only rounding moves it. ``digits``: the significant digits the tables report the
-    column with (:func:`fairlib.repro.outputs.save_table`), the ones the certificate guarantees: 10 (the CSV format's)
-    for closed-form arithmetic, fewer for an iterative solver's output, never so few that a rounding step alone exceeds
-    ``rtol`` (a test). ``inputs``: columns under the declaration that echo the instance or the trace (a job's
-    arrival, its work) rather than a solver's output, reported with the format's digits; so is a column of whole
-    numbers (a time stamp, a count).
+    """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <=
+    rtol·max(|a|, |b|) or <= atol; ``reason`` names the certificate that bounds the move (a
+    solver's stopping rule, a duality gap, a Nash residual) or why only rounding moves it.
+    ``digits``: the significant digits the tables report the column with
+    (:func:`fairlib.repro.outputs.save_table`), the ones the certificate guarantees: 10 (the CSV
+    format's) for closed-form arithmetic, fewer for an iterative solver's output, never so few that
+    a rounding step alone exceeds ``rtol`` (a test). ``inputs``: columns under the declaration that
+    echo the instance or the trace (a job's arrival, its work) rather than a solver's output,
+    reported with the format's digits; so is a column of whole numbers (a time stamp, a count).
 
     Parameters
     ----------
@@ -100,17 +107,19 @@ class Tolerance(NamedTuple):
     inputs: tuple[str, ...] = ()
 
 
-#: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move between CPUs:
-#: ``{key: {table or "*": {column or "*": Tolerance}}}`` (table "*": every table of the notebook not declared
-#: itself). A column declared nowhere is compared with DEFAULT_RTOL and DEFAULT_ATOL (``--rtol``/``--atol``).
+#: per-table tolerances of ``run_all.py --verify``, declared from what bounds each value's move
+#: between CPUs: ``{key: {table or "*": {column or "*": Tolerance}}}`` (table "*": every table of
+#: the notebook not declared itself). A column declared nowhere is compared with DEFAULT_RTOL and
+#: DEFAULT_ATOL (``--rtol``/``--atol``).
 _ROUNDING = (
-    "closed-form arithmetic only (progressive filling, water-filling, sorting, counting): the order of float "
-    "sums moves the last bits (~1e-12), and the tables keep 10 significant digits, so a last-bit change "
-    "can show as 1e-9 relative; 1e-8 leaves a factor 10"
+    "closed-form arithmetic only (progressive filling, water-filling, sorting, counting): "
+    "the order of float sums moves the last bits (~1e-12), and the tables keep 10 "
+    "significant digits, so a last-bit change can show as 1e-9 relative; 1e-8 leaves a "
+    "factor 10"
 )
 _HIGHS = (
-    "LPs solved by HiGHS at its primal and dual feasibility tolerance 1e-7: their solutions move by up to "
-    "~1e-7 relative; 1e-6 leaves a factor 10"
+    "LPs solved by HiGHS at its primal and dual feasibility tolerance 1e-7: their solutions "
+    "move by up to ~1e-7 relative; 1e-6 leaves a factor 10"
 )
 TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
     "feldman2005": {
@@ -119,11 +128,11 @@ TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
                 1e-5,
                 1e-9,
                 (
-                    "bidding-game equilibria reached by best response to a relative Nash residual "
-                    "of 1e-6 (the loop's stopping "
-                    "test) or 1e-12, and the dynamics' iterates from them: utilities, prices and "
-                    "efficiency move by up to "
-                    "~1e-6 with the round the loop stops in (1e-5 leaves a factor 10); closed-form bounds otherwise"
+                    "bidding-game equilibria reached by best response to a relative Nash "
+                    "residual of 1e-6 (the loop's stopping test) or 1e-12, and the dynamics' "
+                    "iterates from them: utilities, prices and efficiency move by up to "
+                    "~1e-6 with the round the loop stops in (1e-5 leaves a factor 10); "
+                    "closed-form bounds otherwise"
                 ),
                 6,
             )
@@ -194,10 +203,10 @@ TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
                 1e-5,
                 1e-7,
                 (
-                    "the distance between PS-DSF's market and fixed-point allocations (over the largest total), each "
-                    "within ~1e-10 to 1e-8 of its own limit: below 1e-7 it is noise; the 'several' "
-                    "rule counts distances "
-                    "above 1e-6, a factor 10 above"
+                    "the distance between PS-DSF's market and fixed-point allocations (over "
+                    "the largest total), each within ~1e-10 to 1e-8 of its own limit: below "
+                    "1e-7 it is noise; the 'several' rule counts distances above 1e-6, a "
+                    "factor 10 above"
                 ),
                 6,
             ),
@@ -266,74 +275,81 @@ TIMING_COLUMNS: dict[str, dict[str, list[str]]] = {
 }
 
 _PLACEMENT = (
-    "where on the server classes a mechanism's tasks sit: DRFH and TSF fix each job's total (any placement "
-    "of the max-min totals is max-min) and the interior point's path picks the placement, so a class's "
-    "utilisation moves with the last bits (seen: 2e-3 on classes C/D under ANOTHER_CPU) while the overall "
-    "utilisation, set by the totals, is compared; the paper setup's placement ranges bound it "
-    "(open_loop_epochs, reserved_low/high)"
+    "where on the server classes a mechanism's tasks sit: DRFH and TSF fix each job's total "
+    "(any placement of the max-min totals is max-min) and the interior point's path picks "
+    "the placement, so a class's utilisation moves with the last bits (seen: 2e-3 on classes "
+    "C/D under ANOTHER_CPU) while the overall utilisation, set by the totals, is compared; "
+    "the paper setup's placement ranges bound it (open_loop_epochs, reserved_low/high)"
 )
 
 _CAPPED_ABOVE_ONE_ROWS = "rows where mechanism in ['PF-VDS(2)', 'PF-VDS(4)']"
 _CAPPED_ABOVE_ONE = (
-    "PF-VDS with per-job caps at α > 1: an allocation certified by the LP (eq. (16) gap at most 1e-7) "
-    "is a capped equilibrium, but for α > 1 the certificate does not make it unique, and the interior "
-    "point's path decides which one it reaches (seen: one epoch's CPU utilisation 2e-3 apart under "
-    "ANOTHER_CPU, both certified); α = 1 is a concave program, compared"
+    "PF-VDS with per-job caps at α > 1: an allocation certified by the LP (eq. (16) gap at "
+    "most 1e-7) is a capped equilibrium, but for α > 1 the certificate does not make it "
+    "unique, and the interior point's path decides which one it reaches (seen: one epoch's "
+    "CPU utilisation 2e-3 apart under ANOTHER_CPU, both certified); α = 1 is a concave "
+    "program, compared"
 )
 
-#: tables and claims whose values may change on an ulp of input, with the reason. ``run_all.py --verify``
-#: compares them, reports a difference as "sensitive", and does not fail on it.
+#: tables and claims whose values may change on an ulp of input, with the reason. ``run_all.py
+#: --verify`` compares them, reports a difference as "sensitive", and does not fail on it.
 #: ``{key: {"tables": {table: {column or "*": reason, "rows where <pandas query>": reason}},
-#: "claims": {claim_id: reason}}}``: a "rows where" entry makes every column of the rows matching the query in the
-#: committed or the fresh table sensitive.
+#: "claims": {claim_id: reason}}}``: a "rows where" entry makes every column of the rows matching
+#: the query in the committed or the fresh table sensitive.
 SENSITIVE: dict[str, dict[str, dict]] = {
     "feldman2005": {
         "tables": {
             "fig2_infinite_parallelism": {
-                "rows where mechanism == 'best_response_tight'": "best response continued until utilities change by "
-                "less than 1e-12: the round it stops in, and so its Nash residual (~1e-8) and last digits of the "
-                "metrics, depend on the last bits",
+                "rows where mechanism == 'best_response_tight'": "best response continued until "
+                "utilities change by less than 1e-12: the round it stops in, and so its Nash "
+                "residual (~1e-8) and last digits of the metrics, depend on the last bits",
             },
             "fig2_paper_test_vs_tight_equilibrium": {
-                "residual_tight": "a stopping residual near 1e-8, not a result: its digits are noise",
+                "residual_tight": "a stopping residual near 1e-8, not a result: its digits are "
+                "noise",
             },
         },
         "claims": {
-            cid: "whether continued best response reaches residual 1e-6 on the one instance where it cycles (1 of "
-            "240) depends on the last bits"
+            cid: "whether continued best response reaches residual 1e-6 on the one instance where "
+            "it cycles (1 of 240) depends on the last bits"
             for cid in ("tight_equilibria_reached", "equilibrium_exists_strong_competition")
         },
     },
     "khamseashari2018": {
         "tables": {
             "convergence": {
-                "psi": "PS-MFA and the distributed heuristic ([INF] reconstructions) stall in a chaotic "
-                "regime: the merit after thousands of projected steps changes by O(1) factors "
-                "with an ulp of input. Only the stall itself (Ψ far above 0) is a result."
+                "psi": "PS-MFA and the distributed heuristic ([INF] reconstructions) stall in a "
+                "chaotic regime: the merit after thousands of projected steps changes by "
+                "O(1) factors with an ulp of input. Only the stall itself (Ψ far above 0) is "
+                "a result."
             },
             "alpha_sweep": {
-                "solver": "which PF-VDS solver finished an instance: the interior point hands over to best responses "
-                "when its Nash residual is above the hand-over threshold, and residuals near it cross on "
-                "an ulp (seen: interior_point -> interior_point+best_response on another CPU)",
-                "nash_residual": "a solver's stopping residual (1e-12 to 1e-7), not a result: its digits are noise",
-                "rows where alpha >= 64": "at α = 64 our PF-VDS solvers reach the equilibrium on only ~70% of the "
-                "instances (claim pfvds_equilibrium_reached_large_alpha); whether one "
-                "does depends on the last bits (seen: instance 0 reached on one CPU, "
-                "stopped at Nash residual 2e-3 on another)",
+                "solver": "which PF-VDS solver finished an instance: the interior point hands "
+                "over to best responses when its Nash residual is above the hand-over "
+                "threshold, and residuals near it cross on an ulp (seen: interior_point -> "
+                "interior_point+best_response on another CPU)",
+                "nash_residual": "a solver's stopping residual (1e-12 to 1e-7), not a result: "
+                "its digits are noise",
+                "rows where alpha >= 64": "at α = 64 our PF-VDS solvers reach the equilibrium on "
+                "only ~70% of the instances (claim pfvds_equilibrium_reached_large_alpha); "
+                "whether one does depends on the last bits (seen: instance 0 reached on one "
+                "CPU, stopped at Nash residual 2e-3 on another)",
             },
             **{
                 f"property_violations_{kind}": {
                     col: "violation magnitudes of allocations computed by iterative solvers "
-                    "(stopping near 1e-8) and of "
-                    "mechanisms whose allocation is not unique (Definition 4; DRFH/TSF placement): values at noise "
-                    "level or differing by up to ~1e-4 between CPUs; whether each violation exceeds the property "
-                    "tolerance is counted in property_table.csv, which is compared exactly"
+                    "(stopping near 1e-8) and of mechanisms whose allocation is not unique "
+                    "(Definition 4; DRFH/TSF placement): values at noise level or differing "
+                    "by up to ~1e-4 between CPUs; whether each violation exceeds the "
+                    "property tolerance is counted in property_table.csv, which is compared "
+                    "exactly"
                     for col in ("SI", "EF", "PO", "BF")
                 }
                 for kind in ("random", "bottleneck")
             },
             "theorem_checks": {
-                col: "a solver residual or a distance between two solvers' answers at noise level (1e-12 to 1e-7)"
+                col: "a solver residual or a distance between two solvers' answers at noise level "
+                "(1e-12 to 1e-7)"
                 for col in (
                     "pf_objective_shortfall",
                     "pf_nash_residual",
@@ -344,39 +360,44 @@ SENSITIVE: dict[str, dict[str, dict]] = {
                 )
             },
             "capped_equilibrium_rates": {
-                "variational_gap": "eq. (16)'s gap of an interior point's allocation: below 1e-7 a stopping residual "
-                "(noise), above it the place where a stalled solve stopped",
-                "rows where alpha >= 4": "whether the capped interior point is certified at α >= 4 depends on the "
-                "last bits for the few allocations whose gap sits near 1e-7 (seen: "
-                "uncertified gaps from 1.1e-7); the check (not held, 0.78) has a wide margin",
+                "variational_gap": "eq. (16)'s gap of an interior point's allocation: below 1e-7 "
+                "a stopping residual (noise), above it the place where a stalled solve "
+                "stopped",
+                "rows where alpha >= 4": "whether the capped interior point is certified at α >= "
+                "4 depends on the last bits for the few allocations whose gap sits near 1e-7 "
+                "(seen: uncertified gaps from 1.1e-7); the check (not held, 0.78) has a wide "
+                "margin",
             },
             "equilibrium_rates": {
-                "nash_residual": "a solver's stopping residual (1e-12 to 1e-7) or, where a solve stopped short, its "
-                "last residual: noise either way; the table's result is 'solved' (residual <= "
-                "EQUILIBRIUM_RESIDUAL), compared exactly",
-                "sweeps": "best-response sweeps after the interior point: how many a solve needs to reach its "
-                "stopping rule moves with the last bits of the allocation it starts from",
-                "method": "which PF-VDS solver finished an instance: the interior point hands over to best responses "
-                "when a continuation stage stops short or its Nash residual is above the hand-over "
-                "threshold, and a stage's iterates near either limit cross it on an ulp",
+                "nash_residual": "a solver's stopping residual (1e-12 to 1e-7) or, where a solve "
+                "stopped short, its last residual: noise either way; the table's result is "
+                "'solved' (residual <= EQUILIBRIUM_RESIDUAL), compared exactly",
+                "sweeps": "best-response sweeps after the interior point: how many a solve needs "
+                "to reach its stopping rule moves with the last bits of the allocation it "
+                "starts from",
+                "method": "which PF-VDS solver finished an instance: the interior point hands "
+                "over to best responses when a continuation stage stops short or its Nash "
+                "residual is above the hand-over threshold, and a stage's iterates near "
+                "either limit cross it on an ulp",
             },
             "definition4_route": {
-                "nash_residual": "a solver's stopping residual (1e-12 to 1e-7), not a result: its digits are noise",
-                "rows where nash_residual > 1e-6": "PF-VDS at α = 64 and 256 where the solvers stop short of an "
-                "equilibrium (Nash residual above EQUILIBRIUM_RESIDUAL = 1e-6): "
-                "its distances to PS-DSF are where the solve stopped, which "
-                "moves with the last bits",
-                "rows where several": "instances with several Definition-4 allocations (the market's and the fixed "
-                "point's differ): which one the fixed point lands on depends on its path, so "
-                "the distances between them move with it; 'several' itself is compared "
-                "exactly",
+                "nash_residual": "a solver's stopping residual (1e-12 to 1e-7), not a result: "
+                "its digits are noise",
+                "rows where nash_residual > 1e-6": "PF-VDS at α = 64 and 256 where the solvers "
+                "stop short of an equilibrium (Nash residual above EQUILIBRIUM_RESIDUAL = "
+                "1e-6): its distances to PS-DSF are where the solve stopped, which moves "
+                "with the last bits",
+                "rows where several": "instances with several Definition-4 allocations (the "
+                "market's and the fixed point's differ): which one the fixed point lands on "
+                "depends on its path, so the distances between them move with it; 'several' "
+                "itself is compared exactly",
             },
             "equilibrium_conditions": {
-                col: "residuals and gaps of equilibria reached by iterative solvers (1e-14 to 1e-7: noise), and "
-                "placements of equilibria that are not unique (random starts), and the gaps at non-equilibria "
-                "computed "
-                "from those solutions; the claims compare them with "
-                "1e-6 / 1e-10 at margins of 30x or more, and left_out is compared exactly"
+                col: "residuals and gaps of equilibria reached by iterative solvers (1e-14 to "
+                "1e-7: noise), and placements of equilibria that are not unique (random "
+                "starts), and the gaps at non-equilibria computed from those solutions; the "
+                "claims compare them with 1e-6 / 1e-10 at margins of 30x or more, and "
+                "left_out is compared exactly"
                 for col in (
                     "equilibrium_nash_residual",
                     "totals_spread",
@@ -394,10 +415,12 @@ SENSITIVE: dict[str, dict[str, dict]] = {
     "schedulers": {
         "tables": {
             "machine_allocations": {
-                "rows where mechanism in ['DRF machine offers (whole tasks)', 'Best-Fit DRFH (whole tasks)']": (
-                    "whole-task placement heuristics (machine offers, Best-Fit DRFH) order users by shares over "
-                    "the cluster's pooled capacity, a NumPy sum that can differ by an ulp between CPUs; a near-tie "
-                    "flipped moves a task (~1e-5 of the utilisation). The claim on them has a margin of ~6 points"
+                "rows where mechanism in ['DRF machine offers (whole tasks)', 'Best-Fit DRFH "
+                "(whole tasks)']": (
+                    "whole-task placement heuristics (machine offers, Best-Fit DRFH) order "
+                    "users by shares over the cluster's pooled capacity, a NumPy sum that "
+                    "can differ by an ulp between CPUs; a near-tie flipped moves a task "
+                    "(~1e-5 of the utilisation). The claim on them has a margin of ~6 points"
                 ),
             },
         },
@@ -416,21 +439,24 @@ SENSITIVE: dict[str, dict[str, dict]] = {
             "open_loop_route_epochs": {_CAPPED_ABOVE_ONE_ROWS: _CAPPED_ABOVE_ONE},
             "open_loop_grid": {
                 **{col: _PLACEMENT for col in ("cpu_CD", "ram_CD", "utilisation_CD")},
-                "rows where mechanism == 'PS-DSF'": "on epochs where the market hands PS-DSF to the per-server fixed "
-                "point (several VDS levels on a server), Definition 4 can have several allocations and the "
-                "fixed point's path decides which one it reaches (seen: 8e-6 of the CPU utilisation on classes "
-                "C/D); the paper-setup table bounds every Definition-4 allocation's utilisation "
+                "rows where mechanism == 'PS-DSF'": "on epochs where the market hands PS-DSF to "
+                "the per-server fixed point (several VDS levels on a server), Definition 4 "
+                "can have several allocations and the fixed point's path decides which one "
+                "it reaches (seen: 8e-6 of the CPU utilisation on classes C/D); the "
+                "paper-setup table bounds every Definition-4 allocation's utilisation "
                 "(open_loop_definition4_bounds)",
             },
             "open_loop_leads": {
-                col: "PS-DSF's lead over DRFH and TSF: it moves with the Definition-4 allocation the fixed point "
-                "reaches (see open_loop_grid); the claims count leads above 1e-6, far from where these move"
+                col: "PS-DSF's lead over DRFH and TSF: it moves with the Definition-4 allocation "
+                "the fixed point reaches (see open_loop_grid); the claims count leads above "
+                "1e-6, far from where these move"
                 for col in ("lead", "lead_cpu", "lead_ram", "lead_CD")
             },
             "open_loop_route_summary": {
                 _CAPPED_ABOVE_ONE_ROWS: _CAPPED_ABOVE_ONE,
-                "certified": "allocations whose eq. (16) gap is at most 1e-7: one near the threshold can cross on an "
-                "ulp (another 2% job sample, the benchmark's, has 2 of 84 uncertified at α = 4)",
+                "certified": "allocations whose eq. (16) gap is at most 1e-7: one near the "
+                "threshold can cross on an ulp (another 2% job sample, the benchmark's, has "
+                "2 of 84 uncertified at α = 4)",
             },
         },
     },
@@ -462,7 +488,10 @@ class Difference:
 
     def __str__(self) -> str:
         rel = "" if math.isinf(self.relative) else f" (relative difference {self.relative:.2e})"
-        return f"row {self.row}, column {self.column!r}: committed {self.committed!r}, fresh {self.fresh!r}{rel}"
+        return (
+            f"row {self.row}, column {self.column!r}: committed {self.committed!r}, fresh "
+            f"{self.fresh!r}{rel}"
+        )
 
 
 @result_type
@@ -496,7 +525,8 @@ class TableReport:
 
     @property
     def ok(self) -> bool:
-        """Whether the table passed (identical, equal within tolerance, or differing only where declared sensitive)."""
+        """Whether the table passed (identical, equal within tolerance, or differing only where
+        declared sensitive)."""
         return self.status in ("identical", "equal", "sensitive")
 
     def line(self) -> str:
@@ -505,13 +535,17 @@ class TableReport:
         Returns
         -------
         str
-            ``"<name>: <status> ..."`` with the largest difference, the first differing cell or the detail.
+            ``"<name>: <status> ..."`` with the largest difference, the first differing cell or the
+            detail.
         """
         excl = f"; excluded {', '.join(self.excluded)}" if self.excluded else ""
         if self.status == "identical":
             return f"{self.name}: identical{excl}"
         if self.status == "equal":
-            return f"{self.name}: equal within tolerance (largest relative difference {self.max_relative:.2e}){excl}"
+            return (
+                f"{self.name}: equal within tolerance (largest relative difference "
+                f"{self.max_relative:.2e}){excl}"
+            )
         what = f": {self.first}" if self.first is not None else ""
         return (
             f"{self.name}: {self.status.upper() if not self.ok else self.status}{what}"
@@ -532,7 +566,8 @@ class ClaimChange:
     committed, fresh : str
         Its status in each ledger (``"absent"`` where it is not in one).
     sensitive : str, default ""
-        Why the change is expected (a wall-clock claim, a declared sensitive claim); empty when it is not.
+        Why the change is expected (a wall-clock claim, a declared sensitive claim); empty when it
+        is not.
     """
 
     claim_id: str
@@ -569,8 +604,8 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """Whether every table passed and every claim change is declared sensitive; a comparison of nothing (no
-        table and no claim on either side) is not a pass."""
+        """Whether every table passed and every claim change is declared sensitive; a comparison of
+        nothing (no table and no claim on either side) is not a pass."""
         compared = bool(self.tables) or self.claims_compared > 0
         return compared and all(t.ok for t in self.tables) and all(c.sensitive for c in self.claims)
 
@@ -597,8 +632,9 @@ _INT = re.compile(r"[+-]?\d+\Z")
 
 
 def declared_tolerance(key: str, table: str, column: str) -> Tolerance | None:
-    """The :data:`TOLERANCES` declaration that covers ``column`` of ``table`` in notebook ``key`` (the table's own,
-    then the notebook's ``"*"``; a column's own, then the table's ``"*"``), or None where nothing is declared.
+    """The :data:`TOLERANCES` declaration that covers ``column`` of ``table`` in notebook ``key``
+    (the table's own, then the notebook's ``"*"``; a column's own, then the table's ``"*"``), or
+    None where nothing is declared.
 
     Parameters
     ----------
@@ -639,8 +675,8 @@ class Comparison(NamedTuple):
 def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0) -> Comparison:
     """Whether two cells are equal: integers and text exactly, floats within ``rtol`` / ``atol``.
 
-    Returns ``(equal, relative difference)``; the relative difference is 0 for identical cells and inf when
-    the cells are not both numbers (or are integers that differ).
+    Returns ``(equal, relative difference)``; the relative difference is 0 for identical cells and
+    inf when the cells are not both numbers (or are integers that differ).
 
     Parameters
     ----------
@@ -687,8 +723,8 @@ def compare_text(
     """Compare two delimited text files record by record (lines, then fields split on ``sep``, a
     regular expression that does not match the empty string).
 
-    Returns every differing cell (empty when equal within ``rtol``); a different number of lines or fields is a
-    difference too.
+    Returns every differing cell (empty when equal within ``rtol``); a different number of lines or
+    fields is a difference too.
 
     Parameters
     ----------
@@ -752,10 +788,10 @@ def compare_table(
 ) -> TableReport:
     """Compare two CSV tables cell by cell (see :func:`compare_values`).
 
-    ``exclude``: column names left out (wall-clock timings). ``sensitive``: ``{column or "*": reason,
-    "rows where <query>": reason}``; differences confined to those columns or rows make the status ``sensitive``
-    (reported, not failed). ``tolerances``: ``{column or "*": Tolerance}``, the declared tolerance of a column (or
-    of every column) in place of ``rtol``/``atol``.
+    ``exclude``: column names left out (wall-clock timings). ``sensitive``: ``{column or "*":
+    reason, "rows where <query>": reason}``; differences confined to those columns or rows make the
+    status ``sensitive`` (reported, not failed). ``tolerances``: ``{column or "*": Tolerance}``, the
+    declared tolerance of a column (or of every column) in place of ``rtol``/``atol``.
 
     Parameters
     ----------
@@ -768,8 +804,8 @@ def compare_table(
     exclude : iterable of str, default ()
         Columns left out (wall-clock timings).
     sensitive : dict of str to str, optional
-        ``{column or "*": reason, "rows where <query>": reason}``: differences confined to those columns or rows
-        make the status ``sensitive`` (reported, not failed).
+        ``{column or "*": reason, "rows where <query>": reason}``: differences confined to those
+        columns or rows make the status ``sensitive`` (reported, not failed).
     name : str, optional
         The table's name in the report (default: the committed file's stem).
     tolerances : dict of str to Tolerance, optional
@@ -787,8 +823,9 @@ def compare_table(
     sensitive_rows: dict[int, str] = {}
     for spec in [k for k in sensitive if k.startswith("rows where ")]:
         reason = sensitive.pop(spec)
-        # a row is sensitive when the committed or the fresh run's values meet the query: a solve that reached its
-        # equilibrium in one run and stopped short in the other is the case the query names, whichever run it was
+        # a row is sensitive when the committed or the fresh run's values meet the query: a solve
+        # that reached its equilibrium in one run and stopped short in the other is the case the
+        # query names, whichever run it was
         for table in (Path(committed), Path(fresh)):
             for i in pd.read_csv(table).query(spec[len("rows where ") :]).index:
                 sensitive_rows.setdefault(int(i), reason)
@@ -843,9 +880,10 @@ def compare_table(
 def claim_changes(
     committed: list[dict], fresh: list[dict], *, sensitive: dict[str, str] | None = None
 ) -> list[ClaimChange]:
-    """Claims whose status differs between two ledgers (lists of claims as in ``claims.json``); a claim present in
-    only one is a change (status ``"absent"`` on the other side). Claims decided by wall-clock time are marked
-    sensitive: machines and load differ, so their status is reported, never failed.
+    """Claims whose status differs between two ledgers (lists of claims as in ``claims.json``); a
+    claim present in only one is a change (status ``"absent"`` on the other side). Claims decided by
+    wall-clock time are marked sensitive: machines and load differ, so their status is reported,
+    never failed.
 
     Parameters
     ----------
@@ -882,7 +920,8 @@ class ClaimComparison(NamedTuple):
 def compare_claims(
     committed: Path, fresh: Path, *, sensitive: dict[str, str] | None = None
 ) -> ClaimComparison:
-    """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)`` (:func:`claim_changes`).
+    """Every claim's status in two ``claims.json`` files: ``(claims compared, changes)``
+    (:func:`claim_changes`).
 
     Parameters
     ----------
@@ -910,9 +949,9 @@ def verify_results(
     atol: float = DEFAULT_ATOL,
     declared: bool = True,
 ) -> VerifyReport:
-    """Compare every table of ``committed_dir`` (the committed ``data/results/<key>/``) with ``fresh_dir``: with the
-    tolerances declared in :data:`TOLERANCES` and ``rtol``/``atol`` for columns declared nowhere, or, with
-    ``declared=False``, ``rtol``/``atol`` for every number.
+    """Compare every table of ``committed_dir`` (the committed ``data/results/<key>/``) with
+    ``fresh_dir``: with the tolerances declared in :data:`TOLERANCES` and ``rtol``/``atol`` for
+    columns declared nowhere, or, with ``declared=False``, ``rtol``/``atol`` for every number.
 
     Parameters
     ----------
@@ -923,7 +962,8 @@ def verify_results(
     fresh_dir : pathlib.Path
         The fresh run's results.
     rtol : float, default DEFAULT_RTOL
-        Relative tolerance of the columns declared nowhere (of every column with ``declared=False``).
+        Relative tolerance of the columns declared nowhere (of every column with
+        ``declared=False``).
     atol : float, default DEFAULT_ATOL
         Absolute tolerance, likewise.
     declared : bool, default True

@@ -1,10 +1,12 @@
-"""Compile every numba kernel of fairlib once, into the keyed cache: ``python -m fairlib.repro.warm``.
+"""Compile every numba kernel of fairlib once, into the keyed cache: ``python -m
+fairlib.repro.warm``.
 
-``make install`` (so ``make`` and ``make test``) runs it with ``--jobs 2`` (two compiling processes), and so can a
-Dask worker before its first task: the first call a reader makes in a notebook then loads compiled code instead of
-compiling it. Each step calls a public entry point on a tiny instance with the argument types real instances have
-(float64 / int64, C order), so the cached specialisations are the ones later calls use. :func:`uncompiled_kernels`
-lists any kernel no step reached; the test suite checks it is empty.
+``make install`` (so ``make`` and ``make test``) runs it with ``--jobs 2`` (two compiling
+processes), and so can a Dask worker before its first task: the first call a reader makes in a
+notebook then loads compiled code instead of compiling it. Each step calls a public entry point on a
+tiny instance with the argument types real instances have (float64 / int64, C order), so the cached
+specialisations are the ones later calls use. :func:`uncompiled_kernels` lists any kernel no step
+reached; the test suite checks it is empty.
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         pfvds(cluster, 2.0)
 
     return [
-        # a start with and without tasks under YARN's ties repeats secondary keys: the starting order's own sort
+        # a start with and without tasks under YARN's ties repeats secondary keys: the starting
+        # order's own sort
         (
             "drf (exact shares)",
             lambda: (
@@ -106,8 +109,9 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
             lambda: (edrf(*zero_demands), edrf(float_pool), pdrf(*int_pool, top_up=True)),
         ),
         ("asset fairness, CEEI", lambda: (asset_fairness(float_pool), ceei(float_pool))),
-        # the interior point refines its corrector only near convergence (merit below 1e-6): a problem that gets
-        # there before converging compiles the refinement's kernel too (drfh on the 8 x 3 x 3 cluster does not)
+        # the interior point refines its corrector only near convergence (merit below 1e-6): a
+        # problem that gets there before converging compiles the refinement's kernel too (drfh on
+        # the 8 x 3 x 3 cluster does not)
         (
             "drfh",
             lambda: (
@@ -164,7 +168,8 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
                 [8], rng=0, methods=("linear", "linear_rescan"), repeat=1, block=4
             ),
         ),
-        # mechanisms registered since (fairlib.mechanisms, FAIRLIB_MECHANISMS): every run on a small instance
+        # mechanisms registered since (fairlib.mechanisms, FAIRLIB_MECHANISMS): every run on a small
+        # instance
         (
             "other registered mechanisms",
             lambda: _other_registered(
@@ -185,14 +190,15 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
                 cluster,
             ),
         ),
-        # every registered game (fairlib.games, FAIRLIB_GAMES), the built-in ones included: the certificate's
-        # kernels are reached through them
+        # every registered game (fairlib.games, FAIRLIB_GAMES), the built-in ones included: the
+        # certificate's kernels are reached through them
         ("registered games", lambda: _registered_games(weights)),
     ]
 
 
 def _other_registered(warmed: set, pool: Cluster, cluster: Cluster) -> list:
-    """Every run of the registered mechanisms whose function no step above calls, on ``pool`` or ``cluster``."""
+    """Every run of the registered mechanisms whose function no step above calls, on ``pool`` or
+    ``cluster``."""
     from .. import mechanisms
 
     out = []
@@ -207,8 +213,8 @@ def _other_registered(warmed: set, pool: Cluster, cluster: Cluster) -> list:
 
 
 def _registered_games(weights: np.ndarray) -> list:
-    """Every registered game on a small game with the weights ``weights`` (a reserve where it plays the perturbed
-    game), and with finite parallelism where it has that capability."""
+    """Every registered game on a small game with the weights ``weights`` (a reserve where it plays
+    the perturbed game), and with finite parallelism where it has that capability."""
     from .. import games
     from ..market import Game
 
@@ -225,9 +231,10 @@ def _registered_games(weights: np.ndarray) -> list:
 
 
 def check_game_is_warmed_up(entry: GameMechanism) -> None:
-    """``python -m fairlib.repro.warm`` calls the registered game ``entry`` (its kernels are then in the keyed cache):
-    raises ``AssertionError`` if not. The game is re-registered around a spy for the check and restored after it
-    (``tests/test_game_registry.py`` runs it on every registered game).
+    """``python -m fairlib.repro.warm`` calls the registered game ``entry`` (its kernels are then in
+    the keyed cache): raises ``AssertionError`` if not. The game is re-registered around a spy for
+    the check and restored after it (``tests/test_game_registry.py`` runs it on every registered
+    game).
 
     Parameters
     ----------
@@ -283,7 +290,8 @@ def check_game_is_warmed_up(entry: GameMechanism) -> None:
 
 
 def _parallel(call):
-    """``call`` with every problem split over numba's threads (nothing to compile when there is one thread)."""
+    """``call`` with every problem split over numba's threads (nothing to compile when there is one
+    thread)."""
     import numba
 
     from ..multires._engine.pair_kernels import parallel_from
@@ -293,23 +301,25 @@ def _parallel(call):
             call()
 
 
-#: compiling processes at most: each is a Python process with numba loaded (hundreds of MB), and there are a few
-#: dozen steps to share, so more is a typo, not a request (it would start them all before the first step ends)
+#: compiling processes at most: each is a Python process with numba loaded (hundreds of MB), and
+#: there are a few dozen steps to share, so more is a typo, not a request (it would start them all
+#: before the first step ends)
 MAX_JOBS = 64
 
 
 def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) -> dict[str, float]:
-    """Run every :func:`warm_steps` step once (``only``: those named); returns seconds per step (compiling, or
-    loading from the cache).
+    """Run every :func:`warm_steps` step once (``only``: those named); returns seconds per step
+    (compiling, or loading from the cache).
 
-    ``jobs`` > 1 first runs the steps in that many worker processes (spawned, taking the next step as each
-    finishes), which compile into the same keyed cache; numba compiles on one core per process, so two cores
-    take about half the time. Then every step runs again in this process, loading what the workers compiled:
-    kernels shared by steps in two workers are compiled by both (numba writes its cache files atomically), and
-    an index entry lost to two workers saving the same kernel's signatures at once is compiled again here, so
-    the result is the same as with one process. The workers are spawned, so they import the calling script again:
-    a script calling ``warm(jobs=...)`` keeps its top level under ``if __name__ == "__main__":`` (or runs
-    ``python -m fairlib.repro.warm --jobs N`` instead).
+    ``jobs`` > 1 first runs the steps in that many worker processes (spawned, taking the next step
+    as each finishes), which compile into the same keyed cache; numba compiles on one core per
+    process, so two cores take about half the time. Then every step runs again in this process,
+    loading what the workers compiled: kernels shared by steps in two workers are compiled by both
+    (numba writes its cache files atomically), and an index entry lost to two workers saving the
+    same kernel's signatures at once is compiled again here, so the result is the same as with one
+    process. The workers are spawned, so they import the calling script again: a script calling
+    ``warm(jobs=...)`` keeps its top level under ``if __name__ == "__main__":`` (or runs ``python -m
+    fairlib.repro.warm --jobs N`` instead).
 
     Parameters
     ----------
@@ -323,7 +333,8 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
     Returns
     -------
     dict of str to float
-        Seconds per step, in the steps' order (the workers' time and this process's, with ``jobs`` > 1).
+        Seconds per step, in the steps' order (the workers' time and this process's, with ``jobs`` >
+        1).
 
     Raises
     ------
@@ -369,10 +380,13 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
                     pool.shutdown(cancel_futures=True)
                     if isinstance(error, BrokenProcessPool):
                         raise RuntimeError(
-                            f"warm(jobs={jobs}): a worker process ended before finishing step {futures[future]!r} "
-                            "(its own error is printed above). A common cause: the workers are spawned and import "
-                            "the calling script again, so a script calling warm(jobs > 1) must keep its top level "
-                            "under 'if __name__ == \"__main__\":' (or run 'python -m fairlib.repro.warm --jobs N')"
+                            f"warm(jobs={jobs}): a worker process ended before finishing "
+                            f"step {futures[future]!r} "
+                            "(its own error is printed above). A common cause: the workers "
+                            "are spawned and import the calling script again, so a script "
+                            "calling warm(jobs > 1) must keep its top level under 'if "
+                            "__name__ == \"__main__\":' (or run 'python -m "
+                            "fairlib.repro.warm --jobs N')"
                         ) from error
                     raise
                 bar.set_postfix_str(futures[future])
@@ -386,8 +400,8 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
 
 
 def _timed(call: Callable[[], object]) -> float:
-    """Seconds to run one warm-up step's call, its kernels compiled (the steps' instances are small: they would
-    run interpreted, see :mod:`fairlib._jit`)."""
+    """Seconds to run one warm-up step's call, its kernels compiled (the steps' instances are small:
+    they would run interpreted, see :mod:`fairlib._jit`)."""
     from .._jit import compiled
 
     t0 = time.perf_counter()
@@ -402,14 +416,15 @@ def _run_step(name: str) -> float:
 
 
 def uncompiled_kernels() -> list[str]:
-    """Every numba kernel of fairlib (module.function) with no entry in the on-disk cache — neither compiled by
-    this process nor found there (a kernel only called from other kernels is cached too: its own index file).
+    """Every numba kernel of fairlib (module.function) with no entry in the on-disk cache —
+    neither compiled by this process nor found there (a kernel only called from other kernels is
+    cached too: its own index file).
 
     Returns
     -------
     list of str
-        The kernels missing from the cache, as ``module.function``; kernels compiled only inside their callers and
-        parallel chains unused with one thread are not counted.
+        The kernels missing from the cache, as ``module.function``; kernels compiled only inside
+        their callers and parallel chains unused with one thread are not counted.
     """
     import numba
     from numba.core.registry import CPUDispatcher
@@ -437,7 +452,8 @@ def uncompiled_kernels() -> list[str]:
                 and value.__module__ == info.name
                 and not inlined(value)
             ):
-                # with one numba thread every problem is one chunk: the parallel chains are never used
+                # with one numba thread every problem is one chunk: the parallel chains are never
+                # used
                 unused = numba.get_num_threads() == 1 and value in pair_kernels.PARALLEL_CHAINS
                 if not cached(value) and not unused:
                     missing.append(f"{info.name}.{name}")
@@ -450,12 +466,14 @@ def uncompiled_kernels() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: compile (or load) every kernel, print the time per step; exit 1 if a kernel was missed.
+    """Command line: compile (or load) every kernel, print the time per step; exit 1 if a kernel was
+    missed.
 
     Parameters
     ----------
     argv : list of str, optional
-        The arguments (default ``sys.argv[1:]``): ``--quiet`` (no progress bar), ``--jobs N`` (worker processes).
+        The arguments (default ``sys.argv[1:]``): ``--quiet`` (no progress bar), ``--jobs N``
+        (worker processes).
 
     Returns
     -------
@@ -463,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 0 when every kernel is in the cache, 1 when a kernel was missed.
     """
     ap = argparse.ArgumentParser(
-        prog="python -m fairlib.repro.warm", description=__doc__.split("\n")[0]
+        prog="python -m fairlib.repro.warm", description=" ".join(__doc__.split("\n\n")[0].split())
     )
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument(
@@ -486,7 +504,8 @@ def main(argv: list[str] | None = None) -> int:
     from ..paths import ROOT
 
     if Path(fairlib.KERNEL_CACHE_DIR) == ROOT / "build" / "numba-cache":
-        # this checkout's own cache (not a directory the user shares): folders of sources edited since are never read
+        # this checkout's own cache (not a directory the user shares): folders of sources edited
+        # since are never read
         for folder in stale_folders(fairlib.KERNEL_CACHE_DIR):
             shutil.rmtree(folder, ignore_errors=True)
     t0 = time.perf_counter()

@@ -1,9 +1,9 @@
 """Trace loaders and synthetic workload generators.
 
-Real trace excerpts are looked up with :func:`fairlib.paths.trace_dirs` (``$FAIRLIB_TRACE_DIR``, ``data/traces``,
-``../shared/data/traces``); they are never copied into the repository. :func:`real_or_synthetic` gives the
-notebooks a synthetic stand-in in the real formats where no real excerpt is found. Every function returning
-trace-derived data says whether it is real or synthetic.
+Real trace excerpts are looked up with :func:`fairlib.paths.trace_dirs` (``$FAIRLIB_TRACE_DIR``,
+``data/traces``, ``../shared/data/traces``); they are never copied into the repository.
+:func:`real_or_synthetic` gives the notebooks a synthetic stand-in in the real formats where no real
+excerpt is found. Every function returning trace-derived data says whether it is real or synthetic.
 """
 
 from ._source import TraceFormatError, is_synthetic

@@ -69,9 +69,9 @@ def trace_folder(
     Returns
     -------
     pathlib.Path
-        ``directory``; else the first ``<dir>/<folder>`` over :func:`fairlib.paths.trace_dirs` (``$FAIRLIB_TRACE_DIR``,
-        ``data/traces``, ``../shared/data/traces``) that holds data; else ``data/traces/<folder>``, whose absence the
-        readers report with :func:`missing_hint`.
+        ``directory``; else the first ``<dir>/<folder>`` over :func:`fairlib.paths.trace_dirs`
+        (``$FAIRLIB_TRACE_DIR``, ``data/traces``, ``../shared/data/traces``) that holds data; else
+        ``data/traces/<folder>``, whose absence the readers report with :func:`missing_hint`.
 
     Raises
     ------
@@ -111,7 +111,8 @@ class TraceFormatError(ValueError):
 
 
 def read_bytes(path: Path, what: str, hint: str) -> bytes:
-    """The whole (gunzipped) file, refused with an error naming it when it is absent, unreadable or empty.
+    """The whole (gunzipped) file, refused with an error naming it when it is absent, unreadable or
+    empty.
 
     Parameters
     ----------
@@ -160,10 +161,11 @@ def read_bytes(path: Path, what: str, hint: str) -> bytes:
 def check_field_counts(
     data: bytes, path: Path, n_fields: int, first_line: int = 1, block: int = 1 << 23
 ) -> None:
-    """Check that every line has exactly ``n_fields`` comma-separated fields (a blank line has one empty field).
+    """Check that every line has exactly ``n_fields`` comma-separated fields (a blank line has one
+    empty field).
 
-    Counted on the raw bytes (no quoting in these traces), in blocks of about ``block`` bytes cut at line ends, so the
-    memory it needs does not grow with the file.
+    Counted on the raw bytes (no quoting in these traces), in blocks of about ``block`` bytes cut at
+    line ends, so the memory it needs does not grow with the file.
 
     Parameters
     ----------
@@ -214,8 +216,9 @@ def check_field_counts(
 
 
 def _check_text(data: bytes, raw: npt.NDArray[np.uint8], path: Path, first_line: int) -> None:
-    """The traces are UTF-8 text without NUL bytes: a byte that is neither (a file saved as Latin-1, a binary
-    file) is refused naming the line, rather than read into a text field or failing in the decoder."""
+    """The traces are UTF-8 text without NUL bytes: a byte that is neither (a file saved as Latin-1,
+    a binary file) is refused naming the line, rather than read into a text field or failing in the
+    decoder."""
     import numpy as np
 
     nul = np.flatnonzero(raw == 0) if raw.size else raw
@@ -231,16 +234,18 @@ def _check_text(data: bytes, raw: npt.NDArray[np.uint8], path: Path, first_line:
         raise TraceFormatError(f"{path}, line {line}: {what} (the trace is UTF-8 text)")
 
 
-#: an integer field's text: ASCII digits, an optional sign, surrounding blanks (never 1e3, 5.0 or 0x10)
+#: an integer field's text: ASCII digits, an optional sign, surrounding blanks (never 1e3, 5.0 or
+#: 0x10)
 _INTEGER_TEXT = r"\s*[+-]?[0-9]+\s*"
 
 
 def _check_integer_text(
     data: bytes, path: Path, names: list[str], integer: Collection[str], first_line: int = 1
 ) -> None:
-    """The integer columns (ids, times, counts) hold integers written as integers: a number in a float's notation
-    (``1e3``, ``5.0``), which the CSV parser would turn into an integer, is refused naming the file, line, column
-    and value. Empty fields and texts that are not numbers at all are left to the callers' other checks."""
+    """The integer columns (ids, times, counts) hold integers written as integers: a number in a
+    float's notation (``1e3``, ``5.0``), which the CSV parser would turn into an integer, is refused
+    naming the file, line, column and value. Empty fields and texts that are not numbers at all are
+    left to the callers' other checks."""
     import io
 
     import pandas as pd
@@ -275,8 +280,8 @@ _INT64 = (-(2**63), 2**63 - 1)
 
 
 def _beyond_int64(text):
-    """Whether each integer text lies outside int64 (a 20-digit id): exact, on Python ints, for the few values
-    whose float is near the bounds."""
+    """Whether each integer text lies outside int64 (a 20-digit id): exact, on Python ints, for the
+    few values whose float is near the bounds."""
     import numpy as np
 
     values = text.to_numpy()
@@ -312,9 +317,9 @@ def locate_bad_number(
 ) -> None:
     """After a parse failure: raise a TraceFormatError naming the first bad line and column.
 
-    Bad is a non-empty value that is not a number in a ``numeric`` column, a missing value in a ``required`` column (the
-    integer columns), or a value there or in an ``integer`` column that is not an integer within int64 (``1.5``,
-    ``inf``, a 20-digit id).
+    Bad is a non-empty value that is not a number in a ``numeric`` column, a missing value in a
+    ``required`` column (the integer columns), or a value there or in an ``integer`` column that is
+    not an integer within int64 (``1.5``, ``inf``, a 20-digit id).
 
     Parameters
     ----------
@@ -331,15 +336,17 @@ def locate_bad_number(
     skiprows : int, default 0
         Lines of ``data`` to skip first (a header).
     first_line : int, optional
-        The 1-based line number of the first line of ``data`` in the file (default ``1 + skiprows``; a header cut off
-        before ``data`` counts).
+        The 1-based line number of the first line of ``data`` in the file (default ``1 + skiprows``;
+        a header cut off before ``data`` counts).
     integer : iterable of str, default ()
-        The integer columns that may be empty: a value, where present, must be whole and within int64.
+        The integer columns that may be empty: a value, where present, must be whole and within
+        int64.
 
     Raises
     ------
     TraceFormatError
-        Naming file, line, column and value, when a bad value is found (it returns only when none is).
+        Naming file, line, column and value, when a bad value is found (it returns only when none
+        is).
     """
     import io
 
@@ -393,7 +400,8 @@ def locate_bad_number(
 def check_values(
     df: pd.DataFrame, path: Path, nonnegative: Iterable[str] = (), first_line: int = 1
 ) -> None:
-    """Check that the columns in ``nonnegative`` are finite and >= 0 where present (NaN, an empty field, is allowed).
+    """Check that the columns in ``nonnegative`` are finite and >= 0 where present (NaN, an empty
+    field, is allowed).
 
     Parameters
     ----------
@@ -426,7 +434,8 @@ def check_values(
 def check_ranges(
     df: pd.DataFrame, path: Path, ranges: Mapping[str, tuple[int, int]], first_line: int = 1
 ) -> None:
-    """Columns of ``ranges`` hold values within them where present (NaN, an empty field, is allowed).
+    """Columns of ``ranges`` hold values within them where present (NaN, an empty field, is
+    allowed).
 
     Parameters
     ----------
@@ -454,16 +463,16 @@ def check_ranges(
         if bad.any():
             k = int(np.argmax(bad))
             raise TraceFormatError(
-                f"{path}, line {k + first_line}, column {col!r}: {v[k]:g} is outside the documented "
-                f"range {low} to {high}"
+                f"{path}, line {k + first_line}, column {col!r}: {v[k]:g} is outside the "
+                f"documented range {low} to {high}"
             )
 
 
 def check_order(
     df: pd.DataFrame, path: Path, start: str, end: str, first_line: int = 1, slack: int = 0
 ) -> None:
-    """Rows end no earlier than they start, less ``slack`` seconds; an end of 0 (not ended within the trace's
-    window) is not checked.
+    """Rows end no earlier than they start, less ``slack`` seconds; an end of 0 (not ended within
+    the trace's window) is not checked.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
-"""Alibaba cluster traces: v2018 ``machine_meta`` and ``batch_task``, v2017 ``batch_task`` (SCHEMAS.md §5), and one
-instant of a cell (:func:`machines_up`, :func:`tasks_present`).
+"""Alibaba cluster traces: v2018 ``machine_meta`` and ``batch_task``, v2017 ``batch_task``
+(SCHEMAS.md §5), and one instant of a cell (:func:`machines_up`, :func:`tasks_present`).
 
 Units as in the files: CPU counts in cores for machines and in hundredths of a core for tasks
 (``plan_cpu`` 100 = 1 core); memory normalised (v2018: 0-100; v2017: a fraction); times in seconds
@@ -104,7 +104,8 @@ _V2017_HEADER_START = "task_create_time"
 
 
 def alibaba_dir(directory: os.PathLike[str] | str | None = None) -> Path:
-    """The Alibaba folder: ``directory``, else the first ``alibaba_clusterdata`` over :func:`fairlib.paths.trace_dirs`.
+    """The Alibaba folder: ``directory``, else the first ``alibaba_clusterdata`` over
+    :func:`fairlib.paths.trace_dirs`.
 
     Parameters
     ----------
@@ -124,13 +125,14 @@ def alibaba_dir(directory: os.PathLike[str] | str | None = None) -> Path:
     return trace_folder("alibaba_clusterdata", directory)
 
 
-#: amounts, counts and v2018 machine_meta's times: finite and >= 0 where present (v2017's times are not checked:
-#: its excerpt has negative create and end times, e.g. -55, for tasks that ended before the window)
+#: amounts, counts and v2018 machine_meta's times: finite and >= 0 where present (v2017's times are
+#: not checked: its excerpt has negative create and end times, e.g. -55, for tasks that ended before
+#: the window)
 _NONNEGATIVE = ["cpu_num", "mem_size", "instance_num", "plan_cpu", "plan_mem", "time"]
 
 
-#: an end this many seconds before its start is accepted: the v2017 excerpt holds a task that ends 1 s before it
-#: was created (the trace's times are whole seconds); any earlier end is refused
+#: an end this many seconds before its start is accepted: the v2017 excerpt holds a task that ends 1
+#: s before it was created (the trace's times are whole seconds); any earlier end is refused
 _END_SLACK_S = 1
 
 
@@ -141,8 +143,9 @@ def _read(
     what: str,
     order: tuple[str, str] | None = None,
 ) -> pd.DataFrame:
-    """One Alibaba table, strictly; ``order``: its (start, end) columns, an end no earlier than its start (less
-    :data:`_END_SLACK_S`; an end of 0 is not checked: the task had not ended within the window)."""
+    """One Alibaba table, strictly; ``order``: its (start, end) columns, an end no earlier than its
+    start (less :data:`_END_SLACK_S`; an end of 0 is not checked: the task had not ended within the
+    window)."""
     import io
 
     data = read_bytes(path, f"Alibaba {what}", missing_hint("alibaba_clusterdata"))
@@ -193,16 +196,17 @@ def read_machine_meta(*, directory: os.PathLike[str] | str | None = None) -> pd.
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`MACHINE_META_COLUMNS`: CPU counts in cores, memory normalised 0-100, times in seconds from the
-        trace start.
+        Columns :data:`MACHINE_META_COLUMNS`: CPU counts in cores, memory normalised 0-100, times in
+        seconds from the trace start.
 
     Raises
     ------
     FileNotFoundError
         When the file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
-        When the file is a directory, truncated, corrupt or empty, a line has the wrong number of fields, or a value is
-        not a number, missing where required or negative, naming the file, line and column.
+        When the file is a directory, truncated, corrupt or empty, a line has the wrong number of
+        fields, or a value is not a number, missing where required or negative, naming the file,
+        line and column.
     """
     return _read(
         alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz",
@@ -217,8 +221,8 @@ def read_batch_task(
 ) -> pd.DataFrame:
     """``batch_task`` of v2017 or v2018.
 
-    Only v2017's is in the shared excerpt; v2018's is read when placed at ``cluster-trace-v2018/batch_task.csv.gz``
-    (e.g. by the fetch command).
+    Only v2017's is in the shared excerpt; v2018's is read when placed at
+    ``cluster-trace-v2018/batch_task.csv.gz`` (e.g. by the fetch command).
 
     Parameters
     ----------
@@ -230,17 +234,18 @@ def read_batch_task(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`BATCH_TASK_2017_COLUMNS` or :data:`BATCH_TASK_2018_COLUMNS`: CPU in hundredths of a core
-        (``plan_cpu`` 100 = 1 core), memory normalised (v2018: 0-100; v2017: a fraction), times in seconds from the
-        trace start (0 = outside the window).
+        Columns :data:`BATCH_TASK_2017_COLUMNS` or :data:`BATCH_TASK_2018_COLUMNS`: CPU in
+        hundredths of a core (``plan_cpu`` 100 = 1 core), memory normalised (v2018: 0-100; v2017: a
+        fraction), times in seconds from the trace start (0 = outside the window).
 
     Raises
     ------
     FileNotFoundError
         When the file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
-        When the file is a directory, truncated, corrupt or empty, a line has the wrong number of fields, or a value is
-        not a number, missing where required or negative, naming the file, line and column.
+        When the file is a directory, truncated, corrupt or empty, a line has the wrong number of
+        fields, or a value is not a number, missing where required or negative, naming the file,
+        line and column.
     InvalidInputError
         When ``version`` is neither ``"2017"`` nor ``"2018"``.
     """
@@ -266,15 +271,16 @@ def read_batch_task(
 def machines_up(machine_meta: pd.DataFrame, at_s: float) -> np.ndarray:
     """Capacities ``[machine, (cores, memory)]`` of the machines up at trace time ``at_s`` seconds.
 
-    A machine is up when its last ``machine_meta`` row at or before ``at_s`` has status ``USING``; its
-    capacities are that row's: CPU in cores, memory as ``mem_size / 100`` (v2018 normalises memory to 0-100;
-    1.0 is the largest machine's memory). Machines in the order of their identifiers.
+    A machine is up when its last ``machine_meta`` row at or before ``at_s`` has status ``USING``;
+    its capacities are that row's: CPU in cores, memory as ``mem_size / 100`` (v2018 normalises
+    memory to 0-100; 1.0 is the largest machine's memory). Machines in the order of their
+    identifiers.
 
     Parameters
     ----------
     machine_meta : pandas.DataFrame
-        Rows of :func:`read_machine_meta` (columns ``machine_id``, ``time``, ``cpu_num``, ``mem_size``,
-        ``status``).
+        Rows of :func:`read_machine_meta` (columns ``machine_id``, ``time``, ``cpu_num``,
+        ``mem_size``, ``status``).
     at_s : float
         Trace time in seconds (>= 0).
 
@@ -305,9 +311,9 @@ def machines_up(machine_meta: pd.DataFrame, at_s: float) -> np.ndarray:
 
 
 def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
-    """The batch tasks present at trace time ``at_s`` seconds: created (v2017) or started (v2018) at or before it
-    and ending after it. A task is a group of identical instances, so it is one user with a per-instance demand
-    and a cap of its instance count.
+    """The batch tasks present at trace time ``at_s`` seconds: created (v2017) or started (v2018) at
+    or before it and ending after it. A task is a group of identical instances, so it is one user
+    with a per-instance demand and a cap of its instance count.
 
     Parameters
     ----------
@@ -319,16 +325,26 @@ def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per task: ``job``, ``task``, ``instances``, ``cpu`` (cores per instance, ``plan_cpu / 100``),
-        ``memory`` (per instance, normalised as the machines' memory: v2017's fraction as it is, v2018's 0-100
-        divided by 100). ``attrs["skipped"]`` counts the present tasks left out: without a plan (empty
-        ``plan_cpu`` or ``plan_mem``), or with a zero plan or no instance.
+        One row per task: ``job``, ``task``, ``instances``, ``cpu`` (cores per instance, ``plan_cpu
+        / 100``), ``memory`` (per instance, normalised as the machines' memory: v2017's fraction as
+        it is, v2018's 0-100 divided by 100). ``attrs["skipped"]`` counts the present tasks left
+        out: without a plan (empty ``plan_cpu`` or ``plan_mem``), or with a zero plan or no
+        instance.
 
     Examples
     --------
-    >>> batch = pd.DataFrame({"create_time": [0, 5, 20], "end_time": [30, 40, 50], "job_id": [1, 1, 2],
-    ...                       "task_id": [1, 2, 3], "instance_num": [4, 2, 1], "status": ["Terminated"] * 3,
-    ...                       "plan_cpu": [50.0, None, 100.0], "plan_mem": [0.01, None, 0.02]})
+    >>> batch = pd.DataFrame(
+    ...     {
+    ...         "create_time": [0, 5, 20],
+    ...         "end_time": [30, 40, 50],
+    ...         "job_id": [1, 1, 2],
+    ...         "task_id": [1, 2, 3],
+    ...         "instance_num": [4, 2, 1],
+    ...         "status": ["Terminated"] * 3,
+    ...         "plan_cpu": [50.0, None, 100.0],
+    ...         "plan_mem": [0.01, None, 0.02],
+    ...     }
+    ... )
     >>> present = tasks_present(batch, 10)
     >>> present.instances.tolist(), present.cpu.tolist(), present.attrs["skipped"]
     ([4], [0.5], {'without a plan': 1, 'with a zero plan or no instance': 0})

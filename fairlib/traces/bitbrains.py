@@ -54,7 +54,8 @@ BITBRAINS_HEADER = [
     "Network received throughput [KB/s]",
     "Network transmitted throughput [KB/s]",
 ]
-#: the latest timestamp the readers and :func:`write_vm` accept (Unix seconds; 2^53, exact in a float64)
+#: the latest timestamp the readers and :func:`write_vm` accept (Unix seconds; 2^53, exact in a
+#: float64)
 MAX_TIMESTAMP = 2**53
 
 #: the returned column names, in file order
@@ -74,7 +75,8 @@ BITBRAINS_COLUMNS = [
 
 
 def bitbrains_dir(directory: os.PathLike[str] | str | None = None) -> Path:
-    """The GWA-T-12 folder: ``directory``, else the first ``bitbrains_gwa_t12`` over :func:`fairlib.paths.trace_dirs`.
+    """The GWA-T-12 folder: ``directory``, else the first ``bitbrains_gwa_t12`` over
+    :func:`fairlib.paths.trace_dirs`.
 
     Parameters
     ----------
@@ -95,12 +97,14 @@ def bitbrains_dir(directory: os.PathLike[str] | str | None = None) -> Path:
 
 
 def _as_path(path: object, name: str) -> Path:
-    """``path`` as a Path: a str or os.PathLike of text, else an error naming ``name`` and the value."""
+    """``path`` as a Path: a str or os.PathLike of text, else an error naming ``name`` and the
+    value."""
     import os
 
     if not isinstance(path, (str, os.PathLike)) or isinstance(os.fspath(path), bytes):
         raise InvalidInputError(
-            f"{name} = {_short(path)}: expected a file path (str or Path), got {type(path).__name__}"
+            f"{name} = {_short(path)}: expected a file path (str or Path), got "
+            f"{type(path).__name__}"
         )
     return Path(path)
 
@@ -128,9 +132,10 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per 5-minute sample: :data:`BITBRAINS_COLUMNS` (``time`` in Unix seconds, CPU in MHz and percent,
-        memory in KB, disk and network in KB/s), ``active`` (cores > 0 and provisioned memory > 0) and ``vm`` (the file
-        name's stem); ``attrs["source"]`` is "synthetic" under a synthetic folder, else "real".
+        One row per 5-minute sample: :data:`BITBRAINS_COLUMNS` (``time`` in Unix seconds, CPU in MHz
+        and percent, memory in KB, disk and network in KB/s), ``active`` (cores > 0 and provisioned
+        memory > 0) and ``vm`` (the file name's stem); ``attrs["source"]`` is "synthetic" under a
+        synthetic folder, else "real".
 
     Raises
     ------
@@ -140,8 +145,8 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
         ``path`` is not a str or Path.
     TraceFormatError
         ``path`` is a directory; wrong header, a row with the wrong number of fields, a value
-        that is not a number, or a truncated gzip stream — the message names the file and the line (1-based,
-        header = line 1).
+        that is not a number, or a truncated gzip stream — the message names the file and the line
+        (1-based, header = line 1).
     """
     path = _as_path(path, "path")
     if path.is_dir():
@@ -201,8 +206,8 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
                 f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not {what}"
             )
     seconds = frame["time"].to_numpy()
-    # read as float64, exact only up to 2^53: a larger timestamp (a 20-digit one would even wrap around int64)
-    # is no time the trace can hold
+    # read as float64, exact only up to 2^53: a larger timestamp (a 20-digit one would even wrap
+    # around int64) is no time the trace can hold
     late = seconds > MAX_TIMESTAMP
     if late.any():
         i = int(np.argmax(late))
@@ -218,8 +223,8 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
 
 
 def _vm_numbers(vms: object) -> list:
-    """``vms`` as a list of VM numbers: a non-empty iterable of integers >= 1 or their text ("7", as the ``vm``
-    column holds them), else an error naming ``vms`` and the value."""
+    """``vms`` as a list of VM numbers: a non-empty iterable of integers >= 1 or their text ("7", as
+    the ``vm`` column holds them), else an error naming ``vms`` and the value."""
     from collections.abc import Iterable
 
     if isinstance(vms, (str, bytes)) or not isinstance(vms, Iterable):
@@ -233,7 +238,8 @@ def _vm_numbers(vms: object) -> list:
         number = (
             isinstance(vm, (int, np.integer)) and not isinstance(vm, (bool, np.bool_)) and vm >= 1
         )
-        # ASCII digits only: str.isdecimal accepts other scripts' digits, which name no file of the trace
+        # ASCII digits only: str.isdecimal accepts other scripts' digits, which name no file of the
+        # trace
         if not (number or isinstance(vm, str) and vm.isascii() and vm.isdecimal()):
             raise InvalidInputError(
                 f"vms: {_short(vm)} is not a VM number (an integer >= 1 or its text)"
@@ -286,8 +292,8 @@ def iter_vms(
     Parameters
     ----------
     vms : iterable of int or str, optional
-        VM numbers, integers >= 1 or their text (``"7"``, as the ``vm`` column holds them); default every file of
-        ``rnd/<month>``.
+        VM numbers, integers >= 1 or their text (``"7"``, as the ``vm`` column holds them); default
+        every file of ``rnd/<month>``.
     month : str, default "2013-8"
         One of :data:`RND_MONTHS`.
     directory : str or os.PathLike, optional
@@ -321,8 +327,8 @@ def read_vms(
     Parameters
     ----------
     vms : iterable of int or str, optional
-        VM numbers, integers >= 1 or their text (``"7"``, as the ``vm`` column holds them); default every file of
-        ``rnd/<month>``.
+        VM numbers, integers >= 1 or their text (``"7"``, as the ``vm`` column holds them); default
+        every file of ``rnd/<month>``.
     month : str, default "2013-8"
         One of :data:`RND_MONTHS`.
     directory : str or os.PathLike, optional
@@ -333,7 +339,8 @@ def read_vms(
     Returns
     -------
     pandas.DataFrame
-        The frames of :func:`read_vm`, concatenated in VM-number order; ``attrs["source"]`` as theirs.
+        The frames of :func:`read_vm`, concatenated in VM-number order; ``attrs["source"]`` as
+        theirs.
 
     Raises
     ------
@@ -356,14 +363,14 @@ def read_vms(
 
 
 def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
-    """Write ``frame`` (:data:`BITBRAINS_COLUMNS`) in exactly the GWA-T-12 format (header, ``";\\t"``
-    separators, gzip when the name ends in ``.gz``): synthetic VMs and test fixtures are read back by
-    :func:`read_vm` like the real files, every value as it was.
+    """Write ``frame`` (:data:`BITBRAINS_COLUMNS`) in exactly the GWA-T-12 format (header,
+    ``";\\t"`` separators, gzip when the name ends in ``.gz``): synthetic VMs and test fixtures are
+    read back by :func:`read_vm` like the real files, every value as it was.
 
-    What :func:`read_vm` would refuse is refused here, naming the column, the row and the value, and nothing is
-    written: a value that is not a finite number >= 0, a time that is not a whole number
-    of seconds up to :data:`MAX_TIMESTAMP`, a core count that is not a whole number. The file appears whole or
-    not at all (written beside it, then renamed).
+    What :func:`read_vm` would refuse is refused here, naming the column, the row and the value, and
+    nothing is written: a value that is not a finite number >= 0, a time that is not a whole number
+    of seconds up to :data:`MAX_TIMESTAMP`, a core count that is not a whole number. The file
+    appears whole or not at all (written beside it, then renamed).
 
     Parameters
     ----------
@@ -419,8 +426,8 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     buf.write(";\t".join(BITBRAINS_HEADER) + "\n")
     rows = zip(*(values[name] for name in BITBRAINS_COLUMNS))
     for row in rows:
-        # time and cores are whole numbers, written as integers as in the real files; the rest as the shortest
-        # decimal that reads back to the same float
+        # time and cores are whole numbers, written as integers as in the real files; the rest as
+        # the shortest decimal that reads back to the same float
         fields = [str(int(row[0])), str(int(row[1]))] + [repr(float(v)) for v in row[2:]]
         buf.write(";\t".join(fields) + "\n")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -429,7 +436,8 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     try:
         with open(tmp, "xb") as raw:
             if path.suffix == ".gz":
-                # mtime 0 and the final name in the header (not the temporary one): the same bytes on every run
+                # mtime 0 and the final name in the header (not the temporary one): the same bytes
+                # on every run
                 with gzip.GzipFile(str(path), mode="wb", fileobj=raw, mtime=0) as f:
                     f.write(data)
             else:

@@ -1,30 +1,31 @@
 """Download public trace files into the trace directory, with checksums and a progress bar.
 
     python -m fairlib.traces.fetch google --tables machine_events task_events --parts 0 1 2
-    python -m fairlib.traces.fetch google --tables task_usage --parts 0        # 92 MB per part
-    python -m fairlib.traces.fetch bitbrains --tables rnd_2013-8 --parts 1 2 3   # VM ids
-    python -m fairlib.traces.fetch alibaba --tables machine_meta_v2018          # unpacked from the tar.gz
-    python -m fairlib.traces.fetch --notebooks     # what the notebooks read, where not found already
+    python -m fairlib.traces.fetch google --tables task_usage --parts 0  # 92 MB per part
+    python -m fairlib.traces.fetch bitbrains --tables rnd_2013-8 --parts 1 2 3  # VM ids
+    python -m fairlib.traces.fetch alibaba --tables machine_meta_v2018  # unpacked from the tar.gz
+    python -m fairlib.traces.fetch --notebooks  # what the notebooks read, where not found already
     python -m fairlib.traces.fetch --list
 
 Files land under ``FAIRLIB_TRACE_DIR`` (default ``data/traces/``) in the layout the loaders read. A
 file whose SHA-256 is known (:data:`KNOWN_SHA256`, from the shared excerpt's PROVENANCE.md) is
 verified and removed again on a mismatch; others are reported with the checksum they had. Downloads
 go to a ``.part`` file renamed on completion, so an interrupted fetch never leaves a truncated file
-under the final name; an interrupted download resumes from its ``.part`` file (HTTP range request) where the
-server allows it; files already present with the right checksum are skipped. ``--base-url``
-points at a mirror (the tests use a local HTTP server).
+under the final name; an interrupted download resumes from its ``.part`` file (HTTP range request)
+where the server allows it; files already present with the right checksum are skipped.
+``--base-url`` points at a mirror (the tests use a local HTTP server).
 
-Sources: Google (the official bucket), Bitbrains GWA-T-12 Rnd (per-VM CSV files from a public repository
-at a fixed commit — the Grid Workloads Archive serves them as one zip), Alibaba v2018 (the official tar.gz
-archives, unpacked to the loaders' ``cluster-trace-v2018/<table>.csv.gz``). No SHA-256 is published for the
-Bitbrains and Alibaba files: their checksums are printed, not verified.
+Sources: Google (the official bucket), Bitbrains GWA-T-12 Rnd (per-VM CSV files from a public
+repository at a fixed commit — the Grid Workloads Archive serves them as one zip), Alibaba v2018
+(the official tar.gz archives, unpacked to the loaders' ``cluster-trace-v2018/<table>.csv.gz``). No
+SHA-256 is published for the Bitbrains and Alibaba files: their checksums are printed, not verified.
 
-Why not ``pooch.retrieve(known_hash=..., processor=Untar())``: pooch restarts an interrupted download from zero
-(no range requests; the Google task_usage parts are 92 MB each and the Alibaba archives gigabytes), cannot verify
-only the files whose hash is known while printing the others', and its Untar unpacks whole archives where the
-loaders need one member; the rest (the ``.part`` file, the digest by :func:`hashlib.file_digest`, the tar member)
-is a few lines of the standard library.
+Why not ``pooch.retrieve(known_hash=..., processor=Untar())``: pooch restarts an interrupted
+download from zero (no range requests; the Google task_usage parts are 92 MB each and the Alibaba
+archives gigabytes), cannot verify only the files whose hash is known while printing the others',
+and its Untar unpacks whole archives where the loaders need one member; the rest (the ``.part``
+file, the digest by :func:`hashlib.file_digest`, the tar member) is a few lines of the standard
+library.
 """
 
 from __future__ import annotations
@@ -60,9 +61,11 @@ __all__ = [
 class Source:
     folder: str  # under the trace directory
     base_url: str
-    tables: dict  # table -> (file pattern with {part}, number of parts[, first part number]), under base_url
+    # table -> (file pattern with {part}, number of parts[, first part number]), under base_url
+    tables: dict
     licence: str
-    #: archives unpacked after download: downloaded file -> (member to extract, path written, gzip it?)
+    #: archives unpacked after download: downloaded file -> (member to extract, path written, gzip
+    #: it?)
     unpack: dict | None = None
 
 
@@ -84,8 +87,8 @@ SOURCES = {
         },
         "CC-BY 4.0 (Google cluster-data)",
     ),
-    # GWA-T-12 Rnd as kept in a public repository at a fixed commit (the GWA site serves the same files as one
-    # zip archive); parts are VM ids 1-500, one CSV per VM and month
+    # GWA-T-12 Rnd as kept in a public repository at a fixed commit (the GWA site serves the same
+    # files as one zip archive); parts are VM ids 1-500, one CSV per VM and month
     "bitbrains": Source(
         "bitbrains_gwa_t12",
         _BITBRAINS_REPO,
@@ -95,7 +98,8 @@ SOURCES = {
         },
         "BSD-2-Clause (source repository); GWA-T-12 terms of the Grid Workloads Archive",
     ),
-    # v2018: the official archives (unpacked to the loader's layout); v2017 batch_task from a public repository
+    # v2018: the official archives (unpacked to the loader's layout); v2017 batch_task from a public
+    # repository
     "alibaba": Source(
         "alibaba_clusterdata",
         "http://aliopentrace.oss-cn-beijing.aliyuncs.com",
@@ -185,7 +189,8 @@ def files_for(
     tables : iterable of str, optional
         Tables of that trace (default: all of them).
     parts : iterable of int, optional
-        Part numbers of the sharded tables (default: all); a single-part table accepts only its own number.
+        Part numbers of the sharded tables (default: all); a single-part table accepts only its own
+        number.
 
     Returns
     -------
@@ -236,11 +241,12 @@ def fetch(
     progress: bool = True,
     timeout: float = 60.0,
 ) -> list[Path]:
-    """Download the files of ``name`` (see :data:`SOURCES`) into ``dest``, with checksums and a progress bar.
+    """Download the files of ``name`` (see :data:`SOURCES`) into ``dest``, with checksums and a
+    progress bar.
 
-    A file already there whose SHA-256 matches the published one (:data:`KNOWN_SHA256`), or that has none published, is
-    kept; a download goes to a ``.part`` file renamed when complete; archives listed in the source's ``unpack`` are
-    unpacked after download.
+    A file already there whose SHA-256 matches the published one (:data:`KNOWN_SHA256`), or that has
+    none published, is kept; a download goes to a ``.part`` file renamed when complete; archives
+    listed in the source's ``unpack`` are unpacked after download.
 
     Parameters
     ----------
@@ -251,7 +257,8 @@ def fetch(
     parts : iterable of int, optional
         Part numbers of sharded tables (default: all).
     dest : str or os.PathLike, optional
-        The trace directory (default :func:`fairlib.paths.trace_dir`); files go to ``dest/<folder>``.
+        The trace directory (default :func:`fairlib.paths.trace_dir`); files go to
+        ``dest/<folder>``.
     base_url : str, optional
         Download from this mirror instead of the source's URL.
     progress : bool, default True
@@ -269,7 +276,8 @@ def fetch(
     InvalidInputError
         When the name, a table or a part is unknown, or ``dest`` is not a directory path.
     RuntimeError
-        Naming the URL on an HTTP or network error, and on a checksum mismatch (the downloaded file is removed).
+        Naming the URL on an HTTP or network error, and on a checksum mismatch (the downloaded file
+        is removed).
     """
     from tqdm import tqdm
 
@@ -352,8 +360,8 @@ def fetch(
 def _unpack_or_discard(
     archive: Path, root: Path, member: str, written: str, compress: bool
 ) -> Path:
-    """The unpacked file (unpacking now if it is missing); an archive that cannot be unpacked is removed, so
-    the next fetch downloads it again instead of counting it as done."""
+    """The unpacked file (unpacking now if it is missing); an archive that cannot be unpacked is
+    removed, so the next fetch downloads it again instead of counting it as done."""
     out = root / written
     if out.is_file():
         return out
@@ -366,8 +374,8 @@ def _unpack_or_discard(
         ) from None
 
 
-#: what the notebooks read: {trace: (tables, parts)} (khamseashari2018_traces: Bitbrains VMs 1-150 of 2013-8, Google
-#: task_events parts 0-4 and machine_events; li2019: Google task_events parts 0-4)
+#: what the notebooks read: {trace: (tables, parts)} (khamseashari2018_traces: Bitbrains VMs 1-150
+#: of 2013-8, Google task_events parts 0-4 and machine_events; li2019: Google task_events parts 0-4)
 NOTEBOOK_DATA = {
     "google": (["machine_events", "task_events"], list(range(5))),
     "bitbrains": (["rnd_2013-8"], list(range(1, 151))),
@@ -391,9 +399,9 @@ def fetch_for_notebooks(
     Returns
     -------
     dict of str to str
-        ``{trace: "found at <dir>" | "fetched to <dir>" | "unavailable: <reason>"}``; it never raises on a network
-        failure (the notebooks then run on synthetic stand-ins, labelled as such:
-        :func:`fairlib.traces.real_or_synthetic`).
+        ``{trace: "found at <dir>" | "fetched to <dir>" | "unavailable: <reason>"}``; it never
+        raises on a network failure (the notebooks then run on synthetic stand-ins, labelled as
+        such: :func:`fairlib.traces.real_or_synthetic`).
     """
     status = {}
     for name, (tables, parts) in NOTEBOOK_DATA.items():
@@ -420,8 +428,9 @@ def fetch_for_notebooks(
 
 
 def _unpack(archive: Path, root: Path, member: str, written: str, compress: bool) -> Path:
-    """Extract ``member`` (matched by file name) from a tar archive to ``root/written``, gzip-compressed
-    when ``compress``; raises RuntimeError naming the archive when the member is missing or the archive broken."""
+    """Extract ``member`` (matched by file name) from a tar archive to ``root/written``,
+    gzip-compressed when ``compress``; raises RuntimeError naming the archive when the member is
+    missing or the archive broken."""
     out = root / written
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -451,14 +460,15 @@ def main(argv: list[str] | None = None) -> int:
     Parameters
     ----------
     argv : list of str, optional
-        The arguments (default ``sys.argv[1:]``): a trace name with ``--tables``, ``--parts``, ``--dest``,
-        ``--base-url``; ``--list``; or ``--notebooks`` (what the notebooks read, where it is not found already).
+        The arguments (default ``sys.argv[1:]``): a trace name with ``--tables``, ``--parts``,
+        ``--dest``, ``--base-url``; ``--list``; or ``--notebooks`` (what the notebooks read, where
+        it is not found already).
 
     Returns
     -------
     int
-        The exit status: 0 on success (``--notebooks`` also on a network failure, which it reports), 1 when a
-        download failed, 2 when an argument is refused (its message names it).
+        The exit status: 0 on success (``--notebooks`` also on a network failure, which it reports),
+        1 when a download failed, 2 when an argument is refused (its message names it).
     """
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0]
@@ -474,8 +484,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--notebooks",
         action="store_true",
-        help="fetch what the notebooks read, where it is not found already; on a network failure say so "
-        "and exit 0 (the notebooks then run on labelled synthetic data)",
+        help="fetch what the notebooks read, where it is not found already; on a network failure "
+        "say so and exit 0 (the notebooks then run on labelled synthetic data)",
     )
     args = ap.parse_args(argv)
     if args.notebooks:
@@ -497,7 +507,8 @@ def main(argv: list[str] | None = None) -> int:
                 for t, spec in src.tables.items()
             )
             print(
-                f"{key:<12} {src.base_url}\n             tables: {tables}\n             licence: {src.licence}"
+                f"{key:<12} {src.base_url}\n             tables: {tables}\n             "
+                f"licence: {src.licence}"
             )
         return 0 if args.list else 2
     try:

@@ -1,5 +1,6 @@
-"""Google clusterdata-2011-2: ``task_events``, ``job_events``, ``machine_events`` (headerless gzip CSV, schema
-from the trace's schema.csv; timestamps in µs since 600 s before the trace window, 0 = initial snapshot).
+"""Google clusterdata-2011-2: ``task_events``, ``job_events``, ``machine_events`` (headerless gzip
+CSV, schema from the trace's schema.csv; timestamps in µs since 600 s before the trace window, 0 =
+initial snapshot).
 
 CPU and memory requests are normalised by the largest machine capacity of each resource (SCHEMAS.md
 §3.1), so a task's (CPU, memory) request is directly a demand vector.
@@ -99,7 +100,8 @@ SUBMIT = 0
 
 
 def google_dir(directory: os.PathLike[str] | str | None = None) -> Path:
-    """The clusterdata-2011-2 folder: ``directory``, else the first ``google_clusterdata_2011_2`` over the trace dirs.
+    """The clusterdata-2011-2 folder: ``directory``, else the first ``google_clusterdata_2011_2``
+    over the trace dirs.
 
     Parameters
     ----------
@@ -208,7 +210,8 @@ _NONNEGATIVE = {
 }
 
 
-#: codes the schema documents (Reiss, Wilkes, Hellerstein 2011; docs/data.md): each within its range where present
+#: codes the schema documents (Reiss, Wilkes, Hellerstein 2011; docs/data.md): each within its range
+#: where present
 _EVENT_TYPES = (
     0,
     8,
@@ -228,8 +231,9 @@ _RANGES = {
 
 
 def _part_numbers(parts: object, table: str = "task_events") -> list[int]:
-    """``parts`` as a list of part numbers of ``table`` (0 to 499; 0 for machine_events): a non-empty iterable of
-    increasing integers in range, else an error naming ``parts`` and the part (:func:`fairlib._validate.as_parts`)."""
+    """``parts`` as a list of part numbers of ``table`` (0 to 499; 0 for machine_events): a
+    non-empty iterable of increasing integers in range, else an error naming ``parts`` and the part
+    (:func:`fairlib._validate.as_parts`)."""
     return as_parts(parts, count=_TABLES[table][2], where=table)
 
 
@@ -249,8 +253,8 @@ def _read_parts(
     columns: list[str] | None,
     chunksize: int | None = None,
 ) -> Iterator[pd.DataFrame]:
-    """Read parts of a Google table strictly (field counts and values checked, errors name file and line); one
-    DataFrame, or an iterator of chunks of ``chunksize`` rows."""
+    """Read parts of a Google table strictly (field counts and values checked, errors name file and
+    line); one DataFrame, or an iterator of chunks of ``chunksize`` rows."""
     names, dtypes, total = _TABLES[table]
     if columns is not None:
         from collections.abc import Iterable
@@ -284,7 +288,8 @@ def _read_parts(
 def _parse_part(
     data: bytes, path: Path, table: str, chunksize: int | None = None
 ) -> Iterator[pd.DataFrame]:
-    """The rows of one part's bytes, strictly (what :func:`_read_parts` reads and :func:`_write_part` checks)."""
+    """The rows of one part's bytes, strictly (what :func:`_read_parts` reads and
+    :func:`_write_part` checks)."""
     import io
 
     names, dtypes, _ = _TABLES[table]
@@ -301,7 +306,8 @@ def _parse_part(
             dtype=dtypes,
             on_bad_lines="error",
             chunksize=chunksize,
-            # an empty field is the trace's only missing value: a hash or name that reads "NA" or "null" is text
+            # an empty field is the trace's only missing value: a hash or name that reads "NA" or
+            # "null" is text
             keep_default_na=False,
             na_values=[""],
         )
@@ -342,12 +348,13 @@ def _write_part(
     *,
     float_format: str | None = None,
 ) -> Path:
-    """Write ``frame`` (the columns of ``table`` in file order, whatever their names; an empty string or NaN is an
-    empty field) as one part in the trace's format: headerless CSV, gzip with mtime 0. The text is parsed as the
-    readers parse it before anything is written, so what they would refuse (an empty part, a field holding the
-    separator, a code outside its range, a negative amount, a fractional id) is refused here, an
-    ``InvalidInputError`` naming ``frame``, its row and column; the file appears whole or not at all.
-    ``float_format``: as pandas' (default: the shortest text that reads back to the same float)."""
+    """Write ``frame`` (the columns of ``table`` in file order, whatever their names; an empty
+    string or NaN is an empty field) as one part in the trace's format: headerless CSV, gzip with
+    mtime 0. The text is parsed as the readers parse it before anything is written, so what they
+    would refuse (an empty part, a field holding the separator, a code outside its range, a negative
+    amount, a fractional id) is refused here, an ``InvalidInputError`` naming ``frame``, its row and
+    column; the file appears whole or not at all. ``float_format``: as pandas' (default: the
+    shortest text that reads back to the same float)."""
     import uuid
 
     names = _TABLES[table][0]
@@ -371,8 +378,8 @@ def _write_part(
             f"frame: the reader would refuse what it writes (line k is frame's row k - 1): {exc}"
         ) from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    # written under its own name in a folder beside it, then moved: gzip's header holds the file's name, and a
-    # reader never sees half a file
+    # written under its own name in a folder beside it, then moved: gzip's header holds the file's
+    # name, and a reader never sees half a file
     staging = path.parent / f".{path.name}.{uuid.uuid4().hex}.part"
     staging.mkdir()
     try:
@@ -411,16 +418,16 @@ def read_task_events(
     Returns
     -------
     pandas.DataFrame
-        One row per task event (:data:`TASK_EVENT_COLUMNS`): ``time`` in µs since 600 s before the trace window (0 =
-        initial snapshot), requests normalised by the largest machine's capacity.
+        One row per task event (:data:`TASK_EVENT_COLUMNS`): ``time`` in µs since 600 s before the
+        trace window (0 = initial snapshot), requests normalised by the largest machine's capacity.
 
     Raises
     ------
     FileNotFoundError
         When a part's file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
-        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is not a number,
-        missing where required or negative, naming the file, line and column.
+        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is
+        not a number, missing where required or negative, naming the file, line and column.
     InvalidInputError
         When ``parts`` holds a number out of range or ``columns`` an unknown column.
     """
@@ -434,7 +441,8 @@ def iter_task_events(
     columns: list[str] | None = None,
     chunksize: int = 200_000,
 ) -> Iterator[pd.DataFrame]:
-    """:func:`read_task_events` in chunks of ``chunksize`` rows (memory-safe for the full 500 parts).
+    """:func:`read_task_events` in chunks of ``chunksize`` rows (memory-safe for the full 500
+    parts).
 
     Parameters
     ----------
@@ -457,8 +465,8 @@ def iter_task_events(
     FileNotFoundError
         When a part's file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
-        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is not a number,
-        missing where required or negative, naming the file, line and column.
+        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is
+        not a number, missing where required or negative, naming the file, line and column.
     InvalidInputError
         When ``parts`` holds a number out of range or ``columns`` an unknown column.
     """
@@ -492,8 +500,8 @@ def read_job_events(
     FileNotFoundError
         When a part's file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
-        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is not a number,
-        missing where required or negative, naming the file, line and column.
+        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is
+        not a number, missing where required or negative, naming the file, line and column.
     InvalidInputError
         When ``parts`` holds a number out of range or ``columns`` an unknown column.
     """
@@ -508,8 +516,8 @@ def read_task_usage(
 ) -> pd.DataFrame:
     """``task_usage`` parts: one row per task and measurement window.
 
-    The real table is not in the shared excerpt (92 MB per part): fetch it, or write a labelled synthetic one with
-    :func:`fairlib.traces.synthetic.synthetic_task_usage`.
+    The real table is not in the shared excerpt (92 MB per part): fetch it, or write a labelled
+    synthetic one with :func:`fairlib.traces.synthetic.synthetic_task_usage`.
 
     Parameters
     ----------
@@ -530,8 +538,8 @@ def read_task_usage(
     FileNotFoundError
         When a part's file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
-        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is not a number,
-        missing where required or negative, naming the file, line and column.
+        When a file is truncated or corrupt, a line has the wrong number of fields, or a value is
+        not a number, missing where required or negative, naming the file, line and column.
     InvalidInputError
         When ``parts`` holds a number out of range or ``columns`` an unknown column.
     """
@@ -549,8 +557,8 @@ def read_machine_events(*, directory: os.PathLike[str] | str | None = None) -> p
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`MACHINE_EVENT_COLUMNS`: capacities normalised to the largest machine, per resource; empty
-        capacities read as NaN.
+        Columns :data:`MACHINE_EVENT_COLUMNS`: capacities normalised to the largest machine, per
+        resource; empty capacities read as NaN.
 
     Raises
     ------
@@ -565,21 +573,22 @@ def read_machine_events(*, directory: os.PathLike[str] | str | None = None) -> p
 def machine_configurations(
     machine_events: pd.DataFrame | None = None, *, directory: os.PathLike[str] | str | None = None
 ) -> pd.DataFrame:
-    """Count machines by (platform, CPU, memory) at each machine's **last non-empty** capacity (SCHEMAS.md §3.3).
+    """Count machines by (platform, CPU, memory) at each machine's **last non-empty** capacity
+    (SCHEMAS.md §3.3).
 
     Parameters
     ----------
     machine_events : pandas.DataFrame, optional
-        The ``machine_events`` table (with ``machine_id``, ``time``, ``platform_id``, ``cpus``, ``memory``); default
-        :func:`read_machine_events` of ``directory``.
+        The ``machine_events`` table (with ``machine_id``, ``time``, ``platform_id``, ``cpus``,
+        ``memory``); default :func:`read_machine_events` of ``directory``.
     directory : str or os.PathLike, optional
         The trace folder, when ``machine_events`` is not given.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``platform_id``, ``cpus``, ``memory`` (normalised), ``machines`` and ``share`` (of all machines), most
-        common first.
+        Columns ``platform_id``, ``cpus``, ``memory`` (normalised), ``machines`` and ``share`` (of
+        all machines), most common first.
 
     Raises
     ------
@@ -606,7 +615,8 @@ def machine_configurations(
     return out.sort_values("machines", ascending=False, kind="stable").reset_index(drop=True)
 
 
-# Quantiles of per-task requests at SUBMIT in parts 0-4 (SCHEMAS.md §3.4): used by the synthetic fallback.
+# Quantiles of per-task requests at SUBMIT in parts 0-4 (SCHEMAS.md §3.4): used by the synthetic
+# fallback.
 _CPU_Q = (
     [0.0, 0.10, 0.25, 0.50, 0.75, 0.90, 0.99, 1.0],
     [0.001, 0.00625, 0.0125, 0.025, 0.0625, 0.0687, 0.241, 0.5],
@@ -622,8 +632,9 @@ def synthetic_task_requests(
 ) -> np.ndarray:
     """Synthetic (CPU, memory) task requests with the marginal quantiles of the real SUBMIT rows.
 
-    CPU and memory are drawn independently by inverse-CDF interpolation of the quantiles in SCHEMAS.md §3.4, so the
-    marginals match the excerpt but their dependence does not. Label results SYNTHETIC.
+    CPU and memory are drawn independently by inverse-CDF interpolation of the quantiles in
+    SCHEMAS.md §3.4, so the marginals match the excerpt but their dependence does not. Label
+    results SYNTHETIC.
 
     Parameters
     ----------
@@ -663,10 +674,11 @@ def task_request_pool(
     rng: int | np.random.Generator | np.random.SeedSequence | None = None,
     synthetic_size: int = 200_000,
 ) -> RequestPool:
-    """(CPU, memory) requests of submitted tasks with both > 0, and their source: "real" or "synthetic".
+    """(CPU, memory) requests of submitted tasks with both > 0, and their source: "real" or
+    "synthetic".
 
-    Real: every SUBMIT row of the given task_events parts with CPU > 0 and memory > 0. ``rng`` and ``synthetic_size``
-    are checked even when the real excerpt is found.
+    Real: every SUBMIT row of the given task_events parts with CPU > 0 and memory > 0. ``rng`` and
+    ``synthetic_size`` are checked even when the real excerpt is found.
 
     Parameters
     ----------
@@ -675,7 +687,8 @@ def task_request_pool(
     parts : iterable of int, default range(5)
         The task_events parts read.
     allow_synthetic : bool, default True
-        When the excerpt is not found, return :func:`synthetic_task_requests` instead (source "synthetic").
+        When the excerpt is not found, return :func:`synthetic_task_requests` instead (source
+        "synthetic").
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
         Seed of the synthetic requests.
     synthetic_size : int, default 200000
@@ -694,7 +707,8 @@ def task_request_pool(
         When ``rng`` or ``synthetic_size`` is invalid.
     """
     allow_synthetic = as_flag(allow_synthetic, "allow_synthetic")
-    # checked here, not only on the synthetic path, so a bad value fails on every machine, with or without the data
+    # checked here, not only on the synthetic path, so a bad value fails on every machine, with or
+    # without the data
     rng = as_rng(rng)
     synthetic_size = as_count(synthetic_size, "synthetic_size")
     try:
@@ -709,16 +723,17 @@ def task_request_pool(
     return RequestPool(sub[["cpu_request", "memory_request"]].to_numpy(dtype=np.float64), "real")
 
 
-# --- per-interval job demands, for the replays (fairlib.sim.jobs_from_demands) --------------------------------
+# --- per-interval job demands, for the replays (fairlib.sim.jobs_from_demands) --------------------
 
 
 @result_type
 @dataclass(frozen=True, eq=False)
 class JobDemands:
-    """Per-interval demands of a trace's jobs, one row per segment (rows grouped by job, in time order).
+    """Per-interval demands of a trace's jobs, one row per segment (rows grouped by job, in time
+    order).
 
-    :func:`task_event_demands` and :func:`task_usage_demands` read them; :func:`fairlib.sim.jobs_from_demands` turns
-    them into the jobs of a replay.
+    :func:`task_event_demands` and :func:`task_usage_demands` read them;
+    :func:`fairlib.sim.jobs_from_demands` turns them into the jobs of a replay.
 
     Parameters
     ----------
@@ -731,7 +746,8 @@ class JobDemands:
     held : numpy.ndarray, shape (S,)
         Seconds the demand is held (``end - start``).
     window_end : numpy.ndarray, shape (S,)
-        The end of the interval each segment was measured in (a job leaves the trace at its last segment's).
+        The end of the interval each segment was measured in (a job leaves the trace at its last
+        segment's).
     scheduling_class : pandas.Series, mapping or None
         job id -> scheduling class, or None.
     source : str
@@ -752,8 +768,9 @@ class JobDemands:
 
 
 def _check_event_times(frame: pd.DataFrame, name: str) -> None:
-    """A frame's ``time`` column holds trace times: at least one row, numbers (not text), each a whole number of
-    µs from 0 to 2⁶³ − 1; else an error naming ``name``, the row and the value."""
+    """A frame's ``time`` column holds trace times: at least one row, numbers (not text), each a
+    whole number of µs from 0 to 2⁶³ − 1; else an error naming ``name``, the row and the
+    value."""
     if len(frame) == 0:
         raise InvalidInputError(f"{name}: no rows")
     check_columns(frame, name, ["time"])
@@ -762,15 +779,17 @@ def _check_event_times(frame: pd.DataFrame, name: str) -> None:
     if bad.any():
         i = int(np.argmax(bad))
         raise InvalidInputError(
-            f"{name} row {i} (index {frame.index[i]!r}), column 'time' = {t[i]}: must be a whole number "
+            f"{name} row {i} (index {frame.index[i]!r}), column 'time' = {t[i]}: must be a "
+            "whole number "
             "of µs from 0 to 2**63 - 1 (the trace's times)"
         )
 
 
 #: task_events event types after which a task is running (SCHEDULE, UPDATE_RUNNING)
 _RUNNING_EVENTS = (1, 8)
-#: the most (task run, interval) pairs :func:`task_event_demands` expands (about 64 bytes each at its peak): the
-#: shared 7-hour excerpt at 5-minute windows has 11.4 million; a window far shorter than the trace multiplies them
+#: the most (task run, interval) pairs :func:`task_event_demands` expands (about 64 bytes each at
+#: its peak): the shared 7-hour excerpt at 5-minute windows has 11.4 million; a window far shorter
+#: than the trace multiplies them
 MAX_TASK_INTERVALS = 50_000_000
 
 
@@ -782,22 +801,24 @@ def task_event_demands(
     horizon: float | None = None,
     source: str = "real",
 ) -> JobDemands:
-    """Per-interval job demands from ``task_events``: the model of the paper's §6.2 as reconstructed [INF].
+    """Per-interval job demands from ``task_events``: the model of the paper's §6.2 as
+    reconstructed [INF].
 
-    For each ``window``-second interval starting at ``origin + k · window`` (the trace's first instant is 600 s), a
-    job's demand D_n(k) is the sum of the CPU and memory requests of its tasks *running at the interval's start*
-    (their last event at or before it is SCHEDULE or UPDATE_RUNNING; a request missing from an event is carried over
-    from the task's previous one), held for the interval (the last one cut at ``horizon``). Intervals in which none
-    of a job's tasks runs are not segments; a job runs from its first such interval to its last. Each job's
-    scheduling class is the largest its events give it. At most :data:`MAX_TASK_INTERVALS` (task run, interval)
-    pairs: a shorter ``window`` is refused, naming it. :func:`fairlib.sim.jobs_from_demands` turns the demands into
-    the replay's jobs.
+    For each ``window``-second interval starting at ``origin + k · window`` (the trace's first
+    instant is 600 s), a job's demand D_n(k) is the sum of the CPU and memory requests of its tasks
+    *running at the interval's start* (their last event at or before it is SCHEDULE or
+    UPDATE_RUNNING; a request missing from an event is carried over from the task's previous one),
+    held for the interval (the last one cut at ``horizon``). Intervals in which none of a job's
+    tasks runs are not segments; a job runs from its first such interval to its last. Each job's
+    scheduling class is the largest its events give it. At most :data:`MAX_TASK_INTERVALS` (task
+    run, interval) pairs: a shorter ``window`` is refused, naming it.
+    :func:`fairlib.sim.jobs_from_demands` turns the demands into the replay's jobs.
 
     Parameters
     ----------
     task_events : pandas.DataFrame
-        Task events with ``time`` (µs), ``job_id``, ``task_index``, ``event_type``, ``cpu_request``,
-        ``memory_request`` and ``scheduling_class``.
+        Task events with ``time`` (µs), ``job_id``, ``task_index``, ``event_type``,
+        ``cpu_request``, ``memory_request`` and ``scheduling_class``.
     window : float, default 300.0
         Interval length, seconds, > 0.
     origin : float, default 600.0
@@ -815,13 +836,22 @@ def task_event_demands(
     Raises
     ------
     InvalidInputError
-        When ``task_events`` is not a DataFrame, lacks a column, a number is out of range, or no task runs at any
-        interval start.
+        When ``task_events`` is not a DataFrame, lacks a column, a number is out of range, or no
+        task runs at any interval start.
 
     Examples
     --------
-    >>> events = pd.DataFrame({"time": [600_000_000], "job_id": [7], "task_index": [0], "event_type": [1],
-    ...                        "cpu_request": [0.25], "memory_request": [0.5], "scheduling_class": [2]})
+    >>> events = pd.DataFrame(
+    ...     {
+    ...         "time": [600_000_000],
+    ...         "job_id": [7],
+    ...         "task_index": [0],
+    ...         "event_type": [1],
+    ...         "cpu_request": [0.25],
+    ...         "memory_request": [0.5],
+    ...         "scheduling_class": [2],
+    ...     }
+    ... )
     >>> demands = task_event_demands(events, horizon=900.0)
     >>> demands.demand.tolist(), demands.start.tolist(), demands.end.tolist()
     ([[0.25, 0.5]], [600.0], [900.0])
@@ -861,14 +891,16 @@ def task_event_demands(
         np.nan_to_num(cpu) + np.nan_to_num(memory) > 0
     )
     start, stop = time[running], np.minimum(next_time[running], end_of_trace)
-    # counted in floats before any cast: a tiny window makes interval numbers beyond int64, which a cast would wrap
+    # counted in floats before any cast: a tiny window makes interval numbers beyond int64, which a
+    # cast would wrap
     first = np.maximum(np.ceil((start - origin) / window), 0)  # first interval start covered
     last = np.ceil((stop - origin) / window) - 1  # last one before the task stops
     total = float(np.maximum(last - first + 1, 0).sum())
     if total > MAX_TASK_INTERVALS:
         raise InvalidInputError(
-            f"window = {window:g}: the task runs cover {total:,.0f} (task, interval) pairs, more than "
-            f"MAX_TASK_INTERVALS = {MAX_TASK_INTERVALS:,}; use a longer window or fewer events"
+            f"window = {window:g}: the task runs cover {total:,.0f} (task, interval) pairs, "
+            f"more than MAX_TASK_INTERVALS = {MAX_TASK_INTERVALS:,}; use a longer window or "
+            "fewer events"
         )
     first, last = first.astype(np.int64), last.astype(np.int64)
     count = np.maximum(last - first + 1, 0)
@@ -910,23 +942,25 @@ def task_usage_demands(
     source: str = "synthetic",
     window: float = 300.0,
 ) -> JobDemands:
-    """Per-window job demands from ``task_usage`` rows: per job and window, the sum of its tasks' mean usage.
+    """Per-window job demands from ``task_usage`` rows: per job and window, the sum of its tasks'
+    mean usage.
 
-    D_n(k) is held for the window (pro rata for partial windows). Windows with zero usage are skipped.
+    D_n(k) is held for the window (pro rata for partial windows). Windows with zero usage are
+    skipped.
 
     Parameters
     ----------
     task_usage : pandas.DataFrame
-        Rows with ``start_time`` and ``end_time`` (µs), ``job_id``, ``cpu_rate`` and ``canonical_memory`` (normalised
-        units).
+        Rows with ``start_time`` and ``end_time`` (µs), ``job_id``, ``cpu_rate`` and
+        ``canonical_memory`` (normalised units).
     scheduling_class : pandas.Series or mapping, optional
-        job_id -> class (from task_events), with a class for every job that used something (checked when
-        :func:`fairlib.sim.jobs_from_demands` builds the jobs).
+        job_id -> class (from task_events), with a class for every job that used something (checked
+        when :func:`fairlib.sim.jobs_from_demands` builds the jobs).
     source : str, default "synthetic"
         A provenance label ("real", "synthetic", ...).
     window : float, default 300.0
-        Seconds, in [10⁻⁶, 10⁹]: at least one of the trace's microsecond ticks, and short enough that its length in
-        ticks is an int64.
+        Seconds, in [10⁻⁶, 10⁹]: at least one of the trace's microsecond ticks, and short
+        enough that its length in ticks is an int64.
 
     Returns
     -------
@@ -936,8 +970,8 @@ def task_usage_demands(
     Raises
     ------
     InvalidInputError
-        When ``task_usage`` is not a DataFrame or lacks a column, ``scheduling_class`` is not a mapping, or ``window``
-        is out of range.
+        When ``task_usage`` is not a DataFrame or lacks a column, ``scheduling_class`` is not a
+        mapping, or ``window`` is out of range.
 
     Examples
     --------
@@ -960,8 +994,8 @@ def task_usage_demands(
     u = task_usage
     # an empty field (NaN) counts as no usage, as the sums below treat it
     check_columns(u, "task_usage", ["start_time", "end_time", "cpu_rate", "canonical_memory"])
-    # the trace counts microseconds in int64: a window is at least one tick, and at most 10^9 s (32 years, far beyond
-    # any trace) so that its length in ticks stays an int64
+    # the trace counts microseconds in int64: a window is at least one tick, and at most 10^9 s (32
+    # years, far beyond any trace) so that its length in ticks stays an int64
     window = as_number(window, "window", minimum=1e-6, inclusive=True, maximum=1e9)
     length = (u.end_time.to_numpy() - u.start_time.to_numpy()) / 1e6
     backwards = ~(length >= 0)

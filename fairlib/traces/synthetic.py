@@ -3,18 +3,18 @@
 Every folder written here carries a ``SYNTHETIC.md`` marker; the loaders report ``source =
 "synthetic"`` for data read from such a folder, and results derived from it must say so.
 
-- :func:`synthetic_bitbrains` — GWA-T-12 VM files (SCHEMAS.md §4.2/§4.4): (cores, memory) from the
-  measured joint table of the Rnd trace, per-core MHz 2,600 or 2,926, per-VM mean CPU % lognormal
-  (log-mean 0.155, log-sd 2.30), an AR(1) series (φ = 0.6) with a weak daily sinusoid (20 % of the
-  mean), memory-usage fractions and I/O rates lognormal with the measured medians and 90th
-  percentiles. ``fast_storage=True`` emulates the missing fastStorage trace by keeping only VMs whose
-  mean CPU exceeds 1 % (an assumption stated in SCHEMAS.md §4.4).
+- :func:`synthetic_bitbrains` — GWA-T-12 VM files (SCHEMAS.md §4.2/§4.4): (cores, memory) from
+  the measured joint table of the Rnd trace, per-core MHz 2,600 or 2,926, per-VM mean CPU %
+  lognormal (log-mean 0.155, log-sd 2.30), an AR(1) series (φ = 0.6) with a weak daily sinusoid (20
+  % of the mean), memory-usage fractions and I/O rates lognormal with the measured medians and 90th
+  percentiles. ``fast_storage=True`` emulates the missing fastStorage trace by keeping only VMs
+  whose mean CPU exceeds 1 % (an assumption stated in SCHEMAS.md §4.4).
 - :func:`synthetic_task_usage` — Google ``task_usage`` from the real task runs (SCHEMAS.md §3.6).
-- :func:`synthetic_google` — Google ``task_events`` and ``machine_events`` calibrated to the excerpt
-  (SCHEMAS.md §3.3-3.4), for a clone without the real excerpt.
-- :func:`synthetic_alibaba` — Alibaba v2018 ``machine_meta`` (96 cores, memory 100, as every real row) and v2017
-  ``batch_task`` (instances per task, CPU plans of 50 or 100 hundredths of a core, memory plans with the excerpt's
-  median), for a clone without the real excerpt.
+- :func:`synthetic_google` — Google ``task_events`` and ``machine_events`` calibrated to the
+  excerpt (SCHEMAS.md §3.3-3.4), for a clone without the real excerpt.
+- :func:`synthetic_alibaba` — Alibaba v2018 ``machine_meta`` (96 cores, memory 100, as every real
+  row) and v2017 ``batch_task`` (instances per task, CPU plans of 50 or 100 hundredths of a core,
+  memory plans with the excerpt's median), for a clone without the real excerpt.
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ __all__ = [
 ]
 
 
-# SCHEMAS.md §4.2: VM-months by provisioned cores (rows) and memory bin (columns, upper bounds in GB)
+# SCHEMAS.md §4.2: VM-months by provisioned cores (rows) and memory bin (columns, upper bounds in
+# GB)
 _CORES = np.array([1, 2, 4, 6, 8, 16, 32])
 _MEM_EDGES = np.array([0.125, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128])
 _JOINT = np.array(
@@ -74,17 +75,23 @@ def _lognormal(rng, median, p90, size):
     return median * np.exp(rng.normal(0.0, np.log(p90 / median) / _Z90, size))
 
 
-# The caps on the generators' size arguments: the work and memory of a call grow with them, so each is bounded where
-# a call still finishes in minutes on a laptop (the refusal names the argument, its value and the cap).
-#: at most this many VMs per synthetic Bitbrains month: the fastStorage trace, the larger of GWA-T-12's two, has 1,250
+# The caps on the generators' size arguments: the work and memory of a call grow with them, so each
+# is bounded where a call still finishes in minutes on a laptop (the refusal names the argument, its
+# value and the cap).
+#: at most this many VMs per synthetic Bitbrains month: the fastStorage trace, the larger of
+#: GWA-T-12's two, has 1,250
 MAX_VMS = 1_250
-#: at most this many days of 5-minute samples per VM: one month folder (``rnd/<month>``) holds one month
+#: at most this many days of 5-minute samples per VM: one month folder (``rnd/<month>``) holds one
+#: month
 MAX_DAYS = 31.0
-#: at most this many hours of synthetic Google trace: a month (the real clusterdata-2011-2 trace spans 29 days)
+#: at most this many hours of synthetic Google trace: a month (the real clusterdata-2011-2 trace
+#: spans 29 days)
 MAX_HOURS = 744.0
-#: at most this many jobs expected (``initial_jobs + hours × jobs_per_hour``), ten times the excerpt's ~10,000
+#: at most this many jobs expected (``initial_jobs + hours × jobs_per_hour``), ten times the
+#: excerpt's ~10,000
 MAX_JOBS = 100_000
-#: at most this ``machine_scale``: 100 times the excerpt's 14,583 machines is 1,458,300 rows of machine_events
+#: at most this ``machine_scale``: 100 times the excerpt's 14,583 machines is 1,458,300 rows of
+#: machine_events
 MAX_MACHINE_SCALE = 100.0
 
 
@@ -100,8 +107,9 @@ def synthetic_bitbrains(
 ) -> Path:
     """Write ``n_vms`` synthetic VM files in the GWA-T-12 format, and the synthetic marker.
 
-    Deterministic for a seed. Each file holds at least one sample, however small ``days``. The work grows with
-    ``n_vms`` × ``days``, so both are capped; a value outside is refused by name before anything is written.
+    Deterministic for a seed. Each file holds at least one sample, however small ``days``. The work
+    grows with ``n_vms`` × ``days``, so both are capped; a value outside is refused by name before
+    anything is written.
 
     Parameters
     ----------
@@ -117,10 +125,11 @@ def synthetic_bitbrains(
     days : float, default 30.0
         Days of 5-minute samples, > 0 and at most :data:`MAX_DAYS` (31, one month folder).
     start : int, default 1375308120
-        First sample's time, Unix seconds, >= 0 (the files hold whole seconds, read back as float64, so at most 2**53).
+        First sample's time, Unix seconds, >= 0 (the files hold whole seconds, read back as float64,
+        so at most 2**53).
     fast_storage : bool, default False
-        Emulate the missing fastStorage trace by keeping only VMs whose mean CPU exceeds 1 % (an assumption stated in
-        SCHEMAS.md §4.4).
+        Emulate the missing fastStorage trace by keeping only VMs whose mean CPU exceeds 1 % (an
+        assumption stated in SCHEMAS.md §4.4).
 
     Returns
     -------
@@ -144,8 +153,9 @@ def synthetic_bitbrains(
     folder = root / "rnd" / month
     folder.mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
-        "# Synthetic Bitbrains GWA-T-12 data\n\nWritten by `fairlib.traces.synthetic.synthetic_bitbrains`; not real "
-        "measurements. Results derived from these files must be labelled synthetic.\n"
+        "# Synthetic Bitbrains GWA-T-12 data\n\nWritten by "
+        "`fairlib.traces.synthetic.synthetic_bitbrains`; not real measurements. Results "
+        "derived from these files must be labelled synthetic.\n"
     )
     steps = max(1, int(days * 288))
     t = start + 300 * np.arange(steps)
@@ -211,31 +221,35 @@ def synthetic_task_usage(
     cpu_fraction: npt.ArrayLike = (0.3, 0.8),
     memory_fraction: npt.ArrayLike = (4.0, 2.0),
 ) -> Path:
-    """Write a synthetic Google ``task_usage`` (20 columns, headerless gzip) from the real task runs.
+    """Write a synthetic Google ``task_usage`` (20 columns, headerless gzip) from the real task
+    runs.
 
-    The recipe of SCHEMAS.md §3.6: every task run of a random ``job_fraction`` of the jobs in the ``task_events`` parts
-    (SCHEDULE on machine M until EVICT/FAIL/FINISH/KILL/LOST or the end of the excerpt) gets one row per 300 s window
-    aligned at k·300 s + 600 s. CPU rate = min(request · U_c, capacity of M) with U_c lognormal per task times a
-    per-window lognormal wobble (σ 0.1; independent across windows — the recipe's AR(1) wobble is simplified); canonical
-    memory = request · U_m with U_m ~ Beta(``memory_fraction``) per task; assigned memory = request; maximum CPU = CPU ·
-    (1 + |N(0, 0.3)|); sampled CPU = CPU · lognormal(0, 0.3); the other columns small positive noise; sample portion 1,
-    aggregation type 0. **The usage-to-request fractions are assumptions** (SCHEMAS.md §3.6), and results built on this
-    table must say synthetic. Rows go to part files by window start, following the source parts' time ranges.
-    Refused: ``job_fraction`` outside (0, 1], a ``cpu_fraction`` median <= 0 or log-sd < 0, Beta parameters
-    ``memory_fraction`` <= 0, ``parts`` that are not task_events part numbers, or that would hold no row (the
-    readers refuse an empty part; nothing is written then).
+    The recipe of SCHEMAS.md §3.6: every task run of a random ``job_fraction`` of the jobs in the
+    ``task_events`` parts (SCHEDULE on machine M until EVICT/FAIL/FINISH/KILL/LOST or the end of the
+    excerpt) gets one row per 300 s window aligned at k·300 s + 600 s. CPU rate = min(request ·
+    U_c, capacity of M) with U_c lognormal per task times a per-window lognormal wobble (σ 0.1;
+    independent across windows — the recipe's AR(1) wobble is simplified); canonical memory =
+    request · U_m with U_m ~ Beta(``memory_fraction``) per task; assigned memory = request; maximum
+    CPU = CPU · (1 + |N(0, 0.3)|); sampled CPU = CPU · lognormal(0, 0.3); the other columns small
+    positive noise; sample portion 1, aggregation type 0. **The usage-to-request fractions are
+    assumptions** (SCHEMAS.md §3.6), and results built on this table must say synthetic. Rows go to
+    part files by window start, following the source parts' time ranges. Refused: ``job_fraction``
+    outside (0, 1], a ``cpu_fraction`` median <= 0 or log-sd < 0, Beta parameters
+    ``memory_fraction`` <= 0, ``parts`` that are not task_events part numbers, or that would hold no
+    row (the readers refuse an empty part; nothing is written then).
 
     Parameters
     ----------
     dest : str or os.PathLike, optional
-        The Google folder written into (default :func:`~fairlib.traces.google.google_dir`): rows go to
-        ``<dest>/task_usage/part-NNNNN-of-00500.csv.gz``, and the synthetic marker to ``<dest>``.
+        The Google folder written into (default :func:`~fairlib.traces.google.google_dir`): rows go
+        to ``<dest>/task_usage/part-NNNNN-of-00500.csv.gz``, and the synthetic marker to ``<dest>``.
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
         Seed or generator.
     parts : iterable of int, default range(5)
         The task_events part numbers read (and written).
     source_directory : str or os.PathLike, optional
-        Where the real ``task_events`` and ``machine_events`` are read (default: the Google folder found).
+        Where the real ``task_events`` and ``machine_events`` are read (default: the Google folder
+        found).
     job_fraction : float, default 0.02
         Fraction of the jobs kept, in (0, 1].
     cpu_fraction : array_like of 2 floats, default (0.3, 0.8)
@@ -379,7 +393,8 @@ def synthetic_task_usage(
     empty = [p for j, p in enumerate(parts) if not (which == j).any()]
     if empty:  # checked before any file is written: the readers refuse an empty part
         raise InvalidInputError(
-            f"parts: {empty} would hold no task_usage rows (no task run of the sampled jobs in their "
+            f"parts: {empty} would hold no task_usage rows (no task run of the sampled jobs "
+            "in their "
             "time range after the window opens at 600 s)"
         )
     if dest is not None:
@@ -388,9 +403,11 @@ def synthetic_task_usage(
     folder = root / "task_usage"
     folder.mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
-        "# Synthetic Google task_usage\n\nWritten by `fairlib.traces.synthetic.synthetic_task_usage` from the real "
-        "task_events runs; usage-to-request fractions are assumptions. Results derived from it must be labelled "
-        "synthetic. (The other tables in this folder, if any, are whatever was placed here.)\n"
+        "# Synthetic Google task_usage\n\nWritten by "
+        "`fairlib.traces.synthetic.synthetic_task_usage` from the real task_events runs; "
+        "usage-to-request fractions are assumptions. Results derived from it must be "
+        "labelled synthetic. (The other tables in this folder, if any, are whatever was "
+        "placed here.)\n"
     )
     for j, p in enumerate(parts):
         _write_part(folder / f"part-{p:05d}-of-00500.csv.gz", table[which == j], "task_usage")
@@ -410,7 +427,8 @@ _MACHINE_CONFIGURATIONS = (
     (3, 1.0, 0.5),
     (1, 0.5, 0.06158),
 )
-# SCHEMAS.md §3.4: SUBMIT rows by scheduling class and by priority; task run outcomes; run length quantiles
+# SCHEMAS.md §3.4: SUBMIT rows by scheduling class and by priority; task run outcomes; run length
+# quantiles
 _CLASS_P = np.array([207_439, 45_257, 77_781, 29_153], float)
 _PRIORITIES = np.array([0, 1, 2, 8, 9, 10, 11])
 _PRIORITY_P = np.array([119_072, 31_522, 144_822, 4_943, 51_801, 915, 6_555], float)
@@ -429,19 +447,22 @@ def synthetic_google(
     parts: int = 5,
     machine_scale: float = 1.0,
 ) -> Path:
-    """Write a synthetic Google clusterdata-2011-2 folder (``task_events`` parts and ``machine_events``) in the real
-    formats.
+    """Write a synthetic Google clusterdata-2011-2 folder (``task_events`` parts and
+    ``machine_events``) in the real formats.
 
-    Calibrated to the excerpt's statistics (SCHEMAS.md §3.3–3.4). ``initial_jobs`` jobs are present at t = 0 (the
-    trace's initial snapshot), then jobs arrive as a Poisson process at ``jobs_per_hour`` from 600 s to ``hours``. Per
-    job: tasks lognormal (median 1, 90th percentile 25, at most ``max_tasks``), one (CPU, memory) request shared by its
-    tasks (:func:`~fairlib.traces.google.synthetic_task_requests`), scheduling class and priority with the excerpt's
-    SUBMIT frequencies. Per task: SUBMIT, SCHEDULE 1-30 s later (at once at t = 0) on a random machine, and an end event
-    (FINISH 63 %, KILL 28 %, EVICT 4.6 %, FAIL 3.9 %) after a lognormal run (median 261 s, 90th percentile 2,846 s)
-    unless it falls after the window (censored, as in the excerpt). Rows go to ``parts`` part files by equal time spans.
-    Machines: the excerpt's configuration counts × ``machine_scale``, all added at t = 0. **Not real data**: the folder
-    carries the synthetic marker and everything read from it reports ``source = "synthetic"``. Deterministic for a
-    seed. The work and memory grow with the number of jobs and of machines, so the sizes are capped.
+    Calibrated to the excerpt's statistics (SCHEMAS.md §3.3–3.4). ``initial_jobs`` jobs are
+    present at t = 0 (the trace's initial snapshot), then jobs arrive as a Poisson process at
+    ``jobs_per_hour`` from 600 s to ``hours``. Per job: tasks lognormal (median 1, 90th percentile
+    25, at most ``max_tasks``), one (CPU, memory) request shared by its tasks
+    (:func:`~fairlib.traces.google.synthetic_task_requests`), scheduling class and priority with the
+    excerpt's SUBMIT frequencies. Per task: SUBMIT, SCHEDULE 1-30 s later (at once at t = 0) on a
+    random machine, and an end event (FINISH 63 %, KILL 28 %, EVICT 4.6 %, FAIL 3.9 %) after a
+    lognormal run (median 261 s, 90th percentile 2,846 s) unless it falls after the window
+    (censored, as in the excerpt). Rows go to ``parts`` part files by equal time spans. Machines:
+    the excerpt's configuration counts × ``machine_scale``, all added at t = 0. **Not real data**:
+    the folder carries the synthetic marker and everything read from it reports ``source =
+    "synthetic"``. Deterministic for a seed. The work and memory grow with the number of jobs and of
+    machines, so the sizes are capped.
 
     Parameters
     ----------
@@ -450,19 +471,21 @@ def synthetic_google(
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
         Seed or generator.
     hours : float, default 7.1
-        End of the window, hours; above 1/6 (the window opens at 600 s) and at most :data:`MAX_HOURS` (744, a month).
+        End of the window, hours; above 1/6 (the window opens at 600 s) and at most
+        :data:`MAX_HOURS` (744, a month).
     initial_jobs : int, default 3981
         Jobs present at t = 0, >= 0.
     jobs_per_hour : float, default 837.0
-        Arrival rate, >= 0; ``initial_jobs + hours × jobs_per_hour`` (the jobs expected) is at most :data:`MAX_JOBS`
-        (100,000, ten times the excerpt).
+        Arrival rate, >= 0; ``initial_jobs + hours × jobs_per_hour`` (the jobs expected) is at most
+        :data:`MAX_JOBS` (100,000, ten times the excerpt).
     max_tasks : int, default 1000
-        Most tasks per job, >= 1 (tasks per job are lognormal whatever ``max_tasks``: about 17 per job on average at the
-        default, at most 24 for any, so it needs no cap of its own).
+        Most tasks per job, >= 1 (tasks per job are lognormal whatever ``max_tasks``: about 17 per
+        job on average at the default, at most 24 for any, so it needs no cap of its own).
     parts : int, default 5
         Part files of ``task_events``, 1 to 500.
     machine_scale : float, default 1.0
-        Multiplies the excerpt's machine counts, > 0 and at most :data:`MAX_MACHINE_SCALE` (100, 1,458,300 machines).
+        Multiplies the excerpt's machine counts, > 0 and at most :data:`MAX_MACHINE_SCALE` (100,
+        1,458,300 machines).
 
     Returns
     -------
@@ -479,11 +502,13 @@ def synthetic_google(
     >>> synthetic_google(machine_scale=10598.0)
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: machine_scale = 10598.0: must be a finite number > 0.0 and <= 100.0
+    fairlib._validate.InvalidInputError: machine_scale = 10598.0: must be a finite number > 0.0 and
+    <= 100.0
     """
     from .google import _write_part, google_dir, synthetic_task_requests
 
-    # the values themselves are used below, not the checked copies: the marker text shows them as given
+    # the values themselves are used below, not the checked copies: the marker text shows them as
+    # given
     rng = as_rng(rng)
     checked_hours = as_number(hours, "hours", minimum=600 / 3600, maximum=MAX_HOURS)
     as_count(initial_jobs, "initial_jobs", minimum=0, maximum=MAX_JOBS)
@@ -491,8 +516,9 @@ def synthetic_google(
     expected = initial_jobs + checked_hours * rate
     if not expected <= MAX_JOBS:
         raise InvalidInputError(
-            f"jobs_per_hour = {rate!r} with hours = {checked_hours!r} and initial_jobs = {initial_jobs}: "
-            f"{initial_jobs} + {checked_hours!r} × {rate!r} = {expected:.6g} jobs expected, at most {MAX_JOBS}"
+            f"jobs_per_hour = {rate!r} with hours = {checked_hours!r} and initial_jobs = "
+            f"{initial_jobs}: {initial_jobs} + {checked_hours!r} × {rate!r} = {expected:.6g} "
+            f"jobs expected, at most {MAX_JOBS}"
         )
     as_count(max_tasks, "max_tasks")
     as_count(parts, "parts", maximum=500)
@@ -595,16 +621,18 @@ def synthetic_google(
             float_format="%.10g",
         )
     (folder / SYNTHETIC_MARKER).write_text(
-        "# Synthetic Google clusterdata-2011-2 data\n\nWritten by `fairlib.traces.synthetic.synthetic_google` "
-        f"(hours = {hours}, initial jobs = {initial_jobs}, {jobs_per_hour} jobs/h, {n_jobs} jobs, {len(job_of)} "
+        "# Synthetic Google clusterdata-2011-2 data\n\nWritten by "
+        "`fairlib.traces.synthetic.synthetic_google` "
+        f"(hours = {hours}, initial jobs = {initial_jobs}, {jobs_per_hour} jobs/h, {n_jobs} "
+        f"jobs, {len(job_of)} "
         "tasks); not real data. Results derived from these files must be labelled synthetic.\n"
     )
     return folder
 
 
 #: sizes of the synthetic stand-ins written when a notebook finds no real excerpt, by mode
-#: the most machines and tasks :func:`synthetic_alibaba` writes (the v2018 cell has 4,034 machines; the v2017
-#: batch_task excerpt 80,553 tasks)
+#: the most machines and tasks :func:`synthetic_alibaba` writes (the v2018 cell has 4,034 machines;
+#: the v2017 batch_task excerpt 80,553 tasks)
 MAX_ALIBABA_MACHINES, MAX_ALIBABA_TASKS = 100_000, 1_000_000
 
 
@@ -615,20 +643,22 @@ def synthetic_alibaba(
     n_machines: int = 4034,
     n_tasks: int = 20_000,
 ) -> Path:
-    """Write a synthetic Alibaba folder (``dest``, default ``data/traces/alibaba_clusterdata``) in the real formats:
-    ``cluster-trace-v2018/machine_meta.csv.gz`` (``n_machines`` machines of 96 cores and memory 100, every one
-    ``USING`` at time 0, as in the real table) and ``cluster-trace-v2017/batch_task.csv.gz`` (``n_tasks`` tasks over
-    12 hours with the header line of the shared excerpt), and the marker. Returns the folder.
+    """Write a synthetic Alibaba folder (``dest``, default ``data/traces/alibaba_clusterdata``) in
+    the real formats: ``cluster-trace-v2018/machine_meta.csv.gz`` (``n_machines`` machines of 96
+    cores and memory 100, every one ``USING`` at time 0, as in the real table) and
+    ``cluster-trace-v2017/batch_task.csv.gz`` (``n_tasks`` tasks over 12 hours with the header line
+    of the shared excerpt), and the marker. Returns the folder.
 
-    Tasks: creation uniform over the 12 hours, durations lognormal (median 10 minutes), instances lognormal (median
-    20, at most 5,000), CPU plan 50 or 100 hundredths of a core, memory plan lognormal around the excerpt's median
-    0.0054 (SCHEMAS.md §5); about one in ten with no plan, as in the excerpt. Deterministic for a seed; label
-    results synthetic.
+    Tasks: creation uniform over the 12 hours, durations lognormal (median 10 minutes), instances
+    lognormal (median 20, at most 5,000), CPU plan 50 or 100 hundredths of a core, memory plan
+    lognormal around the excerpt's median 0.0054 (SCHEMAS.md §5); about one in ten with no plan, as
+    in the excerpt. Deterministic for a seed; label results synthetic.
 
     Parameters
     ----------
     dest : path-like, optional
-        The folder to write (default: ``alibaba_clusterdata`` under :func:`fairlib.paths.trace_dir`).
+        The folder to write (default: ``alibaba_clusterdata`` under
+        :func:`fairlib.paths.trace_dir`).
     rng : seed or numpy Generator
         Randomness.
     n_machines : int
@@ -657,8 +687,9 @@ def synthetic_alibaba(
     (root / "cluster-trace-v2018").mkdir(parents=True, exist_ok=True)
     (root / "cluster-trace-v2017").mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
-        "# Synthetic Alibaba cluster-trace data\n\nWritten by `fairlib.traces.synthetic.synthetic_alibaba`; not "
-        "real records. Results derived from these files must be labelled synthetic.\n"
+        "# Synthetic Alibaba cluster-trace data\n\nWritten by "
+        "`fairlib.traces.synthetic.synthetic_alibaba`; not real records. Results derived "
+        "from these files must be labelled synthetic.\n"
     )
     domains = rng.integers(0, 300, n_machines)
     meta = "".join(f"m_{i + 1},0,{domains[i]},{i % 20},96,100,USING\n" for i in range(n_machines))
@@ -675,7 +706,8 @@ def synthetic_alibaba(
     job = np.cumsum(rng.random(n_tasks) < 0.2) + 1
     lines = [
         "task_create_time, task_end_time, job_id, task_id,number_of_instances, status, "
-        "number_of_cpus_requested_per_instance_in_the_task,normalized_memory_requested_per_instance_in_the_task\n"
+        "number_of_cpus_requested_per_instance_in_the_task,normalized_memory_requested_per_in"
+        "stance_in_the_task\n"
     ]
     for k in range(n_tasks):
         plan = "," if unplanned[k] else f"{cpu[k]},{memory[k]:.9f}"
@@ -703,7 +735,8 @@ STAND_IN_SIZES: dict[str, dict[str, dict[str, Any]]] = {
 
 
 def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
-    """The trace folder a notebook should read for ``name``: the real excerpt, else a synthetic stand-in.
+    """The trace folder a notebook should read for ``name``: the real excerpt, else a synthetic
+    stand-in.
 
     Fetch the real data first with ``python -m fairlib.traces.fetch --notebooks``.
 
@@ -719,10 +752,10 @@ def real_or_synthetic(name: str, *, mode: str = "full", seed: int = 0) -> Path:
     Returns
     -------
     pathlib.Path
-        The real excerpt when :func:`fairlib.paths.find_traces` finds it (``$FAIRLIB_TRACE_DIR``, ``data/traces``,
-        ``../shared/data/traces``, in that order); otherwise a synthetic stand-in in the real formats
-        (:func:`synthetic_google` / :func:`synthetic_bitbrains` / :func:`synthetic_alibaba`, sizes
-        :data:`STAND_IN_SIZES`), written once under
+        The real excerpt when :func:`fairlib.paths.find_traces` finds it (``$FAIRLIB_TRACE_DIR``,
+        ``data/traces``, ``../shared/data/traces``, in that order); otherwise a synthetic stand-in
+        in the real formats (:func:`synthetic_google` / :func:`synthetic_bitbrains` /
+        :func:`synthetic_alibaba`, sizes :data:`STAND_IN_SIZES`), written once under
         ``build/synthetic_traces/<mode>/seed<seed>/`` and marked, so everything read from it reports
         ``source = "synthetic"``.
 

@@ -10,11 +10,11 @@ Builders:
 - :func:`google_workload` — jobs as users from ``task_events``: demand = the sum of the job's task
   requests at submission, arrival = first SUBMIT, departure = last end event (or the horizon);
 - :func:`bitbrains_fleet` — the paper's §6.1 fleet: 75 × (4 GHz, 12 GB), 100 × (8 GHz, 8 GB),
-  75 × (16 GHz, 4 GB) over 3 locations, with storage and network capacities that were *not recovered*
-  (parameters, labelled);
-- :func:`bitbrains_workload` — VMs as users: demand = each resource's peak usage over the VM's active
-  samples ("users demand resources to cover their maximum usage", §6.1), arrival/departure = first and
-  last active sample.
+  75 × (16 GHz, 4 GB) over 3 locations, with storage and network capacities that were *not
+  recovered* (parameters, labelled);
+- :func:`bitbrains_workload` — VMs as users: demand = each resource's peak usage over the VM's
+  active samples ("users demand resources to cover their maximum usage", §6.1), arrival/departure =
+  first and last active sample.
 """
 
 from __future__ import annotations
@@ -69,8 +69,9 @@ def _check_resources(resources: object) -> tuple:
 
 
 def _check_codes(frame: pd.DataFrame, name: str, columns: Iterable[str]) -> None:
-    """The schema's codes (event types, scheduling classes) within their documented ranges, as the readers check
-    them, in a frame given here directly: else an error naming the column, the row and the value."""
+    """The schema's codes (event types, scheduling classes) within their documented ranges, as the
+    readers check them, in a frame given here directly: else an error naming the column, the row and
+    the value."""
     from .google import _RANGES
 
     for col in columns:
@@ -113,7 +114,8 @@ class Fleet:
     server_class : numpy.ndarray, shape (K,)
         One label per server (``"A"``, ``"B"``, ...).
     source : str
-        Free text: where the fleet comes from (``"real"``, ``"synthetic"``, ``"paper"``, ``"given"``).
+        Free text: where the fleet comes from (``"real"``, ``"synthetic"``, ``"paper"``,
+        ``"given"``).
     location : numpy.ndarray, shape (K,), optional
         One site number (a whole number >= 0) per server, or None.
     notes : str, default ""
@@ -162,7 +164,8 @@ class Fleet:
 
 @dataclass(frozen=True, eq=False)
 class Workload:
-    """Users: ``demand[user, resource]`` (same resources as the fleet), arrival and departure in seconds.
+    """Users: ``demand[user, resource]`` (same resources as the fleet), arrival and departure in
+    seconds.
 
     Parameters
     ----------
@@ -171,7 +174,8 @@ class Workload:
     demand : numpy.ndarray, shape (N, R)
         ``demand[user, resource]``, finite and >= 0.
     arrival, departure : numpy.ndarray, shape (N,)
-        Finite times (of either sign: the clock's origin is the caller's), no departure before its arrival.
+        Finite times (of either sign: the clock's origin is the caller's), no departure before its
+        arrival.
     resources : tuple of str
         The R resource names, with units.
     source : str
@@ -292,10 +296,12 @@ def google_fleet(
     directory: os.PathLike[str] | str | None = None,
     labels: str = "frequency",
 ) -> Fleet:
-    """``n_servers`` servers of the ``classes`` most common (CPU, memory) configurations, in proportion to their counts.
+    """``n_servers`` servers of the ``classes`` most common (CPU, memory) configurations, in
+    proportion to their counts.
 
-    Counts are rounded by largest remainder. Closeness (for ``labels="proportionality"``) is the angle between a
-    configuration's capacity vector and the fleet's total (ties: the more common first).
+    Counts are rounded by largest remainder. Closeness (for ``labels="proportionality"``) is the
+    angle between a configuration's capacity vector and the fleet's total (ties: the more common
+    first).
 
     Parameters
     ----------
@@ -306,24 +312,27 @@ def google_fleet(
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
         When given, the servers are put in a random order (default: grouped by class).
     configurations : pandas.DataFrame, optional
-        The output of :func:`fairlib.traces.machine_configurations` (read from the trace when omitted).
+        The output of :func:`fairlib.traces.machine_configurations` (read from the trace when
+        omitted).
     directory : str or os.PathLike, optional
         The Google folder, when ``configurations`` is omitted.
     labels : {"frequency", "proportionality"}, default "frequency"
-        How the classes A, B, ... are named. ``"frequency"``: by how many machines have the configuration (A the most
-        common). ``"proportionality"``: as the paper's §6.2 describes them — the first half of the labels (A, B for four
-        classes) go to the configurations whose (CPU, memory) direction is closest to the fleet's total capacity
-        ("almost proportional to the overall capacities"), the rest (C, D) to the more heterogeneous ones, each half in
-        order of frequency. The paper gives no per-class numbers; this reading of its text is a reconstruction (the
-        paper's Fig. 4 caption and §6.2), and with the 2011 trace's four commonest configurations it gives A/B = (0.5,
-        0.5)/(1, 1) and C/D = (0.5, 0.25)/(0.5, 0.75). The replay reserves C and D for latency-sensitive jobs
+        How the classes A, B, ... are named. ``"frequency"``: by how many machines have the
+        configuration (A the most common). ``"proportionality"``: as the paper's §6.2 describes
+        them — the first half of the labels (A, B for four classes) go to the configurations whose
+        (CPU, memory) direction is closest to the fleet's total capacity ("almost proportional to
+        the overall capacities"), the rest (C, D) to the more heterogeneous ones, each half in order
+        of frequency. The paper gives no per-class numbers; this reading of its text is a
+        reconstruction (the paper's Fig. 4 caption and §6.2), and with the 2011 trace's four
+        commonest configurations it gives A/B = (0.5, 0.5)/(1, 1) and C/D = (0.5, 0.25)/(0.5, 0.75).
+        The replay reserves C and D for latency-sensitive jobs
         (:func:`fairlib.sim.class_eligibility`), so the labelling decides which servers are public.
 
     Returns
     -------
     Fleet
-        Resources ``("cpu_normalised", "memory_normalised")``; ``notes`` records the configurations' counts and the
-        labelling.
+        Resources ``("cpu_normalised", "memory_normalised")``; ``notes`` records the configurations'
+        counts and the labelling.
 
     Raises
     ------
@@ -402,19 +411,22 @@ def google_fleet(
 def google_workload(
     task_events: pd.DataFrame, *, horizon: int | None = None, source: str = "real"
 ) -> Workload:
-    """Jobs as users from ``task_events`` rows (times in µs; returned in seconds from the trace origin).
+    """Jobs as users from ``task_events`` rows (times in µs; returned in seconds from the trace
+    origin).
 
-    A job's demand is the sum of its tasks' (CPU, memory) requests at their SUBMIT events; arrival is its first SUBMIT,
-    departure its last FINISH/FAIL/KILL/EVICT/LOST event (or ``horizon`` when some task has not ended). Jobs whose
-    requests are all empty or zero are skipped and counted in ``skipped["no_request"]``.
+    A job's demand is the sum of its tasks' (CPU, memory) requests at their SUBMIT events; arrival
+    is its first SUBMIT, departure its last FINISH/FAIL/KILL/EVICT/LOST event (or ``horizon`` when
+    some task has not ended). Jobs whose requests are all empty or zero are skipped and counted in
+    ``skipped["no_request"]``.
 
     Parameters
     ----------
     task_events : pandas.DataFrame
-        Rows with ``time``, ``job_id``, ``task_index``, ``event_type``, ``cpu_request``, ``memory_request`` and
-        ``scheduling_class``.
+        Rows with ``time``, ``job_id``, ``task_index``, ``event_type``, ``cpu_request``,
+        ``memory_request`` and ``scheduling_class``.
     horizon : int, optional
-        The end for unfinished jobs, µs, a whole number not before the last event (default: the last event time).
+        The end for unfinished jobs, µs, a whole number not before the last event (default: the
+        last event time).
     source : {"real", "synthetic"}, default "real"
         Provenance label.
 
@@ -426,7 +438,8 @@ def google_workload(
     Raises
     ------
     InvalidInputError
-        When ``task_events`` is not a DataFrame, lacks a column or holds a bad value, or ``horizon`` is invalid.
+        When ``task_events`` is not a DataFrame, lacks a column or holds a bad value, or ``horizon``
+        is invalid.
     """
     as_instance(task_events, pd.DataFrame, "task_events")
     need = {
@@ -507,12 +520,14 @@ BITBRAINS_SERVER_TYPES = ((75, 4.0, 12.0), (100, 8.0, 8.0), (75, 16.0, 4.0))
 def peak_total_bandwidth(vms: pd.DataFrame) -> tuple[float, float]:
     """The largest total (storage, network) bandwidth over all VMs at one sampling instant, in MB/s.
 
-    The "maximum overall usage" §6.1 sizes the storage devices and network links to meet, over the active samples.
+    The "maximum overall usage" §6.1 sizes the storage devices and network links to meet, over the
+    active samples.
 
     Parameters
     ----------
     vms : pandas.DataFrame
-        VM rows of :func:`fairlib.traces.read_vms` (``time``, ``active``, disk read/write and network rx/tx in KB/s).
+        VM rows of :func:`fairlib.traces.read_vms` (``time``, ``active``, disk read/write and
+        network rx/tx in KB/s).
 
     Returns
     -------
@@ -556,8 +571,9 @@ def bitbrains_fleet(
 ) -> Fleet:
     """The 250-server fleet of §6.1 over ``locations`` sites (types spread round-robin).
 
-    Resources: CPU (GHz), RAM (GB), storage and network bandwidth (MB/s). Each server type at each location shares one
-    storage device and one network link in the paper; their capacities were **not recovered**.
+    Resources: CPU (GHz), RAM (GB), storage and network bandwidth (MB/s). Each server type at each
+    location shares one storage device and one network link in the paper; their capacities were
+    **not recovered**.
 
     Parameters
     ----------
@@ -568,16 +584,17 @@ def bitbrains_fleet(
     network_mbps : float, default 1000.0
         Network bandwidth per server, MB/s, > 0 (a labelled choice).
     size_from : pandas.DataFrame, optional
-        VM rows of :func:`fairlib.traces.read_vms`: sizes the bandwidths instead as §6.1 says — "capacity sized so the
-        maximum overall usage is met": the fleet's storage and network capacities equal the largest total usage of
-        those VMs at one instant (:func:`peak_total_bandwidth`), split evenly over the servers. Reading "overall usage"
-        as the total at one instant (not the sum of per-VM peaks) is our choice, said in ``notes``.
+        VM rows of :func:`fairlib.traces.read_vms`: sizes the bandwidths instead as §6.1 says —
+        "capacity sized so the maximum overall usage is met": the fleet's storage and network
+        capacities equal the largest total usage of those VMs at one instant
+        (:func:`peak_total_bandwidth`), split evenly over the servers. Reading "overall usage" as
+        the total at one instant (not the sum of per-VM peaks) is our choice, said in ``notes``.
 
     Returns
     -------
     Fleet
-        Resources ``("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps")``, server classes by type, a location per
-        server, source ``"paper"``.
+        Resources ``("cpu_ghz", "memory_gb", "storage_mbps", "network_mbps")``, server classes by
+        type, a location per server, source ``"paper"``.
 
     Raises
     ------
@@ -590,15 +607,18 @@ def bitbrains_fleet(
         as_number(network_mbps, "network_mbps"),
     )
     n_servers = sum(count for count, _, _ in BITBRAINS_SERVER_TYPES)
-    note = f"storage {storage_mbps} MB/s and network {network_mbps} MB/s per server: not recovered, chosen"
+    note = (
+        f"storage {storage_mbps} MB/s and network {network_mbps} MB/s per server: not recovered, "
+        "chosen"
+    )
     if size_from is not None:
         as_instance(size_from, pd.DataFrame, "size_from")
         storage_total, network_total = peak_total_bandwidth(size_from)
         storage_mbps, network_mbps = storage_total / n_servers, network_total / n_servers
         note = (
-            f"storage {storage_mbps:.4g} MB/s and network {network_mbps:.4g} MB/s per server: the VMs' largest "
-            f"total usage at one instant ({storage_total:.4g} and {network_total:.4g} MB/s, §6.1's sizing rule) "
-            f"split over {n_servers} servers"
+            f"storage {storage_mbps:.4g} MB/s and network {network_mbps:.4g} MB/s per "
+            f"server: the VMs' largest total usage at one instant ({storage_total:.4g} and "
+            f"{network_total:.4g} MB/s, §6.1's sizing rule) split over {n_servers} servers"
         )
     rows, labels, where = [], [], []
     for t, (count, ghz, gb) in enumerate(BITBRAINS_SERVER_TYPES, start=1):
@@ -627,9 +647,10 @@ def bitbrains_workload(vms: pd.DataFrame) -> Workload:
     Returns
     -------
     Workload
-        One user per VM ever active: demand = peak (CPU GHz, memory GB, disk MB/s, network MB/s) over its active
-        samples, present from its first active sample to 300 s after its last; source ``vms.attrs["source"]``
-        (default "real"); VMs never active are skipped and counted in ``skipped["never_active"]``.
+        One user per VM ever active: demand = peak (CPU GHz, memory GB, disk MB/s, network MB/s)
+        over its active samples, present from its first active sample to 300 s after its last;
+        source ``vms.attrs["source"]`` (default "real"); VMs never active are skipped and counted in
+        ``skipped["never_active"]``.
 
     Raises
     ------

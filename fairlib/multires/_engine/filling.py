@@ -1,6 +1,7 @@
-"""Progressive filling's engine, shared by :func:`fairlib.multires.drf`, :func:`fairlib.multires.edrf`,
-:func:`fairlib.multires.hierarchical_drf` and the pooled mechanisms: the heap-based filling kernel, the committed
-amounts under guarantees, and the checks of a ``start`` allocation they all take.
+"""Progressive filling's engine, shared by :func:`fairlib.multires.drf`,
+:func:`fairlib.multires.edrf`, :func:`fairlib.multires.hierarchical_drf` and the pooled mechanisms:
+the heap-based filling kernel, the committed amounts under guarantees, and the checks of a ``start``
+allocation they all take.
 """
 
 from __future__ import annotations
@@ -37,17 +38,18 @@ class FillRule(NamedTuple):
     record: bool
 
 
-# The heap of progressive filling: entry e is row e of ``heap`` (int64: exact share numerator, denominator, secondary
-# key, user) and, in floating-point mode, ``hkey[e]`` (the share). One row is one 32-byte read or move, four siblings
-# two cache lines; in exact mode ``hkey`` is never read or moved.
+# The heap of progressive filling: entry e is row e of ``heap`` (int64: exact share numerator,
+# denominator, secondary key, user) and, in floating-point mode, ``hkey[e]`` (the share). One row is
+# one 32-byte read or move, four siblings two cache lines; in exact mode ``hkey`` is never read or
+# moved.
 _NUM, _DEN, _SEC, _USER = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
 def _before(key_a, num_a, den_a, sec_a, key_b, num_b, den_b, sec_b, exact):
-    """Heap order: (share, secondary) lexicographic, exact shares num/den compared by cross-products, floating-point
-    ones by key. Bitwise operators, not ``and``/``or``: no branch, so a comparison whose outcome is a coin toss costs
-    no misprediction.
+    """Heap order: (share, secondary) lexicographic, exact shares num/den compared by
+    cross-products, floating-point ones by key. Bitwise operators, not ``and``/``or``: no branch, so
+    a comparison whose outcome is a coin toss costs no misprediction.
 
     Parameters
     ----------
@@ -77,28 +79,31 @@ def _before(key_a, num_a, den_a, sec_a, key_b, num_b, den_b, sec_b, exact):
     return (key_a < key_b) | ((key_a == key_b) & (sec_a < sec_b))
 
 
-# The two replacements below walk the same bottom-up path; the exact one, which DRF's shares use, finds the smallest
-# of four children by a branch-free tournament, the floating-point one by a scan. They are written out rather than
-# built from shared inlined helpers: numba's inlining of nested helpers tripled DRF's first compilation, and a
-# flag tested inside the walk cost a third of its speed.
+# The two replacements below walk the same bottom-up path; the exact one, which DRF's shares use,
+# finds the smallest of four children by a branch-free tournament, the floating-point one by a scan.
+# They are written out rather than built from shared inlined helpers: numba's inlining of nested
+# helpers tripled DRF's first compilation, and a flag tested inside the walk cost a third of its
+# speed.
 
 
 @njit(cache=True)
 def _replace_top_exact(heap, size, num, den, sec, user):
-    """Put (num/den, sec, user) at the root of the 4-ary heap of exact shares and restore it; returns the number of
-    heap entries compared (the counted work of the operation).
+    """Put (num/den, sec, user) at the root of the 4-ary heap of exact shares and restore it;
+    returns the number of heap entries compared (the counted work of the operation).
 
-    A 4-ary heap halves the depth of a binary one and keeps siblings in two cache lines. Bottom-up: the new root
-    key usually belongs near the leaves (a user's share just grew), so walk the hole down along the smallest
-    children, then sift the item up. The smallest of four children: a tournament of three comparisons without
-    branches (pairs, then their winners; ties go to the earlier child, as a scan would), each child's values read
-    once and the winners' values selected, not re-read, so the final comparison waits on no load; the indices are
-    computed before the last select (inside a conditional expression they compiled to a jump).
+    A 4-ary heap halves the depth of a binary one and keeps siblings in two cache lines. Bottom-up:
+    the new root key usually belongs near the leaves (a user's share just grew), so walk the hole
+    down along the smallest children, then sift the item up. The smallest of four children: a
+    tournament of three comparisons without branches (pairs, then their winners; ties go to the
+    earlier child, as a scan would), each child's values read once and the winners' values selected,
+    not re-read, so the final comparison waits on no load; the indices are computed before the last
+    select (inside a conditional expression they compiled to a jump).
 
     Parameters
     ----------
     heap : int64[:, :]
-        The 4-ary heap, shape (n_users, 4): rows (share numerator, denominator, secondary key, user).
+        The 4-ary heap, shape (n_users, 4): rows (share numerator, denominator, secondary key,
+        user).
     size : int
         Entries in the heap.
     num : int
@@ -178,12 +183,14 @@ def _replace_top_exact(heap, size, num, den, sec, user):
 
 @njit(cache=True)
 def _replace_top_float(heap, hkey, size, key, sec, user):
-    """:func:`_replace_top_exact` for floating-point shares ``hkey``, the smallest child found by a scan.
+    """:func:`_replace_top_exact` for floating-point shares ``hkey``, the smallest child found by a
+    scan.
 
     Parameters
     ----------
     heap : int64[:, :]
-        The 4-ary heap, shape (n_users, 4): rows (share numerator, denominator, secondary key, user).
+        The 4-ary heap, shape (n_users, 4): rows (share numerator, denominator, secondary key,
+        user).
     hkey : float64[:]
         Shape (n_users,): the floating-point share of each heap entry.
     size : int
@@ -227,7 +234,8 @@ def _replace_top_float(heap, hkey, size, key, sec, user):
 
 @njit(cache=True)
 def held_resources(tasks, demands):
-    """Resources used by ``tasks[i]`` tasks of each user, summed user by user (the order the fillers' checks assume).
+    """Resources used by ``tasks[i]`` tasks of each user, summed user by user (the order the
+    fillers' checks assume).
 
     Parameters
     ----------
@@ -251,8 +259,9 @@ def held_resources(tasks, demands):
 
 @njit(cache=True)
 def _growth(held, i, r, demands, reserved, reserving):
-    """How much one more task of user i adds to the committed amount of resource r: its demand, less the part that
-    falls inside its own reservation (``Σ_j max(tasks_j demands_j, reserved_j)`` is what is committed).
+    """How much one more task of user i adds to the committed amount of resource r: its demand, less
+    the part that falls inside its own reservation (``Σ_j max(tasks_j demands_j, reserved_j)`` is
+    what is committed).
 
     Parameters
     ----------
@@ -297,11 +306,13 @@ def _committed(tasks, demands, reserved):
 
 
 def committed_amounts(held, d, reserved) -> np.ndarray:
-    """``np.maximum(held[:, None] * d, reserved).sum(axis=0)`` (``reserved`` (0, m): none), as NumPy sums it.
+    """``np.maximum(held[:, None] * d, reserved).sum(axis=0)`` (``reserved`` (0, m): none), as NumPy
+    sums it.
 
-    With two resources or more its temporary is row-major and NumPy adds it row by row, which :func:`_committed` does
-    without the two temporaries (bit for bit, tested); with one NumPy adds pairwise, so NumPy does it. Tasks and
-    demands are >= 0, so without reservations the maximum is the product itself (:func:`held_resources`).
+    With two resources or more its temporary is row-major and NumPy adds it row by row, which
+    :func:`_committed` does without the two temporaries (bit for bit, tested); with one NumPy adds
+    pairwise, so NumPy does it. Tasks and demands are >= 0, so without reservations the maximum is
+    the product itself (:func:`held_resources`).
 
     Parameters
     ----------
@@ -326,8 +337,9 @@ def committed_amounts(held, d, reserved) -> np.ndarray:
 
 @njit(cache=True)
 def _borrowed_share(t, i, demands, nominal, lendable, weights):
-    """Kueue's share of user i holding t tasks: the most it borrows beyond its nominal quota on any resource, as a
-    fraction of what the pool can lend of it (resources with nothing to lend left out), over its weight.
+    """Kueue's share of user i holding t tasks: the most it borrows beyond its nominal quota on any
+    resource, as a fraction of what the pool can lend of it (resources with nothing to lend left
+    out), over its weight.
 
     Parameters
     ----------
@@ -373,23 +385,25 @@ def _progressive_filling(
     """Heap-based progressive filling from the allocation ``start`` (tasks per user).
 
     ``step[i]`` is the weighted dominant share of one task of user i; ``secondary[i]`` orders users
-    with equal positive shares (a permutation of 0..n-1), ``zero_secondary[i]`` users with no task yet (the scheduler
-    rules order those by index: every share is 0 there). Shares are compared exactly when ``share_den`` is non-empty
-    (user i's share after t tasks is ``t * share_num[i] / share_den[i]``, integers, compared by cross-products);
-    otherwise as ``tasks * step`` in floating point, or, with ``accumulate``, as the running float sum
-    ``s += step`` of the author's scripts. Returns (tasks, consumed, allocations, blocked user, work):
-    ``work`` counts element operations (demand entries read, heap entries compared) after the O(n m + n log n)
-    set-up — the O(T (m + log n)) of the module docstring, measured.
+    with equal positive shares (a permutation of 0..n-1), ``zero_secondary[i]`` users with no task
+    yet (the scheduler rules order those by index: every share is 0 there). Shares are compared
+    exactly when ``share_den`` is non-empty (user i's share after t tasks is ``t * share_num[i] /
+    share_den[i]``, integers, compared by cross-products); otherwise as ``tasks * step`` in floating
+    point, or, with ``accumulate``, as the running float sum ``s += step`` of the author's scripts.
+    Returns (tasks, consumed, allocations, blocked user, work): ``work`` counts element operations
+    (demand entries read, heap entries compared) after the O(n m + n log n) set-up — the O(T (m +
+    log n)) of the module docstring, measured.
 
-    Quotas (:mod:`.quotas`; empty (0, m) arrays when unused): ``reserved[i]`` is the part of user i's guarantee
-    nobody else may use — a task fits when ``Σ_j max(tasks_j demands_j, reserved_j) <= capacity`` after it, so
-    user i's tasks within ``reserved[i]`` take nothing from the others. With ``nominal`` non-empty, shares are
-    Kueue's borrowed share ``max(0, max_r (tasks_i demands_ir - nominal_ir) / lendable_r) / weights_i`` over the
-    resources with ``lendable_r > 0`` (in floating point; ``share_den`` must then be empty) instead of
-    ``tasks * step``.
+    Quotas (:mod:`.quotas`; empty (0, m) arrays when unused): ``reserved[i]`` is the part of user
+    i's guarantee nobody else may use — a task fits when ``Σ_j max(tasks_j demands_j, reserved_j)
+    <= capacity`` after it, so user i's tasks within ``reserved[i]`` take nothing from the others.
+    With ``nominal`` non-empty, shares are Kueue's borrowed share ``max(0, max_r (tasks_i demands_ir
+    - nominal_ir) / lendable_r) / weights_i`` over the resources with ``lendable_r > 0`` (in
+    floating point; ``share_den`` must then be empty) instead of ``tasks * step``.
 
-    The starting heap is sorted as Python (:func:`_start_order`) between two kernels (:func:`_start_keys`,
-    :func:`_fill`): numba's sorts are ~2.5 s of a first compilation, and a sort of distinct keys has one answer.
+    The starting heap is sorted as Python (:func:`_start_order`) between two kernels
+    (:func:`_start_keys`, :func:`_fill`): numba's sorts are ~2.5 s of a first compilation, and a
+    sort of distinct keys has one answer.
     """
     keys, sec0 = _start_keys(
         demands, step, accumulate, secondary, zero_secondary, start, nominal, lendable, weights
@@ -419,8 +433,8 @@ def _progressive_filling(
 def _start_keys(
     demands, step, accumulate, secondary, zero_secondary, start, nominal, lendable, weights
 ):
-    """Each user's share at the ``start`` allocation and its secondary key (``zero_secondary`` for a user with no
-    task yet): the heap's (share, secondary) items.
+    """Each user's share at the ``start`` allocation and its secondary key (``zero_secondary`` for a
+    user with no task yet): the heap's (share, secondary) items.
 
     Parameters
     ----------
@@ -439,7 +453,8 @@ def _start_keys(
     reserved : float64[:, :]
         Shape (n_users, n_resources): each user's reserved amounts, or (0, m) for none.
     nominal : float64[:, :]
-        Shape (n_users, n_resources): Kueue's nominal quotas, or (0, m) when shares are not borrowed shares.
+        Shape (n_users, n_resources): Kueue's nominal quotas, or (0, m) when shares are not borrowed
+        shares.
     lendable : float64[:]
         Shape (n_resources,): what the pool can lend of each resource, or (0,).
     weights : float64[:]
@@ -467,11 +482,12 @@ def _start_keys(
 
 
 def _start_order(keys, sec0):
-    """Users sorted by (share, secondary): the heap's starting array (a sorted array is a valid heap). As the
-    filling kernel sorted them: by secondary key (numba's quicksort), then stably by share. With distinct
-    secondary keys every sort gives that order, so NumPy sorts; where some repeat (users with and without tasks
-    under the ``lexicographic`` and ``allocation_count`` ties), numba's quicksort orders them its own way and the
-    heap keeps that order among exact ties, so it is used (:func:`_argsort_repeated`)."""
+    """Users sorted by (share, secondary): the heap's starting array (a sorted array is a valid
+    heap). As the filling kernel sorted them: by secondary key (numba's quicksort), then stably by
+    share. With distinct secondary keys every sort gives that order, so NumPy sorts; where some
+    repeat (users with and without tasks under the ``lexicographic`` and ``allocation_count`` ties),
+    numba's quicksort orders them its own way and the heap keeps that order among exact ties, so it
+    is used (:func:`_argsort_repeated`)."""
     n = sec0.shape[0]
     if n and 0 <= sec0.min() and sec0.max() < n and np.bincount(sec0, minlength=n).max() == 1:
         perm = np.empty(
@@ -517,8 +533,8 @@ def _fill(
     perm,
     rule,
 ):
-    """The heap-based filling of :func:`_progressive_filling` from the users in starting order ``perm`` (shares
-    ``keys``, secondary keys ``sec0``).
+    """The heap-based filling of :func:`_progressive_filling` from the users in starting order
+    ``perm`` (shares ``keys``, secondary keys ``sec0``).
 
     Parameters
     ----------
@@ -543,7 +559,8 @@ def _fill(
     reserved : float64[:, :]
         Shape (n_users, n_resources): each user's reserved amounts, or (0, m) for none.
     nominal : float64[:, :]
-        Shape (n_users, n_resources): Kueue's nominal quotas, or (0, m) when shares are not borrowed shares.
+        Shape (n_users, n_resources): Kueue's nominal quotas, or (0, m) when shares are not borrowed
+        shares.
     lendable : float64[:]
         Shape (n_resources,): what the pool can lend of each resource, or (0,).
     weights : float64[:]
@@ -580,7 +597,9 @@ def _fill(
             if exact:
                 heap[size, _NUM], heap[size, _DEN] = tasks[i] * share_num[i], share_den[i]
             size += 1
-    if exact:  # float keys may order exact ties wrongly: insertion-sort the (nearly sorted) entries exactly
+    if exact:
+        # float keys may order exact ties wrongly: insertion-sort the (nearly sorted) entries
+        # exactly
         for j in range(1, size):
             k, nm, dn, sc, ix = hkey[j], heap[j, _NUM], heap[j, _DEN], heap[j, _SEC], heap[j, _USER]
             pos = j
@@ -612,8 +631,8 @@ def _fill(
         i = heap[0, _USER]
         over = False
         work += m
-        # every resource, without a branch (a loop that can stop early costs more than it saves), and the common case
-        # apart from the reservations' so that it vectorises
+        # every resource, without a branch (a loop that can stop early costs more than it saves),
+        # and the common case apart from the reservations' so that it vectorises
         if reserving:
             for r in range(m):
                 over |= (
@@ -667,8 +686,8 @@ def _fill(
 
 
 def _is_cluster(first, capacity, weights) -> bool:
-    """Whether a pooled mechanism was called on a Cluster (the contract) rather than on arrays; a cluster carries
-    its own capacity and weights, so passing them as well is an error."""
+    """Whether a pooled mechanism was called on a Cluster (the contract) rather than on arrays; a
+    cluster carries its own capacity and weights, so passing them as well is an error."""
     if not isinstance(first, Cluster):
         if capacity is None:
             raise InvalidInputError(
@@ -684,7 +703,8 @@ def _is_cluster(first, capacity, weights) -> bool:
 
 
 def _start_tasks(start, d, cap, caps) -> np.ndarray:
-    """Validated ``start`` allocation (tasks per user): whole, >= 0, within the caps and the capacity."""
+    """Validated ``start`` allocation (tasks per user): whole, >= 0, within the caps and the
+    capacity."""
     n = len(d)
     if start is None:
         return np.zeros(n, dtype=np.int64)
@@ -708,7 +728,8 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
 
 
 def check_start_fits(held, d, cap) -> None:
-    """Refuse a ``start`` allocation that uses more of a resource than there is, naming the resource.
+    """Refuse a ``start`` allocation that uses more of a resource than there is, naming the
+    resource.
 
     A use above ``capacity * (1 + FIT_RTOL)`` is refused.
 
@@ -735,13 +756,15 @@ def check_start_fits(held, d, cap) -> None:
         )
 
 
-#: progressive filling runs one step per task: a pool of at most this many tasks may run interpreted (fairlib._jit)
+#: progressive filling runs one step per task: a pool of at most this many tasks may run interpreted
+#: (fairlib._jit)
 INTERPRET_TASKS_AT_MOST = 10_000
 
 
 def _few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
-    """Whether progressive filling of this pool takes at most :data:`INTERPRET_TASKS_AT_MOST` steps: the tasks
-    each user could run alone, summed, bound them (``drf(demands, capacity)`` or ``drf(cluster)``)."""
+    """Whether progressive filling of this pool takes at most :data:`INTERPRET_TASKS_AT_MOST` steps:
+    the tasks each user could run alone, summed, bound them (``drf(demands, capacity)`` or
+    ``drf(cluster)``)."""
     if capacity is None:  # a single-pool cluster
         return bool(demands.gamma.sum() <= INTERPRET_TASKS_AT_MOST)
     alone = monopoly_tasks(
@@ -751,8 +774,8 @@ def _few_tasks(demands, capacity=None, *args, **kwargs) -> bool:
 
 
 def _check_reservations(held, d, cap, reserved) -> None:
-    """A ``start`` allocation must leave every guarantee's unlent part free: Σ_j max(held_j d_j, reserved_j) <=
-    capacity."""
+    """A ``start`` allocation must leave every guarantee's unlent part free: Σ_j max(held_j d_j,
+    reserved_j) <= capacity."""
     if not reserved.shape[0]:
         return
     committed = committed_amounts(held, d, reserved)
@@ -766,7 +789,8 @@ def _check_reservations(held, d, cap, reserved) -> None:
 
 
 def _start_amounts(start, d, cap) -> np.ndarray | None:
-    """``edrf``'s ``start`` checked (n finite amounts >= 0 that fit the capacity), or ``None`` (none or all zero)."""
+    """``edrf``'s ``start`` checked (n finite amounts >= 0 that fit the capacity), or ``None`` (none
+    or all zero)."""
     if start is None:
         return None
     n = len(d)

@@ -6,24 +6,26 @@ The round's linear program (:mod:`.global_maxmin`): maximise the common level t 
     coef_n Σ_i x[n, i] >= level_n     (users frozen in earlier rounds)
     Σ_n d[n, r] x[n, i] <= c[i, r]    (every server i and resource r),  x >= 0 on eligible pairs.
 
-It has one variable per eligible pair (70,000 at 1,000 users x 100 servers) but only servers x resources
-capacity rows plus one row per user, and every pair appears in exactly one user row. Mehrotra's
-predictor-corrector with the user rows eliminated analytically (their block of the normal equations is
-diagonal) leaves a dense system on the capacity rows only: a per-server block diagonal minus a
-rank-n_users correction, one symmetric product and one Cholesky factorisation per iteration, whatever the
-number of pairs. Numerics: the per-user correction is expanded around the user's dominant pair (no
-catastrophic cancellation as the weights x/z spread over many orders of magnitude), the free level t is
-eliminated first (a positive rank-one term that keeps the matrix definite at fully degenerate optima), and
-near convergence one round of iterative refinement on the unreduced equations keeps each corrector step
-accurate; the first iterations form the product in single precision. A round that stalls (no halving of the
-residual in 5 iterations) returns its best iterate and residual; the caller re-solves it by HiGHS when that
-residual is above 1e-7. Speed: the loops over pairs are grouped by user (each user's pairs visited while in
-cache, coefficients d/c formed on the fly) and, from 20,000 pairs, split over numba's threads by user chunks.
+It has one variable per eligible pair (70,000 at 1,000 users x 100 servers) but only servers x
+resources capacity rows plus one row per user, and every pair appears in exactly one user row.
+Mehrotra's predictor-corrector with the user rows eliminated analytically (their block of the normal
+equations is diagonal) leaves a dense system on the capacity rows only: a per-server block diagonal
+minus a rank-n_users correction, one symmetric product and one Cholesky factorisation per iteration,
+whatever the number of pairs. Numerics: the per-user correction is expanded around the user's
+dominant pair (no catastrophic cancellation as the weights x/z spread over many orders of
+magnitude), the free level t is eliminated first (a positive rank-one term that keeps the matrix
+definite at fully degenerate optima), and near convergence one round of iterative refinement on the
+unreduced equations keeps each corrector step accurate; the first iterations form the product in
+single precision. A round that stalls (no halving of the residual in 5 iterations) returns its best
+iterate and residual; the caller re-solves it by HiGHS when that residual is above 1e-7. Speed: the
+loops over pairs are grouped by user (each user's pairs visited while in cache, coefficients d/c
+formed on the fly) and, from 20,000 pairs, split over numba's threads by user chunks.
 
-The interior-point solution lies in the relative interior of the optimal face, so its duals are strictly
-complementary (Goldman-Tucker): a user's level row has a positive dual exactly when the row is tight in
-*every* optimal solution, i.e. when the user cannot exceed t. One round therefore freezes every blocked
-user at once (a simplex vertex may leave some with zero duals for later rounds at the same level).
+The interior-point solution lies in the relative interior of the optimal face, so its duals are
+strictly complementary (Goldman-Tucker): a user's level row has a positive dual exactly when the row
+is tight in *every* optimal solution, i.e. when the user cannot exceed t. One round therefore
+freezes every blocked user at once (a simplex vertex may leave some with zero duals for later rounds
+at the same level).
 """
 
 from __future__ import annotations
@@ -77,25 +79,28 @@ def _normal_matrix(
     lows,
     mt,
 ):
-    """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), c0 = aᵀG⁻¹a and the reduced normal matrix on the
-    capacity rows, without cancellation: M = A D Aᵀ + S/Y - V G⁻¹ Vᵀ + b bᵀ/c0.
+    """The weights D = x/z, 1/G per user, b = A D Eᵀ(a/G), c0 = aᵀG⁻¹a and the reduced normal
+    matrix on the capacity rows, without cancellation: M = A D Aᵀ + S/Y - V G⁻¹ Vᵀ + b
+    bᵀ/c0.
 
-    t is free and couples every active user: eliminated first (Δt = (rhs - bᵀΔy)/c0), it adds the positive
-    rank-one b bᵀ/c0. The rest alone is singular at a fully degenerate optimum (every row and every user
-    tight); with the rank-one term M is not whenever the Newton system is not.
+    t is free and couples every active user: eliminated first (Δt = (rhs - bᵀΔy)/c0), it adds
+    the positive rank-one b bᵀ/c0. The rest alone is singular at a fully degenerate optimum (every
+    row and every user tight); with the rank-one term M is not whenever the Newton system is not.
 
-    Per user n with pairs p (weights D_p, coefficient columns a_p) and ω_n = w_n/u_n the user contributes
-    Σ_p D_p a_p a_pᵀ - v vᵀ/G, v = Σ_p D_p a_p, G = δ + ω, δ = Σ_p D_p. Near the optimum one pair p*
-    dominates and that difference cancels catastrophically, so it is expanded around p*: a* a*ᵀ gets the
-    weight κ = D*(δ - D* + ω)/G (computed directly), the other pairs keep D_p a_p a_pᵀ, and the remainder is
-    -(EᵀR + RᵀE + RᵀR) with E[n] = D* a*/√G and R[n] = Σ_{p≠p*} D_p a_p/√G.
+    Per user n with pairs p (weights D_p, coefficient columns a_p) and ω_n = w_n/u_n the user
+    contributes Σ_p D_p a_p a_pᵀ - v vᵀ/G, v = Σ_p D_p a_p, G = δ + ω, δ = Σ_p D_p. Near
+    the optimum one pair p* dominates and that difference cancels catastrophically, so it is
+    expanded around p*: a* a*ᵀ gets the weight κ = D*(δ - D* + ω)/G (computed directly), the
+    other pairs keep D_p a_p a_pᵀ, and the remainder is -(EᵀR + RᵀE + RᵀR) with E[n] = D*
+    a*/√G and R[n] = Σ_{p≠p*} D_p a_p/√G.
 
-    With ``dense`` R is written to ``r_dense`` (users x rows, overwritten) and -RᵀR is left to one BLAS
-    product (with ``single``, each row also rounded to single precision into ``r_single``, in the threads, for a
-    single-precision product); otherwise it is subtracted here user by user (cheap when users have few pairs). Users are
-    processed in ``chunks`` (one per thread), each into its own matrix. ``weight`` (pairs), ``lows`` (chunks x rows x
-    rows) and ``mt`` (rows x rows, zero above its diagonal) are the solve's workspace (:class:`_Workspace`),
-    overwritten. Returns (matrix, D, 1/G, b).
+    With ``dense`` R is written to ``r_dense`` (users x rows, overwritten) and -RᵀR is left to one
+    BLAS product (with ``single``, each row also rounded to single precision into ``r_single``, in
+    the threads, for a single-precision product); otherwise it is subtracted here user by user
+    (cheap when users have few pairs). Users are processed in ``chunks`` (one per thread), each into
+    its own matrix. ``weight`` (pairs), ``lows`` (chunks x rows x rows) and ``mt`` (rows x rows,
+    zero above its diagonal) are the solve's workspace (:class:`_Workspace`), overwritten. Returns
+    (matrix, D, 1/G, b).
 
     Parameters
     ----------
@@ -112,7 +117,8 @@ def _normal_matrix(
     y : float64[:]
         The capacity rows' duals, shape (n_rows,).
     a_act : float64[:]
-        a_n (tasks per unit level, in units of the median) for active users, 0 for frozen ones, shape (n_users,).
+        a_n (tasks per unit level, in units of the median) for active users, 0 for frozen ones,
+        shape (n_users,).
     user_start : int64[:]
         Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
     pair_server : int32[:]
@@ -122,13 +128,15 @@ def _normal_matrix(
     inv_cap : float64[:, :]
         1 / capacity (0 where the capacity is 0), shape (n_servers, n_resources).
     row_of : int64[:, :]
-        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads
+        it.
     chunks : int64[:]
         User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
     n_rows : int
         Number of capacity rows.
     r_dense : float64[:, :]
-        The low-rank factor R, shape (n_users, n_rows) when ``dense`` (overwritten), else (0, n_rows).
+        The low-rank factor R, shape (n_users, n_rows) when ``dense`` (overwritten), else (0,
+        n_rows).
     dense : bool
         Whether R is formed densely (its product left to BLAS) rather than subtracted user by user.
     r_single : float32[:, :]
@@ -140,7 +148,8 @@ def _normal_matrix(
     lows : float64[:, :, :]
         Workspace for each chunk's cross terms L, shape (n_chunks, n_rows, n_rows).
     mt : float64[:, :]
-        Workspace for the normal matrix (transposed), shape (n_rows, n_rows), zero above its diagonal.
+        Workspace for the normal matrix (transposed), shape (n_rows, n_rows), zero above its
+        diagonal.
     """
     kk = dem.shape[1]
     n_users = user_start.shape[0] - 1
@@ -148,8 +157,9 @@ def _normal_matrix(
     n_servers = row_of.shape[0]
     inv_g = np.empty(n_users)
     b_parts = np.zeros((n_chunks, n_rows))
-    # per chunk: the per-server blocks Σ D a aᵀ (compact, servers x R x R) and L = -(EᵀR + ½RᵀR) (rows x rows);
-    # M = blocks + L + Lᵀ, of which only the upper triangle is formed (all the factorisation reads)
+    # per chunk: the per-server blocks Σ D a aᵀ (compact, servers x R x R) and L = -(EᵀR +
+    # ½RᵀR) (rows x rows); M = blocks + L + Lᵀ, of which only the upper triangle is formed (all
+    # the factorisation reads)
     blocks = np.zeros((n_chunks, n_servers, kk, kk))
     for c in prange(n_chunks):
         low = lows[c]
@@ -205,8 +215,8 @@ def _normal_matrix(
 
 @njit(cache=True, inline="always")
 def _pair_weights(x, z, lo, hi, weight):
-    """D_p = x_p/z_p for one user's pairs lo..hi-1 (into ``weight``); returns the dominant pair p* (largest D_p) and
-    δ = Σ_p D_p.
+    """D_p = x_p/z_p for one user's pairs lo..hi-1 (into ``weight``); returns the dominant pair p*
+    (largest D_p) and δ = Σ_p D_p.
 
     Parameters
     ----------
@@ -256,9 +266,10 @@ def _user_terms(
     r_vals,
     r_mark,
 ):
-    """User n's contributions: b += Σ_p D_p a_p (a_n/G); the compact per-server blocks get D_p a_p a_pᵀ (κ for p*);
-    E[n] = D* a*/√G (sparse, into e_rows/e_vals) and R[n] = Σ_{p≠p*} D_p a_p/√G (into ``r_dense[n]`` when dense,
-    else sparse into r_rows/r_vals with ``r_mark`` as the row -> slot index). Returns (entries of E, of R).
+    """User n's contributions: b += Σ_p D_p a_p (a_n/G); the compact per-server blocks get D_p a_p
+    a_pᵀ (κ for p*); E[n] = D* a*/√G (sparse, into e_rows/e_vals) and R[n] = Σ_{p≠p*} D_p
+    a_p/√G (into ``r_dense[n]`` when dense, else sparse into r_rows/r_vals with ``r_mark`` as the
+    row -> slot index). Returns (entries of E, of R).
 
     Parameters
     ----------
@@ -287,11 +298,13 @@ def _user_terms(
     inv_cap : float64[:, :]
         1 / capacity (0 where the capacity is 0), shape (n_servers, n_resources).
     row_of : int64[:, :]
-        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads
+        it.
     dense : bool
         Whether R is formed densely (its product left to BLAS) rather than subtracted user by user.
     r_dense : float64[:, :]
-        The low-rank factor R, shape (n_users, n_rows) when ``dense`` (overwritten), else (0, n_rows).
+        The low-rank factor R, shape (n_users, n_rows) when ``dense`` (overwritten), else (0,
+        n_rows).
     block : float64[:, :, :]
         The chunk's compact per-server blocks, shape (n_servers, n_resources, n_resources).
     b_vec : float64[:]
@@ -342,7 +355,8 @@ def _user_terms(
 
 @njit(cache=True, inline="always")
 def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_mark, dense, r_dense):
-    """L -= EᵀR (+ ½RᵀR when sparse; dense R is left to one BLAS product by the caller); clears ``r_mark``.
+    """L -= EᵀR (+ ½RᵀR when sparse; dense R is left to one BLAS product by the caller); clears
+    ``r_mark``.
 
     Parameters
     ----------
@@ -367,7 +381,8 @@ def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_ma
     dense : bool
         Whether R is formed densely (its product left to BLAS) rather than subtracted user by user.
     r_dense : float64[:, :]
-        The low-rank factor R, shape (n_users, n_rows) when ``dense`` (overwritten), else (0, n_rows).
+        The low-rank factor R, shape (n_users, n_rows) when ``dense`` (overwritten), else (0,
+        n_rows).
     """
     n_rows = low.shape[0]
     if dense:  # -EᵀR: rows of the dominant pair's server, contiguous updates
@@ -388,8 +403,8 @@ def _subtract_cross_terms(low, n, n_e, n_r, e_rows, e_vals, r_rows, r_vals, r_ma
 
 @njit(cache=True, inline="always")
 def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight, mt):
-    """Sum the chunks and form the upper triangle of M = blocks + L + Lᵀ + S/Y + b bᵀ/c0, c0 = Σ_n a_n²/G_n, in
-    Fortran order; returns (M, D, 1/G, b, c0).
+    """Sum the chunks and form the upper triangle of M = blocks + L + Lᵀ + S/Y + b bᵀ/c0, c0 =
+    Σ_n a_n²/G_n, in Fortran order; returns (M, D, 1/G, b, c0).
 
     Parameters
     ----------
@@ -400,9 +415,11 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight,
     b_parts : float64[:, :]
         Each chunk's part of b, shape (n_chunks, n_rows).
     row_of : int64[:, :]
-        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads
+        it.
     a_act : float64[:]
-        a_n (tasks per unit level, in units of the median) for active users, 0 for frozen ones, shape (n_users,).
+        a_n (tasks per unit level, in units of the median) for active users, 0 for frozen ones,
+        shape (n_users,).
     inv_g : float64[:]
         1/G per user, shape (n_users,).
     s : float64[:]
@@ -414,7 +431,8 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight,
     weight : float64[:]
         D = x/z per pair, shape (n_pairs,) (returned).
     mt : float64[:, :]
-        Workspace for the normal matrix (transposed), shape (n_rows, n_rows), zero above its diagonal.
+        Workspace for the normal matrix (transposed), shape (n_rows, n_rows), zero above its
+        diagonal.
     """
     n_chunks, n_servers, kk = blocks.shape[0], blocks.shape[1], blocks.shape[2]
     n_users = inv_g.shape[0]
@@ -425,11 +443,12 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight,
         for i in range(n_rows):
             for j in range(n_rows):
                 low[i, j] += lows[c, i, j]
-    # M is written as its transpose in C order, i.e. M in Fortran order (entry (i, j) of M at mt[j, i]): LAPACK's
-    # factorisation and BLAS's product then work on it in place, where a C-ordered M cost a transposing copy of
-    # rows² entries per call (52 ms of a 218 ms factorisation at 3,000 rows). Each entry's arithmetic is unchanged.
-    # Only M's upper triangle (mt on and below its diagonal) is written; above its diagonal ``mt`` stays zero (the
-    # single-precision product subtracted from M is zero in its lower triangle too)
+    # M is written as its transpose in C order, i.e. M in Fortran order (entry (i, j) of M at mt[j,
+    # i]): LAPACK's factorisation and BLAS's product then work on it in place, where a C-ordered M
+    # cost a transposing copy of rows² entries per call (52 ms of a 218 ms factorisation at 3,000
+    # rows). Each entry's arithmetic is unchanged. Only M's upper triangle (mt on and below its
+    # diagonal) is written; above its diagonal ``mt`` stays zero (the single-precision product
+    # subtracted from M is zero in its lower triangle too)
     for j in range(n_rows):  # upper triangle of L + Lᵀ
         for i in range(j + 1):
             mt[j, i] = low[i, j] + low[j, i]
@@ -455,8 +474,9 @@ def _assemble(lows, blocks, b_parts, row_of, a_act, inv_g, s, y, n_rows, weight,
 
 @njit(cache=True, parallel=True)
 def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chunks, n_rows, dual):
-    """(A x, E x, Aᵀy - Eᵀu - z per pair (into ``dual``), max Aᵀy, max |Aᵀy - Eᵀu - z|), coefficients d[n, k]/c[i, k]
-    formed on the fly. The last maximum is NaN if any entry is (as ``np.abs(dual).max()``).
+    """(A x, E x, Aᵀy - Eᵀu - z per pair (into ``dual``), max Aᵀy, max |Aᵀy - Eᵀu - z|),
+    coefficients d[n, k]/c[i, k] formed on the fly. The last maximum is NaN if any entry is (as
+    ``np.abs(dual).max()``).
 
     Parameters
     ----------
@@ -477,7 +497,8 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
     inv_cap : float64[:, :]
         1 / capacity (0 where the capacity is 0), shape (n_servers, n_resources).
     row_of : int64[:, :]
-        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads
+        it.
     chunks : int64[:]
         User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
     n_rows : int
@@ -525,21 +546,22 @@ def _linear_parts(x, y, u, z, user_start, pair_server, dem, inv_cap, row_of, chu
 
 @njit(cache=True)
 def _cho_solve(upper, b):
-    """Solve (UᵀU) v = b for the upper-triangular Cholesky factor U (LAPACK's, in Fortran order; the lower triangle
-    is ignored).
+    """Solve (UᵀU) v = b for the upper-triangular Cholesky factor U (LAPACK's, in Fortran order;
+    the lower triangle is ignored).
 
     Parameters
     ----------
     upper : float64[:, :]
-        Upper-triangular Cholesky factor U of the normal matrix, shape (n_rows, n_rows), Fortran order.
+        Upper-triangular Cholesky factor U of the normal matrix, shape (n_rows, n_rows), Fortran
+        order.
     b : float64[:]
         Right-hand side, shape (n_rows,).
     """
     n = b.shape[0]
     v = b.copy()
-    for k in range(
-        n
-    ):  # Uᵀ v' = b, column by column: independent updates, which vectorise (a row-by-row sum is one
+    for k in range(n):
+        # Uᵀ v' = b, column by column: independent updates, which vectorise (a row-by-row sum is
+        # one
         v[k] /= upper[
             k, k
         ]  # chain of dependent subtractions, slower at the sizes the notebooks use)
@@ -584,16 +606,17 @@ def _newton_solve(
     row_of,
     chunks,
 ):
-    """The Newton step for residuals (rc, ru, rd, rt, rxz, rsy, rwu), user rows and t eliminated (module doc); the
-    pairs' steps are written into ``dx`` and ``dz``.
+    """The Newton step for residuals (rc, ru, rd, rt, rxz, rsy, rwu), user rows and t eliminated
+    (module doc); the pairs' steps are written into ``dx`` and ``dz``.
 
-    Pairs are grouped by user: each user's pairs are visited twice while in cache, with per-user scratch,
-    coefficients formed on the fly, users processed in ``chunks`` (one per thread).
+    Pairs are grouped by user: each user's pairs are visited twice while in cache, with per-user
+    scratch, coefficients formed on the fly, users processed in ``chunks`` (one per thread).
 
     Parameters
     ----------
     upper : float64[:, :]
-        Upper-triangular Cholesky factor U of the normal matrix, shape (n_rows, n_rows), Fortran order.
+        Upper-triangular Cholesky factor U of the normal matrix, shape (n_rows, n_rows), Fortran
+        order.
     b_vec : float64[:]
         b = A D Eᵀ(a/G), shape (n_rows,).
     c0 : float
@@ -633,7 +656,8 @@ def _newton_solve(
     inv_g : float64[:]
         1/G per user, shape (n_users,).
     a_act : float64[:]
-        a_n (tasks per unit level, in units of the median) for active users, 0 for frozen ones, shape (n_users,).
+        a_n (tasks per unit level, in units of the median) for active users, 0 for frozen ones,
+        shape (n_users,).
     user_start : int64[:]
         Shape (n_users + 1,): user n's pairs are ``user_start[n] .. user_start[n + 1] - 1``.
     pair_server : int32[:]
@@ -643,7 +667,8 @@ def _newton_solve(
     inv_cap : float64[:, :]
         1 / capacity (0 where the capacity is 0), shape (n_servers, n_resources).
     row_of : int64[:, :]
-        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads it.
+        Shape (n_servers, n_resources): each (server, resource)'s capacity row, -1 if no pair loads
+        it.
     chunks : int64[:]
         User chunk boundaries, shape (n_chunks + 1,) (:func:`.pair_kernels.user_chunks`).
     """
@@ -742,12 +767,12 @@ def _direction(
     row_of,
     chunks,
 ):
-    """Newton step (its pair steps in ``work.dx`` and ``work.dz``), plus (``refine``) one round of iterative
-    refinement on the unreduced equations: the reduced matrix loses accuracy as complementarity -> 0 (and is formed
-    partly in single precision early on).
-    ``kernels``: the serial or parallel pair kernels. Plain Python calling the kernels, so the refinement (and
-    this orchestration) is not compiled into every solve: element-wise NumPy rounds as a compiled array
-    expression does, and the dot product is the kernels' own (:func:`_dot`)."""
+    """Newton step (its pair steps in ``work.dx`` and ``work.dz``), plus (``refine``) one round of
+    iterative refinement on the unreduced equations: the reduced matrix loses accuracy as
+    complementarity -> 0 (and is formed partly in single precision early on).
+    ``kernels``: the serial or parallel pair kernels. Plain Python calling the kernels, so the
+    refinement (and this orchestration) is not compiled into every solve: element-wise NumPy rounds
+    as a compiled array expression does, and the dot product is the kernels' own (:func:`_dot`)."""
     args = (
         x,
         s,
@@ -826,7 +851,8 @@ def _dot(a, b):
 
 @njit(cache=True)
 def _step(v, dv):
-    """Largest step <= 1 keeping v + step dv >= 0 (one pass: a parallel region costs more than it saves).
+    """Largest step <= 1 keeping v + step dv >= 0 (one pass: a parallel region costs more than it
+    saves).
 
     Parameters
     ----------
@@ -846,7 +872,8 @@ def _step(v, dv):
 
 @njit(cache=True)
 def _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu):
-    """Mehrotra's centring target (μ_aff/μ)³ μ, μ_aff the complementarity after the affine steps (tp, td).
+    """Mehrotra's centring target (μ_aff/μ)³ μ, μ_aff the complementarity after the affine
+    steps (tp, td).
 
     Parameters
     ----------
@@ -924,11 +951,12 @@ def _predictor_corrector(
     refine,
     fraction,
 ):
-    """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t, finite).
-    ``refine``: one round of iterative refinement of the corrector (needed only as the system degenerates);
-    ``fraction``: of the step to the boundary taken. Plain Python calling the kernels (see :func:`_direction`);
-    the per-pair arithmetic stays in fused kernels split over the threads (:func:`_pair_step_lengths`,
-    :func:`_complementarity`, :func:`_pair_advance`), or in NumPy on one chunk (the same values)."""
+    """Mehrotra's predictor-corrector step, taken in place (x, s, w, y, u, z); returns (new t,
+    finite). ``refine``: one round of iterative refinement of the corrector (needed only as the
+    system degenerates); ``fraction``: of the step to the boundary taken. Plain Python calling the
+    kernels (see :func:`_direction`); the per-pair arithmetic stays in fused kernels split over the
+    threads (:func:`_pair_step_lengths`, :func:`_complementarity`, :func:`_pair_advance`), or in
+    NumPy on one chunk (the same values)."""
     args = (
         x,
         s,
@@ -967,7 +995,8 @@ def _predictor_corrector(
     tp = min(tp_pairs, _step(s, ds), _step(w, dw))
     td = min(_step(y, dy), _step(u, du), td_pairs)
     target = _centring_target(x, s, w, y, u, z, dx, ds, dw, dy, du, dz, tp, td, n_comp, mu)
-    # the predictor's steps are read here for the last time: the corrector's overwrite them in the workspace
+    # the predictor's steps are read here for the last time: the corrector's overwrite them in the
+    # workspace
     dx, ds, dw, dt, dy, du, dz = _direction(
         kernels,
         work,
@@ -997,8 +1026,9 @@ def _predictor_corrector(
     return t + tp * dt, True
 
 
-# Element-wise passes over the pairs, split over the user chunks' pair ranges (one per thread): each entry is
-# computed as the NumPy expression computes it, and a minimum does not round, so the split changes no bit.
+# Element-wise passes over the pairs, split over the user chunks' pair ranges (one per thread): each
+# entry is computed as the NumPy expression computes it, and a minimum does not round, so the split
+# changes no bit.
 
 
 @njit(cache=True, parallel=True)
@@ -1055,8 +1085,9 @@ def _complementarity(x, z, dx, dz, target, user_start, chunks, out):
 
 @njit(cache=True, parallel=True)
 def _pair_step_lengths(x, dx, z, dz, user_start, chunks):
-    """(largest step <= 1 keeping x + step dx >= 0, the same for z + step dz, whether every dx and dz is finite)
-    in one pass (:func:`_step` on both pairs of vectors, and :func:`_all_finite` on the directions).
+    """(largest step <= 1 keeping x + step dx >= 0, the same for z + step dz, whether every dx and
+    dz is finite) in one pass (:func:`_step` on both pairs of vectors, and :func:`_all_finite` on
+    the directions).
 
     Parameters
     ----------
@@ -1096,7 +1127,8 @@ def _pair_step_lengths(x, dx, z, dz, user_start, chunks):
         primal[c] = tp
         dual[c] = td
         finite[c] = ok
-    tp = 1.0  # loops, not .min() and .all(): numba's general reductions cost a first compilation ~0.5 s
+    # loops, not .min() and .all(): numba's general reductions cost a first compilation ~0.5 s
+    tp = 1.0
     td = 1.0
     ok = True
     for c in range(n_chunks):
@@ -1196,8 +1228,9 @@ def _pair_add(dx, cx, dz, cz, user_start, chunks):
 def compile_refinement_kernels() -> None:
     """Compile the refinement's parallel pair kernels on one pair.
 
-    On one chunk they are NumPy (nothing to compile); a solve reaches them only when its residual passes below
-    ``_REFINE_BELOW`` before it converges, which the warm-up's small instances may skip.
+    On one chunk they are NumPy (nothing to compile); a solve reaches them only when its residual
+    passes below ``_REFINE_BELOW`` before it converges, which the warm-up's small instances may
+    skip.
     """
     one, user_start, chunks = (
         np.ones(1),
@@ -1223,8 +1256,9 @@ def _all_finite(v):
     return True
 
 
-# The element-wise passes on one chunk: NumPy computes each entry as the kernels do (no contraction into a fused
-# multiply-add, the same order of operations; a minimum does not round), without compiling anything.
+# The element-wise passes on one chunk: NumPy computes each entry as the kernels do (no contraction
+# into a fused multiply-add, the same order of operations; a minimum does not round), without
+# compiling anything.
 
 
 def _pair_products_numpy(x, z, user_start, chunks, out):
@@ -1257,8 +1291,9 @@ def _pair_add_numpy(dx, cx, dz, cz, user_start, chunks):
     dz += cz
 
 
-# one chunk (below PARALLEL_PAIRS pairs) runs serial copies that never compile a parallel region, and NumPy for
-# the element-wise passes (their serial twins had added a second to the first solve's compilation)
+# one chunk (below PARALLEL_PAIRS pairs) runs serial copies that never compile a parallel region,
+# and NumPy for the element-wise passes (their serial twins had added a second to the first solve's
+# compilation)
 _SERIAL, _PARALLEL = serial_twins(
     globals(),
     in_numpy={
@@ -1273,9 +1308,9 @@ _SERIAL, _PARALLEL = serial_twins(
 
 
 def _cholesky(matrix, factor):
-    """Upper Cholesky factor U (UᵀU = M, from M's upper triangle), computed in ``factor`` (Fortran order, as
-    ``matrix``); a tiny diagonal shift, growing on failure, when rounding has made M indefinite (iterative refinement
-    then restores the exact direction). None if nothing works."""
+    """Upper Cholesky factor U (UᵀU = M, from M's upper triangle), computed in ``factor`` (Fortran
+    order, as ``matrix``); a tiny diagonal shift, growing on failure, when rounding has made M
+    indefinite (iterative refinement then restores the exact direction). None if nothing works."""
     scale = float(np.abs(np.diag(matrix)).max(initial=1.0))
     for shift in (0.0, 1e-14, 1e-12, 1e-10, 1e-8, 1e-6):
         if shift:
@@ -1289,13 +1324,14 @@ def _cholesky(matrix, factor):
 
 
 class _Workspace:
-    """What one solve overwrites from iteration to iteration: pair vectors (the Newton steps ``dx`` and ``dz``, the
-    complementarity right-hand side ``rxz``, the dual residual ``dual``, the weights ``weight``, the best iterate
-    ``best_x``), the low-rank factor R of the normal matrix in double and single precision (``r_dense``, ``r_single``:
-    users x rows when ``dense``, else empty), the chunks' cross terms ``lows``, the normal matrix ``mt`` (transposed,
-    zero above its diagonal), its Cholesky factor ``factor`` and the single-precision product ``product``. Allocated
-    once: at 7 million pairs each fresh 56 MB vector cost ~10 ms of page faults (the allocator maps a block that large
-    anew for every call and its first writes fault it in), about a tenth of a solve."""
+    """What one solve overwrites from iteration to iteration: pair vectors (the Newton steps ``dx``
+    and ``dz``, the complementarity right-hand side ``rxz``, the dual residual ``dual``, the weights
+    ``weight``, the best iterate ``best_x``), the low-rank factor R of the normal matrix in double
+    and single precision (``r_dense``, ``r_single``: users x rows when ``dense``, else empty), the
+    chunks' cross terms ``lows``, the normal matrix ``mt`` (transposed, zero above its diagonal),
+    its Cholesky factor ``factor`` and the single-precision product ``product``. Allocated once: at
+    7 million pairs each fresh 56 MB vector cost ~10 ms of page faults (the allocator maps a block
+    that large anew for every call and its first writes fault it in), about a tenth of a solve."""
 
     def __init__(self, n_pairs: int, n_users: int, n_rows: int, n_chunks: int, dense: bool):
         self.dx, self.dz, self.rxz, self.dual, self.weight, self.best_x = (
@@ -1317,7 +1353,8 @@ _STALL_ITERATIONS = 5  # iterations without halving the residual before the best
 
 
 class MaxminRound(NamedTuple):
-    """One max-min round: tasks per eligible pair, the level reached, the users blocked at it, solver diagnostics."""
+    """One max-min round: tasks per eligible pair, the level reached, the users blocked at it,
+    solver diagnostics."""
 
     tasks: np.ndarray
     level: float
@@ -1336,11 +1373,12 @@ def maxmin_round_interior_point(
     tol: float = 1e-10,
     max_iterations: int = 100,
 ) -> MaxminRound:
-    """Solve one progressive-filling round of DRFH or TSF by a primal-dual interior-point method (module docstring).
+    """Solve one progressive-filling round of DRFH or TSF by a primal-dual interior-point method
+    (module docstring).
 
     ``blocked`` marks the active users whose level row is tight in every optimal solution: the
-    strict-complementarity indicator u_n a_n > w_n / (a_n t) of the interior solution (share of the level's dual
-    against relative surplus).
+    strict-complementarity indicator u_n a_n > w_n / (a_n t) of the interior solution (share of the
+    level's dual against relative surplus).
 
     Parameters
     ----------
@@ -1351,23 +1389,25 @@ def maxmin_round_interior_point(
     pair_user : array_like
         Shape (n_pairs,): each eligible pair's user, non-decreasing (pairs grouped by user).
     pair_server : array_like
-        Shape (n_pairs,): each pair's server; every pair's server has every resource its user demands.
+        Shape (n_pairs,): each pair's server; every pair's server has every resource its user
+        demands.
     coef : array_like
         Shape (n_users,): level per task of each user.
     level : array_like
         Shape (n_users,): NaN for active users, else the level they were frozen at.
     tol : float, default 1e-10
-        Stopping tolerance on the primal and dual residuals (relative) and the duality gap (relative to max(1, t)
-        in units of the median task count per unit level).
+        Stopping tolerance on the primal and dual residuals (relative) and the duality gap (relative
+        to max(1, t) in units of the median task count per unit level).
     max_iterations : int, default 100
         The most interior-point iterations.
 
     Returns
     -------
     MaxminRound
-        ``(tasks, level, blocked, diagnostics)``: x per pair (shape (n_pairs,)), the level t reached, the blocked
-        users (bool, shape (n_users,)), and diagnostics ``iterations``, ``converged``, ``merit`` (largest scaled
-        residual of the returned iterate), ``dual_share`` (u_n a_n).
+        ``(tasks, level, blocked, diagnostics)``: x per pair (shape (n_pairs,)), the level t
+        reached, the blocked users (bool, shape (n_users,)), and diagnostics ``iterations``,
+        ``converged``, ``merit`` (largest scaled residual of the returned iterate), ``dual_share``
+        (u_n a_n).
     """
     dem = np.ascontiguousarray(demand, dtype=np.float64)
     cap: npt.NDArray[np.float64] = np.asarray(capacity, dtype=np.float64)
@@ -1378,10 +1418,11 @@ def maxmin_round_interior_point(
         inv_cap = np.ascontiguousarray(np.where(cap > 0, 1.0 / cap, 0.0))
     pair_server = np.ascontiguousarray(pair_server, dtype=np.int32)
     user_start = np.searchsorted(users, np.arange(n_users + 1)).astype(np.int64)
-    # capacity rows (server, resource) some pair loads; vacuous rows are left out (they would be singular)
-    if (
-        dem > 0
-    ).all():  # every user demands every resource (the common case): a row is loaded if its server has a pair
+    # capacity rows (server, resource) some pair loads; vacuous rows are left out (they would be
+    # singular)
+    if (dem > 0).all():
+        # every user demands every resource (the common case): a row is loaded if its server has a
+        # pair
         loaded = np.repeat(
             (np.bincount(pair_server, minlength=cap.shape[0]) > 0)[:, None], kk, axis=1
         )
@@ -1402,20 +1443,22 @@ def maxmin_round_interior_point(
     kernels = _PARALLEL if n_chunks > 1 else _SERIAL
     structure = (user_start, pair_server, dem, inv_cap, row_of, chunks)
     active = np.isnan(level)
-    # Users' rows in tasks: Σ_i x[n, i] - w_n = a_n t (active) or a_n level_n (frozen), a_n = 1/coef_n. The
-    # level is measured in units of the median a_n so t is of the order of tasks per user.
+    # Users' rows in tasks: Σ_i x[n, i] - w_n = a_n t (active) or a_n level_n (frozen), a_n =
+    # 1/coef_n. The level is measured in units of the median a_n so t is of the order of tasks per
+    # user.
     a = 1.0 / np.asarray(coef, dtype=np.float64)
     unit = float(np.median(a))
     a = a / unit
     a_act = np.where(active, a, 0.0)
     floor = np.where(active, 0.0, np.nan_to_num(level) * unit * a)
-    # RᵀR by one BLAS product, or user by user (Σ_n (pairs_n x R)² operations) when users have few pairs: BLAS
-    # does ~10x the operations per second of the scalar loop
+    # RᵀR by one BLAS product, or user by user (Σ_n (pairs_n x R)² operations) when users have
+    # few pairs: BLAS does ~10x the operations per second of the scalar loop
     per_user = np.diff(user_start) * kk
     dense = float(per_user @ per_user) > n_users * n_rows * n_rows / 10.0
     work = _Workspace(n_pairs, n_users, n_rows, n_chunks, dense)
-    # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced (the column
-    # sums col_sum live in work.dual, read only here, before the first iteration overwrites them).
+    # Start: every pair at half the load the busiest row can take, slacks from there; duals balanced
+    # (the column sums col_sum live in work.dual, read only here, before the first iteration
+    # overwrites them).
     load1, _, col_sum, _, _ = kernels._linear_parts(
         np.ones(n_pairs),
         np.ones(n_rows),
@@ -1435,8 +1478,9 @@ def maxmin_round_interior_point(
     y = np.full(n_rows, theta)
     z = np.maximum(col_sum * theta - u[users], 0.5 * col_sum * theta)
     n_comp = n_pairs + n_rows + n_users
-    # the normal matrix's product (users x rows² operations) and factorisation (rows³ / 3) on the numba loops' threads
-    # when large enough to gain from them (see THREADED_BLAS_FLOPS); one BLAS thread otherwise
+    # the normal matrix's product (users x rows² operations) and factorisation (rows³ / 3) on the
+    # numba loops' threads when large enough to gain from them (see THREADED_BLAS_FLOPS); one BLAS
+    # thread otherwise
     big = max(n_users * n_rows * n_rows if dense else 0, n_rows**3 / 3) >= THREADED_BLAS_FLOPS
 
     converged = False
@@ -1499,9 +1543,9 @@ def maxmin_round_interior_point(
                 work.mt,
             )
             with blas_threads(n_chunks) if big else contextlib.nullcontext():
-                if (
-                    dense
-                ):  # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation reads
+                if dense:
+                    # M -= RᵀR on the upper triangle, which is all the Cholesky factorisation
+                    # reads
                     if single:
                         m_mat -= scipy.linalg.blas.ssyrk(
                             1.0,

@@ -1,9 +1,9 @@
-"""The options of one method of a multi-method mechanism (``pfvds``, ``psdsf``, ``drfh``, ``tsf``): a small frozen
-dataclass per method, built from the ``options`` mapping its front door takes (scipy.optimize's
-``minimize(..., method=..., options=...)`` pattern).
+"""The options of one method of a multi-method mechanism (``pfvds``, ``psdsf``, ``drfh``, ``tsf``):
+a small frozen dataclass per method, built from the ``options`` mapping its front door takes
+(scipy.optimize's ``minimize(..., method=..., options=...)`` pattern).
 
-A method's options are its own: a name another method takes is refused for this one, naming the method and the
-options it accepts, so an option that would be silently ignored never is.
+A method's options are its own: a name another method takes is refused for this one, naming the
+method and the options it accepts, so an option that would be silently ignored never is.
 """
 
 from __future__ import annotations
@@ -39,10 +39,11 @@ def option_name(name: str) -> str:
 
 @dataclass(frozen=True)
 class MethodOptions:
-    """Base of the per-method option types: :meth:`of` builds one from a front door's ``options`` mapping.
+    """Base of the per-method option types: :meth:`of` builds one from a front door's ``options``
+    mapping.
 
-    A subclass declares its options as fields with their defaults and checks them in ``__post_init__``
-    (:meth:`_count`, :meth:`_number`), naming each as ``options['name']``."""
+    A subclass declares its options as fields with their defaults and checks them in
+    ``__post_init__`` (:meth:`_count`, :meth:`_number`), naming each as ``options['name']``."""
 
     @classmethod
     def accepted(cls) -> tuple[str, ...]:
@@ -51,7 +52,8 @@ class MethodOptions:
 
     @classmethod
     def of(cls, options, method: str):
-        """The method's options from ``options`` (a mapping of option name to value, or None: every default).
+        """The method's options from ``options`` (a mapping of option name to value, or None: every
+        default).
 
         Parameters
         ----------
@@ -68,8 +70,8 @@ class MethodOptions:
         Raises
         ------
         InvalidInputError
-            ``options`` is not a mapping, names an option ``method`` does not take (the refusal lists those it
-            does), or gives an option a bad value.
+            ``options`` is not a mapping, names an option ``method`` does not take (the refusal
+            lists those it does), or gives an option a bad value.
         """
         accepted = cls.accepted()
         listed = ", ".join(accepted) if accepted else "none"
@@ -83,8 +85,8 @@ class MethodOptions:
         for key in options:
             if key not in accepted:
                 raise InvalidInputError(
-                    f"{option_name(key) if isinstance(key, str) else f'options[{key!r}]'}: not an option "
-                    f"of method={method!r}; its options are: {listed}"
+                    f"{option_name(key) if isinstance(key, str) else f'options[{key!r}]'}: "
+                    f"not an option of method={method!r}; its options are: {listed}"
                 )
         return cls(**options)
 

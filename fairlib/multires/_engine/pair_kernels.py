@@ -1,10 +1,10 @@
 """Products with the constraint matrix of a placement LP, stored per eligible (user, server) pair.
 
-Pair p belongs to user ``pair_user[p]`` and loads up to K constraint rows: ``pair_rows[p, k]`` (-1 where
-the coefficient is zero) with coefficients ``coef[p, k]``. A is the (rows x pairs) capacity matrix and E the
-(users x pairs) matrix summing each user's pairs (PF-VDS's interior point; the max-min one forms its
-coefficients on the fly). :func:`one_blas_thread`, :func:`numba_threads`, :func:`user_chunks` and
-:func:`serial_twins` serve every pair solver.
+Pair p belongs to user ``pair_user[p]`` and loads up to K constraint rows: ``pair_rows[p, k]`` (-1
+where the coefficient is zero) with coefficients ``coef[p, k]``. A is the (rows x pairs) capacity
+matrix and E the (users x pairs) matrix summing each user's pairs (PF-VDS's interior point; the
+max-min one forms its coefficients on the fly). :func:`one_blas_thread`, :func:`numba_threads`,
+:func:`user_chunks` and :func:`serial_twins` serve every pair solver.
 """
 
 from __future__ import annotations
@@ -41,18 +41,20 @@ _BLAS = None
 PARALLEL_PAIRS = 20_000  # problems with fewer eligible pairs run on one thread
 
 
-#: a dense product or factorisation of at least this many floating-point operations runs BLAS on as many threads as
-#: the solver's numba loops (:func:`blas_threads`): at 10,000 users x 3,000 capacity rows (10,000 users x 1,000
-#: servers x 3 resources) the max-min normal matrix's single-precision product took 0.60 s on one thread and 0.29 s on
-#: two. Below it BLAS keeps one thread, so problems of the notebooks' and the tests' sizes round as before.
+#: a dense product or factorisation of at least this many floating-point operations runs BLAS on as
+#: many threads as the solver's numba loops (:func:`blas_threads`): at 10,000 users x 3,000 capacity
+#: rows (10,000 users x 1,000 servers x 3 resources) the max-min normal matrix's single-precision
+#: product took 0.60 s on one thread and 0.29 s on two. Below it BLAS keeps one thread, so problems
+#: of the notebooks' and the tests' sizes round as before.
 THREADED_BLAS_FLOPS = 1e10
 
 
 def blas_threads(n: int) -> contextlib.AbstractContextManager[object]:
-    """Context setting BLAS to ``n`` threads (inside :func:`one_blas_thread`, for products above the threshold).
+    """Context setting BLAS to ``n`` threads (inside :func:`one_blas_thread`, for products above the
+    threshold).
 
-    The products above :data:`THREADED_BLAS_FLOPS` use it. The controller is built once: scanning the loaded libraries
-    costs ~2 ms.
+    The products above :data:`THREADED_BLAS_FLOPS` use it. The controller is built once: scanning
+    the loaded libraries costs ~2 ms.
 
     Parameters
     ----------
@@ -73,8 +75,9 @@ def blas_threads(n: int) -> contextlib.AbstractContextManager[object]:
 def one_blas_thread() -> contextlib.AbstractContextManager[object]:
     """Context limiting BLAS to one thread.
 
-    The interior points' dense products and factorisations are small (rows = servers x resources): one thread is
-    faster than two contending with the numba loops between calls (measured 2x on 2 cores).
+    The interior points' dense products and factorisations are small (rows = servers x resources):
+    one thread is faster than two contending with the numba loops between calls (measured 2x on 2
+    cores).
 
     Returns
     -------
@@ -88,8 +91,9 @@ def one_blas_thread() -> contextlib.AbstractContextManager[object]:
 def numba_threads(n: int) -> Iterator[None]:
     """numba's thread count set to ``n`` inside the block (restored after).
 
-    Solvers run small problems with one thread: numba's idle threads spin-wait, so a parallel region with spare
-    threads beside a busy process (sweep workers on the same cores) can be 1,000x slower than the serial loop.
+    Solvers run small problems with one thread: numba's idle threads spin-wait, so a parallel region
+    with spare threads beside a busy process (sweep workers on the same cores) can be 1,000x slower
+    than the serial loop.
 
     Parameters
     ----------
@@ -135,11 +139,12 @@ def parallel_from(n_pairs: int) -> Iterator[None]:
 
 
 def user_chunks(user_start: np.ndarray) -> np.ndarray:
-    """Boundaries (users) of contiguous user chunks with about equal pair counts, one per numba thread.
+    """Boundaries (users) of contiguous user chunks with about equal pair counts, one per numba
+    thread.
 
-    One chunk per thread from :data:`PARALLEL_PAIRS` pairs on, else one chunk (a parallel region costs more than it
-    saves on small problems, and far more when other processes hold the cores). Run the kernels inside
-    ``numba_threads(len(chunks) - 1)``.
+    One chunk per thread from :data:`PARALLEL_PAIRS` pairs on, else one chunk (a parallel region
+    costs more than it saves on small problems, and far more when other processes hold the cores).
+    Run the kernels inside ``numba_threads(len(chunks) - 1)``.
 
     Parameters
     ----------
@@ -159,7 +164,8 @@ def user_chunks(user_start: np.ndarray) -> np.ndarray:
     return chunks
 
 
-#: every serial twin made by :func:`serial_twins` (``python -m fairlib.repro.warm`` checks each has a cache entry)
+#: every serial twin made by :func:`serial_twins` (``python -m fairlib.repro.warm`` checks each has
+#: a cache entry)
 TWINS: list = []
 #: the kernels they stand in for: used only when a problem is split over two or more numba threads
 PARALLEL_CHAINS: list = []
@@ -168,26 +174,29 @@ PARALLEL_CHAINS: list = []
 def serial_twins(
     namespace: dict, in_numpy: dict | None = None
 ) -> tuple[types.SimpleNamespace, types.SimpleNamespace]:
-    """Serial copies of a module's parallel kernels and of every kernel that calls one, directly or not.
+    """Serial copies of a module's parallel kernels and of every kernel that calls one, directly or
+    not.
 
-    numba compiles a kernel together with everything it calls, so one ``parallel=True`` kernel deep in a solver makes
-    the solver's first call compile parallel regions (parfors, thread dispatch) even for a problem that runs on one
-    thread — about half of DRFH's and TSF's cold-start time. The twins run the same source compiled without
-    ``parallel`` (``prange`` is ``range`` there) and call each other, so a problem below :data:`PARALLEL_PAIRS` (one
-    chunk, see :func:`user_chunks`) never compiles a parallel region, and a large one compiles the parallel kernels on
-    first use. Each twin is a copy of the Python function with its own name (``<name>__serial``, hence its own cache
-    file) and a copy of the module's globals in which the chain's names point at the twins. With one chunk the serial
-    and parallel kernels compute the same values (parallel regions run on one thread, in order;
-    ``tests/test_serial_twins.py`` compares them bit for bit).
+    numba compiles a kernel together with everything it calls, so one ``parallel=True`` kernel deep
+    in a solver makes the solver's first call compile parallel regions (parfors, thread dispatch)
+    even for a problem that runs on one thread — about half of DRFH's and TSF's cold-start time.
+    The twins run the same source compiled without ``parallel`` (``prange`` is ``range`` there) and
+    call each other, so a problem below :data:`PARALLEL_PAIRS` (one chunk, see :func:`user_chunks`)
+    never compiles a parallel region, and a large one compiles the parallel kernels on first use.
+    Each twin is a copy of the Python function with its own name (``<name>__serial``, hence its own
+    cache file) and a copy of the module's globals in which the chain's names point at the twins.
+    With one chunk the serial and parallel kernels compute the same values (parallel regions run on
+    one thread, in order; ``tests/test_serial_twins.py`` compares them bit for bit).
 
     Parameters
     ----------
     namespace : dict
         The module's ``globals()``, after its kernels are defined.
     in_numpy : dict or None, default None
-        Parallel kernels called only from Python whose one-chunk work NumPy does as well, by name, with the function
-        standing in for each twin (same arguments, same values bit for bit): an element-wise pass gains nothing from
-        compilation on a small problem, and its twin would cost the first call its compilation.
+        Parallel kernels called only from Python whose one-chunk work NumPy does as well, by name,
+        with the function standing in for each twin (same arguments, same values bit for bit): an
+        element-wise pass gains nothing from compilation on a small problem, and its twin would cost
+        the first call its compilation.
 
     Returns
     -------
@@ -214,8 +223,8 @@ def serial_twins(
         ]
         if name not in kernels or not kernels[name].targetoptions.get("parallel") or callers:
             raise ValueError(
-                f"in_numpy[{name!r}]: only a parallel kernel of {module} that no kernel calls can run "
-                f"in NumPy (called by {callers})"
+                f"in_numpy[{name!r}]: only a parallel kernel of {module} that no kernel "
+                f"calls can run in NumPy (called by {callers})"
             )
     chain = {
         name for name, kernel in kernels.items() if kernel.targetoptions.get("parallel")
@@ -242,8 +251,8 @@ def serial_twins(
             if k not in ("parallel", "nopython")
         }
         if kernels[name].targetoptions.get("parallel"):
-            # a chunk loop's twin is one plain loop: inlined into its callers, not compiled, linked and
-            # re-optimised as a function of its own under each of them
+            # a chunk loop's twin is one plain loop: inlined into its callers, not compiled, linked
+            # and re-optimised as a function of its own under each of them
             options["inline"] = "always"
         twins[name] = njit(cache=True, **options)(copy)
     scope.update(twins)
@@ -258,10 +267,11 @@ def serial_twins(
 
 @njit(cache=True, inline="always")
 def largest(values):
-    """``values.max()`` of a non-empty vector by a loop, without compiling numba's general array reduction.
+    """``values.max()`` of a non-empty vector by a loop, without compiling numba's general array
+    reduction.
 
-    That reduction is about 0.5 s of a first compilation; this is the same maximum, and a NaN anywhere wins, as
-    there.
+    That reduction is about 0.5 s of a first compilation; this is the same maximum, and a NaN
+    anywhere wins, as there.
 
     Parameters
     ----------
@@ -279,9 +289,10 @@ def largest(values):
 def sum_chunks(parts):
     """Σ over the rows of per-chunk partial sums ``parts``, added in chunk order from zero.
 
-    The same additions as ``parts.sum(axis=0)`` compiled, without compiling numba's general axis reduction
-    (its axis checks and error messages cost about a second of every solver's first compilation). Callers pass
-    their parts flattened to two dimensions (``parts.reshape((n_chunks, -1))``): one compilation serves them all.
+    The same additions as ``parts.sum(axis=0)`` compiled, without compiling numba's general axis
+    reduction (its axis checks and error messages cost about a second of every solver's first
+    compilation). Callers pass their parts flattened to two dimensions (``parts.reshape((n_chunks,
+    -1))``): one compilation serves them all.
 
     Parameters
     ----------

@@ -1,30 +1,34 @@
 """PF-VDS(α) on heterogeneous servers by a primal-dual interior-point method.
 
-The equilibrium of Problem 1 (Khamse-Ashari et al.; the form is a reconstruction, reconstructions §5.3 [INF]):
-on every eligible pair, ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n with z ⊥ x >= 0, and every server's
-prices λ_i ⊥ its slack. For α = 1 these are the optimality conditions of
+The equilibrium of Problem 1 (Khamse-Ashari et al.; the form is a reconstruction, reconstructions
+§5.3 [INF]): on every eligible pair, ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n with z ⊥ x >=
+0, and every server's prices λ_i ⊥ its slack. For α = 1 these are the optimality conditions of
 
     maximise Σ_n φ_n log x_n,   x_n = Σ_i x[n, i],
-    subject to Σ_n d[n, i, k] x[n, i] <= cap[i, k] for every server i and constraint k, x >= 0 on eligible pairs
+    subject to Σ_n d[n, i, k] x[n, i] <= cap[i, k] for every server i and constraint k, x >= 0 on
+    eligible pairs
 
-(Theorem 2). With ``time_shared=True`` the constraints are Problem 2's Σ_n x[n, i]/γ[n, i] <= 1 per server.
+(Theorem 2). With ``time_shared=True`` the constraints are Problem 2's Σ_n x[n, i]/γ[n, i] <= 1
+per server.
 
-Per-user caps (``Cluster.max_tasks``; outside the paper, our modelling choice): a user's total x_n <= cap_n
-constrains every server's player at once (a generalised game). We solve Definition 6's variational inequality
-over the capped feasible set — the *variational* equilibrium, in which every server charges user n the same cap
-price ν_n >= 0 (in the paper's utility units), ŝ^-α/γ + z = λ_i·d_n + ν_n, ν_n ⊥ (cap_n - x_n). Each cap is one
-more constraint row loaded by all of its user's pairs; a user capped at 0 holds nothing and leaves the game. For
-α = 1 this is max Σ_n φ_n log x_n with the caps as constraints.
+Per-user caps (``Cluster.max_tasks``; outside the paper, our modelling choice): a user's total x_n
+<= cap_n constrains every server's player at once (a generalised game). We solve Definition 6's
+variational inequality over the capped feasible set — the *variational* equilibrium, in which
+every server charges user n the same cap price ν_n >= 0 (in the paper's utility units), ŝ^-α/γ +
+z = λ_i·d_n + ν_n, ν_n ⊥ (cap_n - x_n). Each cap is one more constraint row loaded by all of
+its user's pairs; a user capped at 0 holds nothing and leaves the game. For α = 1 this is max Σ_n
+φ_n log x_n with the caps as constraints.
 
-Method: Mehrotra predictor-corrector on the variables of the eligible pairs, reduced to the constraint rows
-(R per server). The marginals depend on x only through the totals x_n, so the Jacobian is block-diagonal
-per user with rank-one blocks (Sherman-Morrison) and the reduced matrix A M⁻¹ Aᵀ is a per-server block
-diagonal minus a rank-n_users correction: one dense product (n_rows x n_users x n_rows) and one
-factorisation of an n_rows x n_rows matrix per iteration, whatever the number of pairs (Cholesky for α = 1,
-where the system is symmetric; LU otherwise). Rows are scaled by their capacity. Safeguards: iterative
-refinement, backtracking on the residual of the centred system, continuation in α (see
-:func:`pfvds_interior_point`). Stopping: primal and dual residuals and the complementarity gap all below
-``tol`` (for α = 1 the gap bounds the objective's distance to the optimum, in units of Σφ).
+Method: Mehrotra predictor-corrector on the variables of the eligible pairs, reduced to the
+constraint rows (R per server). The marginals depend on x only through the totals x_n, so the
+Jacobian is block-diagonal per user with rank-one blocks (Sherman-Morrison) and the reduced matrix A
+M⁻¹ Aᵀ is a per-server block diagonal minus a rank-n_users correction: one dense product
+(n_rows x n_users x n_rows) and one factorisation of an n_rows x n_rows matrix per iteration,
+whatever the number of pairs (Cholesky for α = 1, where the system is symmetric; LU otherwise).
+Rows are scaled by their capacity. Safeguards: iterative refinement, backtracking on the residual of
+the centred system, continuation in α (see :func:`pfvds_interior_point`). Stopping: primal and dual
+residuals and the complementarity gap all below ``tol`` (for α = 1 the gap bounds the objective's
+distance to the optimum, in units of Σφ).
 """
 
 from __future__ import annotations
@@ -69,10 +73,11 @@ _SHARED: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
 
 @contextlib.contextmanager
 def shared_stages():
-    """Within this block, a continuation stage already solved (same cluster, stage α, start and options) is reused
-    instead of solved again: PF-VDS at α = 4, 8, 16 and 64 on one cluster pass through the same stages (α capped at
-    2, 4, 8, 16, ...), and a driver that solves every α of a list on each instance does the shared ones once. A stage
-    is deterministic (one BLAS thread), so the answers are those of solving each α alone, bit for bit.
+    """Within this block, a continuation stage already solved (same cluster, stage α, start and
+    options) is reused instead of solved again: PF-VDS at α = 4, 8, 16 and 64 on one cluster pass
+    through the same stages (α capped at 2, 4, 8, 16, ...), and a driver that solves every α of a
+    list on each instance does the shared ones once. A stage is deterministic (one BLAS thread), so
+    the answers are those of solving each α alone, bit for bit.
 
     Yields
     ------
@@ -105,7 +110,8 @@ def _stage_key(cluster, stage_alphas, time_shared, tol, max_iterations, start, s
 
 
 def _solve_stage(cluster, stage_alphas, time_shared, tol, max_iterations, start, shrink):
-    """One continuation stage (:func:`_interior_point` on one BLAS thread), reused inside :func:`shared_stages`."""
+    """One continuation stage (:func:`_interior_point` on one BLAS thread), reused inside
+    :func:`shared_stages`."""
     shared = _SHARED.get()
     key = (
         None
@@ -145,11 +151,12 @@ def _alphas_per_server(cluster: Cluster, alpha) -> np.ndarray:
 _STALL_ITERATIONS = 20  # iterations without a smaller residual before a stage gives up
 _BACKTRACKS = 30
 _DIRECT_ALPHA = 2.0  # above this, start from the solution at half the α (continuation)
-#: retries of a failed continuation stage (a smaller step, or a restart from α = 1) before the stage's failure is final
+#: retries of a failed continuation stage (a smaller step, or a restart from α = 1) before the
+#: stage's failure is final
 RETRIES = 3
-#: stages above this α are not retried: there x^-α spans more orders of magnitude than a smaller step can bridge
-#: (at α = 64 three retries turned 6 of 63 failed solves into converged ones at 2.5 times the cost), and the best
-#: responses finish from the last converged stage
+#: stages above this α are not retried: there x^-α spans more orders of magnitude than a smaller
+#: step can bridge (at α = 64 three retries turned 6 of 63 failed solves into converged ones at 2.5
+#: times the cost), and the best responses finish from the last converged stage
 RETRY_ALPHA_AT_MOST = 16.0
 
 
@@ -166,17 +173,18 @@ def pfvds_interior_point(
 ) -> Allocation:
     """PF-VDS(α) by a primal-dual interior-point method on the equilibrium conditions of Problem 1.
 
-    Every server's KKT conditions together — ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n on eligible pairs,
-    z ⊥ x, λ_i ⊥ slack — form one complementarity problem; for α = 1 they are the optimality conditions
-    of max Σ_n φ_n log x_n (Theorem 2). Each Newton step is reduced to the constraint rows: the marginals
-    depend on x only through the totals x_n, so the Jacobian is block-diagonal per user with rank-one
-    blocks (Sherman-Morrison), and the reduced matrix is a per-server block diagonal minus a rank-n_users
-    correction (one dense product). Each server's utility is rescaled by a constant (which leaves its
-    best responses, hence the equilibrium, unchanged) so the marginals start near 1. For α > 2 the
-    marginals span many orders of magnitude at a neutral start, so the method follows a continuation
-    (α capped at 2, 4, 8, ...), each stage starting from the previous stage's allocation; the
-    diagnostics report the stages. Beyond α ≈ 16 stages may stop short (``converged`` False): x^-α is
-    then beyond the method's reach, and :func:`.pfvds.pfvds` finishes with best responses.
+    Every server's KKT conditions together — ŝ[n, i]^-α / γ[n, i] + z[n, i] = λ_i·d_n on
+    eligible pairs, z ⊥ x, λ_i ⊥ slack — form one complementarity problem; for α = 1 they
+    are the optimality conditions of max Σ_n φ_n log x_n (Theorem 2). Each Newton step is reduced
+    to the constraint rows: the marginals depend on x only through the totals x_n, so the Jacobian
+    is block-diagonal per user with rank-one blocks (Sherman-Morrison), and the reduced matrix is a
+    per-server block diagonal minus a rank-n_users correction (one dense product). Each server's
+    utility is rescaled by a constant (which leaves its best responses, hence the equilibrium,
+    unchanged) so the marginals start near 1. For α > 2 the marginals span many orders of magnitude
+    at a neutral start, so the method follows a continuation (α capped at 2, 4, 8, ...), each stage
+    starting from the previous stage's allocation; the diagnostics report the stages. Beyond α ≈
+    16 stages may stop short (``converged`` False): x^-α is then beyond the method's reach, and
+    :func:`.pfvds.pfvds` finishes with best responses.
 
     Parameters
     ----------
@@ -188,8 +196,8 @@ def pfvds_interior_point(
         Problem 2's per-server constraint Σ_n x[n, i]/γ[n, i] <= 1 instead of the capacities.
     tol : float, default 1e-10
         Stopping tolerance on the scaled primal and dual residuals and on the complementarity gap
-        relative to Σ x·marginal (for α = 1: the duality gap in units of Σφ, an upper bound on the
-        objective's distance to the optimum).
+        relative to Σ x·marginal (for α = 1: the duality gap in units of Σφ, an upper bound on
+        the objective's distance to the optimum).
     max_iterations : int, default 200
         Iteration cap; ``diagnostics["converged"]`` says whether ``tol`` was reached.
     continuation : tuple of float, default (2.0, 2.0)
@@ -197,19 +205,21 @@ def pfvds_interior_point(
         (1, 1.25), reach some equilibria the default misses at α = 2-4, at more stages' cost).
     shrink_to_caps : bool, default False
         Start each capped user at most a quarter of its cap (else every pair alike, half-loading the
-        busiest server row): caps spanning many orders of magnitude (trace jobs) need it, random ones less so.
+        busiest server row): caps spanning many orders of magnitude (trace jobs) need it, random
+        ones less so.
     retries : int, default RETRIES
-        A stage (at α <= 16) that stops short is retried this many times at most: at the square root of
-        the last factor above the last converged stage, or from α = 1 when the first stage fails (0: never).
+        A stage (at α <= 16) that stops short is retried this many times at most: at the square
+        root of the last factor above the last converged stage, or from α = 1 when the first stage
+        fails (0: never).
 
     Returns
     -------
     Allocation
         ``mechanism="pfvds"``; diagnostics ``iterations``, ``converged``, ``gap``,
-        ``primal_residual``, ``dual_residual``, ``prices[server, k]`` (each server's multipliers, in units
-        of its unscaled utility per unit of constraint), ``cap_prices[user]`` (ν_n, the price of a capped user's
-        task that every server charges; 0 for uncapped users). Tasks are scaled to satisfy every constraint, caps
-        included, exactly.
+        ``primal_residual``, ``dual_residual``, ``prices[server, k]`` (each server's multipliers, in
+        units of its unscaled utility per unit of constraint), ``cap_prices[user]`` (ν_n, the price
+        of a capped user's task that every server charges; 0 for uncapped users). Tasks are scaled
+        to satisfy every constraint, caps included, exactly.
 
     Examples
     --------
@@ -279,10 +289,11 @@ def pfvds_interior_point(
             and stage_alphas.max() <= RETRY_ALPHA_AT_MOST
         ):
             retried += 1
-            # A stage that stops short is retried closer to the last converged one, the homotopy's factor
-            # shrinking to its square root, or, when the first stage fails, from α = 1 (the concave program) with
-            # no start. A stage costs a few dozen Newton steps; the best responses that otherwise finish from a
-            # failed stage cost thousands of sweeps (Bitbrains snapshots at α = 2: docs/performance.md).
+            # A stage that stops short is retried closer to the last converged one, the homotopy's
+            # factor shrinking to its square root, or, when the first stage fails, from α = 1 (the
+            # concave program) with no start. A stage costs a few dozen Newton steps; the best
+            # responses that otherwise finish from a failed stage cost thousands of sweeps
+            # (Bitbrains snapshots at α = 2: docs/performance.md).
             if converged_level is not None:
                 step = math.sqrt(step)
                 cap_level = converged_level * step
@@ -294,8 +305,9 @@ def pfvds_interior_point(
             if previous is not None and not (
                 np.isfinite(result.tasks).all() and (result.tasks >= 0).all()
             ):
-                # a stage that went astray (very large α: negative or non-finite iterates) hands back the last
-                # converged stage's allocation, still marked not converged, for the best responses to finish from
+                # a stage that went astray (very large α: negative or non-finite iterates) hands
+                # back the last converged stage's allocation, still marked not converged, for the
+                # best responses to finish from
                 result = replace(previous, converged=False)
             break
         if cap_level >= alphas.max():
@@ -311,11 +323,12 @@ def pfvds_interior_point(
 
 @dataclass(frozen=True)
 class _PairSystem:
-    """The complementarity problem on the eligible pairs: pair p = (``pair_user[p]``, ``pair_server[p]``) loads
-    the constraint rows ``pair_rows[p, :]`` (-1: none) with ``coef[p, :]`` (per-task use over the row's capacity)
-    and pays their prices with ``price_coef[p, :]`` (equal to ``coef`` except on cap rows: see :func:`_starting_point`);
-    only rows some pair loads are kept (``active`` among all servers' rows). The marginal utility of pair p is
-    exp(log_coef[p]) · x_n^-α (ŝ^-α/γ, eq. (12) [INF]), x_n its user's total."""
+    """The complementarity problem on the eligible pairs: pair p = (``pair_user[p]``,
+    ``pair_server[p]``) loads the constraint rows ``pair_rows[p, :]`` (-1: none) with ``coef[p, :]``
+    (per-task use over the row's capacity) and pays their prices with ``price_coef[p, :]`` (equal to
+    ``coef`` except on cap rows: see :func:`_starting_point`); only rows some pair loads are kept
+    (``active`` among all servers' rows). The marginal utility of pair p is exp(log_coef[p]) ·
+    x_n^-α (ŝ^-α/γ, eq. (12) [INF]), x_n its user's total."""
 
     pair_user: np.ndarray
     pair_server: np.ndarray
@@ -341,7 +354,8 @@ class _PairSystem:
 
     @property
     def parallel(self) -> bool:
-        """Whether the iterations run the fused kernels of :mod:`.pfvds_parallel` (two chunks or more)."""
+        """Whether the iterations run the fused kernels of :mod:`.pfvds_parallel` (two chunks or
+        more)."""
         return len(self.chunks) > 2
 
     def load(self, x):
@@ -361,7 +375,8 @@ class _PairSystem:
         return user_sums(x, self.pair_user, self.n_users)
 
     def marginals(self, x):
-        """(g, u): each pair's marginal utility and the derivative's rank-one factor, at the totals of ``x``."""
+        """(g, u): each pair's marginal utility and the derivative's rank-one factor, at the totals
+        of ``x``."""
         if self.parallel:
             return parallel.marginals(
                 x, self.log_coef, self.pair_alpha, self.user_start, self.chunks
@@ -369,13 +384,15 @@ class _PairSystem:
         return _marginals(self.totals(x), self.pair_user, self.log_coef, self.pair_alpha)
 
     def big(self) -> bool:
-        """Whether the reduced matrix's product (rows x users x rows) is large enough for BLAS on every thread."""
+        """Whether the reduced matrix's product (rows x users x rows) is large enough for BLAS on
+        every thread."""
         return self.parallel and self.n_rows * self.n_rows * self.n_users >= THREADED_BLAS_FLOPS
 
 
 def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
-    """Index the eligible pairs and the constraint rows they load; rows scaled by their capacity. A capped user's
-    pairs also load its cap row (coefficient 1/cap); a user capped at 0 has no pairs."""
+    """Index the eligible pairs and the constraint rows they load; rows scaled by their capacity. A
+    capped user's pairs also load its cap row (coefficient 1/cap); a user capped at 0 has no
+    pairs."""
     d3, cap = cluster.server_constraints(time_shared)
     n_servers, kk = cluster.n_servers, cap.shape[1]
     pair_user, pair_server = np.nonzero(cluster.eligible & (cluster.max_tasks > 0)[:, None])
@@ -435,15 +452,17 @@ def _pair_system(cluster, alphas, time_shared) -> _PairSystem:
 
 
 def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_caps=False):
-    """An interior point at half load (or pulled 10% from ``start`` towards it) and per-server utility scales
-    κ_i making its marginals ~1; returns (system with scaled utilities, log κ, x, y, z, s). ``shrink_to_caps``:
-    each capped user's pairs shrunk to a quarter of its cap (caps of 0.003 tasks beside 240 stall the uniform start).
+    """An interior point at half load (or pulled 10% from ``start`` towards it) and per-server
+    utility scales κ_i making its marginals ~1; returns (system with scaled utilities, log κ, x,
+    y, z, s). ``shrink_to_caps``: each capped user's pairs shrunk to a quarter of its cap (caps of
+    0.003 tasks beside 240 stall the uniform start).
 
-    Server i's equations are then in units of κ_i, its own rows' prices too; but a cap's price ν_n is one price
-    in the paper's units that every server charges (the variational equilibrium), κ_i ν_n in server i's units.
-    So a cap row's price coefficient on a pair of server i is κ_i / κ_n / cap_n (κ_n, the geometric mean of the
-    user's servers' scales, is the unit of that row's dual) while its load coefficient stays 1 / cap_n: the
-    Newton system is then unsymmetric (LU), as it already is for α != 1."""
+    Server i's equations are then in units of κ_i, its own rows' prices too; but a cap's price ν_n
+    is one price in the paper's units that every server charges (the variational equilibrium), κ_i
+    ν_n in server i's units. So a cap row's price coefficient on a pair of server i is κ_i / κ_n
+    / cap_n (κ_n, the geometric mean of the user's servers' scales, is the unit of that row's dual)
+    while its load coefficient stays 1 / cap_n: the Newton system is then unsymmetric (LU), as it
+    already is for α != 1."""
     n_pairs = len(system.pair_user)
     rows = (
         system.n_server_rows if shrink_to_caps else system.n_rows
@@ -486,14 +505,15 @@ def _starting_point(system: _PairSystem, n_servers, symmetric, start, shrink_to_
 
 
 class _NewtonSystem:
-    """The Newton equations at one iterate, reduced to the constraint rows and factorised once (eqs. in the
-    module docstring): M = D⁻¹ + per-user rank-one blocks (Sherman-Morrison, ``_solve_m``), then the reduced
-    matrix A M⁻¹ Aᵀ + S/Y (Cholesky when symmetric, LU otherwise). On many pairs the passes over them are the
-    fused kernels of :mod:`.pfvds_parallel`, and a large reduced matrix is formed and factorised by BLAS on every
-    thread."""
+    """The Newton equations at one iterate, reduced to the constraint rows and factorised once (eqs.
+    in the module docstring): M = D⁻¹ + per-user rank-one blocks (Sherman-Morrison,
+    ``_solve_m``), then the reduced matrix A M⁻¹ Aᵀ + S/Y (Cholesky when symmetric, LU
+    otherwise). On many pairs the passes over them are the fused kernels of :mod:`.pfvds_parallel`,
+    and a large reduced matrix is formed and factorised by BLAS on every thread."""
 
     def __init__(self, system: _PairSystem, x, y, z, s, u, symmetric):
-        """Form and factorise the reduced Newton system at the iterate (x, y, z, s, u) of ``system``."""
+        """Form and factorise the reduced Newton system at the iterate (x, y, z, s, u) of
+        ``system``."""
         self.system, self.x, self.y, self.z, self.s, self.u = system, x, y, z, s, u
         if system.parallel:
             self.d_inv, self.beta, reduced, v1, vub = parallel.newton_parts(
@@ -544,7 +564,8 @@ class _NewtonSystem:
         return _solve_m(b, self.d_inv, self.system.pair_user, self.u, self.beta)
 
     def solve(self, rd, rp, r_xz, r_sy):
-        """(dx, dy, dz, ds) for the residuals of dual feasibility, primal feasibility and both complementarities."""
+        """(dx, dy, dz, ds) for the residuals of dual feasibility, primal feasibility and both
+        complementarities."""
         sysm, x, y, z, s = self.system, self.x, self.y, self.z, self.s
         if sysm.parallel:
             b1, load_w = parallel.reduced_rhs(
@@ -583,8 +604,9 @@ class _NewtonSystem:
         return dx, dy, (-r_xz - z * dx) / x, (-r_sy - s * dy) / y
 
     def direction(self, r_d, r_p, r_xz, r_sy):
-        """:meth:`solve` plus one round of iterative refinement on the unreduced equations: the reduced matrix
-        loses accuracy as complementarity -> 0, the refined direction is exact to working precision."""
+        """:meth:`solve` plus one round of iterative refinement on the unreduced equations: the
+        reduced matrix loses accuracy as complementarity -> 0, the refined direction is exact to
+        working precision."""
         sysm, x, y, z, s, u = self.system, self.x, self.y, self.z, self.s, self.u
         dx, dy, dz, ds = self.solve(r_d, r_p, r_xz, r_sy)
         if sysm.parallel:
@@ -619,8 +641,9 @@ class _NewtonSystem:
 def _centred_residual(
     system: _PairSystem, target, x, y, z, s, t=0.0, dx=None, dy=None, dz=None, ds=None
 ):
-    """2-norm of the residual of the centred KKT system (complementarity products at ``target``) at the trial point
-    (x, y, z, s) + t (dx, dy, dz, ds), or at (x, y, z, s) itself without a direction."""
+    """2-norm of the residual of the centred KKT system (complementarity products at ``target``) at
+    the trial point (x, y, z, s) + t (dx, dy, dz, ds), or at (x, y, z, s) itself without a
+    direction."""
     if dx is not None:
         y, s = y + t * dy, s + t * ds
     if (
@@ -664,8 +687,8 @@ def _step_to_boundary(system: _PairSystem, x, dx, y, dy, z, dz, s, ds):
 
 
 def _complementarity_rhs(system: _PairSystem, x, z, dx=None, dz=None, target=None):
-    """x z, x z - target, or x z + dx dz - target per pair (the predictor's, the plain Newton's and the corrector's
-    right-hand sides)."""
+    """x z, x z - target, or x z + dx dz - target per pair (the predictor's, the plain Newton's and
+    the corrector's right-hand sides)."""
     if system.parallel:
         return parallel.complementarity_rhs(
             x,
@@ -692,10 +715,11 @@ def _all_finite(system: _PairSystem, dx, dy, dz, ds) -> bool:
 
 
 def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n_comp):
-    """Mehrotra's predictor-corrector, globalised. The affine-scaling predictor sets the centring σ = (μ_aff/μ)³;
-    the marginals' curvature (x_n^-α) can make full Newton steps overshoot, so steps are backtracked until the
-    residual of the centred system decreases, with plain Newton on the centred system as the fallback direction
-    when the corrector's does not. Returns (t, dx, dy, dz, ds), or None when no direction reduces the residual."""
+    """Mehrotra's predictor-corrector, globalised. The affine-scaling predictor sets the centring σ
+    = (μ_aff/μ)³; the marginals' curvature (x_n^-α) can make full Newton steps overshoot, so
+    steps are backtracked until the residual of the centred system decreases, with plain Newton on
+    the centred system as the fallback direction when the corrector's does not. Returns (t, dx, dy,
+    dz, ds), or None when no direction reduces the residual."""
     x, y, z, s = newton.x, newton.y, newton.z, newton.s
     mu = float(x @ z + s @ y) / n_comp
     dx, dy, dz, ds = newton.direction(
@@ -726,11 +750,12 @@ def _predictor_corrector(system: _PairSystem, newton: _NewtonSystem, r_d, r_p, n
 
 
 def _iterate(system: _PairSystem, x, y, z, s, symmetric, tol, max_iterations):
-    """The loop of one stage from the starting point (x, y, z, s): residuals, Newton system, predictor-corrector step,
-    until the largest of the primal and dual residuals and the gap is below ``tol``, the iterates stall for
-    :data:`_STALL_ITERATIONS`, or the marginals leave floating point. Returns (iterations, converged, x, y, primal
-    residual, dual residual, gap) of the best iterate. The reference of :func:`.pfvds_interior_serial.iterate`, and
-    the path of large systems (its passes over the pairs are then the threaded kernels of :mod:`.pfvds_parallel`)."""
+    """The loop of one stage from the starting point (x, y, z, s): residuals, Newton system,
+    predictor-corrector step, until the largest of the primal and dual residuals and the gap is
+    below ``tol``, the iterates stall for :data:`_STALL_ITERATIONS`, or the marginals leave floating
+    point. Returns (iterations, converged, x, y, primal residual, dual residual, gap) of the best
+    iterate. The reference of :func:`.pfvds_interior_serial.iterate`, and the path of large systems
+    (its passes over the pairs are then the threaded kernels of :mod:`.pfvds_parallel`)."""
     n_comp = len(system.pair_user) + system.n_rows
 
     converged = False
@@ -738,7 +763,8 @@ def _iterate(system: _PairSystem, x, y, z, s, symmetric, tol, max_iterations):
     gap = primal_res = dual_res = np.inf
     best = (np.inf, x, y, gap, gap, gap)
     stalled = 0
-    # Overflow or a singular reduced matrix (very large α) ends the stage with the best iterate so far.
+    # Overflow or a singular reduced matrix (very large α) ends the stage with the best iterate so
+    # far.
     with (
         np.errstate(all="ignore"),
         warnings.catch_warnings(),
@@ -801,9 +827,10 @@ def _iterate(system: _PairSystem, x, y, z, s, symmetric, tol, max_iterations):
 
 
 def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, shrink_to_caps=False):
-    """One stage of the interior-point method at fixed ``alphas``: residuals, Newton system, predictor-corrector
-    step, until the largest of the primal and dual residuals and the gap is below ``tol``, the iterates stall
-    for :data:`_STALL_ITERATIONS`, or the marginals leave floating point; returns the best iterate."""
+    """One stage of the interior-point method at fixed ``alphas``: residuals, Newton system,
+    predictor-corrector step, until the largest of the primal and dual residuals and the gap is
+    below ``tol``, the iterates stall for :data:`_STALL_ITERATIONS`, or the marginals leave floating
+    point; returns the best iterate."""
     n_users, n_servers = cluster.n_users, cluster.n_servers
     symmetric = bool((alphas == 1.0).all())
     system, log_kappa, x, y, z, s = _starting_point(
@@ -813,7 +840,9 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, sh
         it, converged, x, y, primal_res, dual_res, gap = _iterate(
             system, x, y, z, s, symmetric, tol, max_iterations
         )
-    else:  # a small system: the same loop compiled whole (its interpreter overhead is most of its time)
+    else:
+        # a small system: the same loop compiled whole (its interpreter overhead is most of its
+        # time)
         it, converged, x, y, primal_res, dual_res, gap = _iterate_compiled(
             x,
             y,

@@ -1,13 +1,15 @@
 """The interior-point iteration of :mod:`.pfvds_interior` on one thread, as one compiled loop.
 
-A small cluster (the property tables' 6 users on 3 servers, a few dozen pairs) costs the interior point a few
-microseconds of arithmetic per Newton step and hundreds of microseconds of interpreter overhead: every step makes
-some fifty numpy calls on arrays of a few dozen entries, and a capped PF-VDS solve takes about fifty stages of a
-dozen steps each. :func:`iterate` runs the whole loop of :func:`.pfvds_interior._iterate` (residuals, Newton system,
-Mehrotra's predictor-corrector with its backtracking) inside one kernel, with the same equations in the same order;
-:func:`.pfvds_interior._iterate` stays the reference (``tests/test_pfvds_interior.py`` compares the two). The reduced
-matrix (a few rows per server) is factorised here by an unblocked Cholesky or an LU with partial pivoting, the
-algorithms LAPACK applies to so small a matrix, so the two paths differ by rounding only.
+A small cluster (the property tables' 6 users on 3 servers, a few dozen pairs) costs the interior
+point a few microseconds of arithmetic per Newton step and hundreds of microseconds of interpreter
+overhead: every step makes some fifty numpy calls on arrays of a few dozen entries, and a capped
+PF-VDS solve takes about fifty stages of a dozen steps each. :func:`iterate` runs the whole loop of
+:func:`.pfvds_interior._iterate` (residuals, Newton system, Mehrotra's predictor-corrector with its
+backtracking) inside one kernel, with the same equations in the same order;
+:func:`.pfvds_interior._iterate` stays the reference (``tests/test_pfvds_interior.py`` compares the
+two). The reduced matrix (a few rows per server) is factorised here by an unblocked Cholesky or an
+LU with partial pivoting, the algorithms LAPACK applies to so small a matrix, so the two paths
+differ by rounding only.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ __all__ = ["StageLimits", "solve_m", "reduced_matrix_parts", "pair_marginals", "
 
 
 class StageLimits(NamedTuple):
-    """The stopping rule of one interior-point stage, passed to :func:`iterate` as one argument (numba compiles it
-    as a tuple of scalars; the wrapper builds it by name, so two limits cannot trade places at the call).
+    """The stopping rule of one interior-point stage, passed to :func:`iterate` as one argument
+    (numba compiles it as a tuple of scalars; the wrapper builds it by name, so two limits cannot
+    trade places at the call).
 
     Parameters
     ----------
@@ -47,7 +50,8 @@ class StageLimits(NamedTuple):
 
 @njit(cache=True)
 def solve_m(b, d_inv, pair_user, u, beta):
-    """M⁻¹ b with M = diag(1/d_inv) + blockdiag_n(u_n 1ᵀ) (Sherman-Morrison per user; β_n = 1/(1 + 1ᵀD⁻¹u_n)).
+    """M⁻¹ b with M = diag(1/d_inv) + blockdiag_n(u_n 1ᵀ) (Sherman-Morrison per user; β_n =
+    1/(1 + 1ᵀD⁻¹u_n)).
 
     Parameters
     ----------
@@ -75,9 +79,10 @@ def solve_m(b, d_inv, pair_user, u, beta):
 
 @njit(cache=True)
 def reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_users, n_rows):
-    """A D⁻¹ Pᵀ (dense; nonzero only in per-server blocks and cap rows), V1[n, row] = Σ_{p of n} b_p / D_p and
-    Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the load coefficients a (``coef``) and the price coefficients b
-    (``price_coef``: equal to ``coef`` except on cap rows, see :func:`.pfvds_interior._starting_point`).
+    """A D⁻¹ Pᵀ (dense; nonzero only in per-server blocks and cap rows), V1[n, row] = Σ_{p of
+    n} b_p / D_p and Vu[n, row] = Σ_{p of n} a_p u_p / D_p, for the load coefficients a (``coef``)
+    and the price coefficients b (``price_coef``: equal to ``coef`` except on cap rows, see
+    :func:`.pfvds_interior._starting_point`).
 
     Parameters
     ----------
@@ -110,7 +115,8 @@ def reduced_matrix_parts(d_inv, u, pair_user, pair_rows, coef, price_coef, n_use
 
 @njit(cache=True)
 def pair_marginals(totals, pair_user, log_coef, pair_alpha):
-    """g_p = κ_i ŝ^-α/γ = exp(log_coef_p - α_p log x_n) and u_p = -∂g_p/∂x_n = α_p g_p / x_n.
+    """g_p = κ_i ŝ^-α/γ = exp(log_coef_p - α_p log x_n) and u_p = -∂g_p/∂x_n = α_p g_p /
+    x_n.
 
     Parameters
     ----------
@@ -127,9 +133,9 @@ def pair_marginals(totals, pair_user, log_coef, pair_alpha):
     u = np.empty(pair_user.shape[0])
     for p in range(pair_user.shape[0]):
         t = totals[pair_user[p]]
-        if (
-            t <= 0.0
-        ):  # a trial step that empties a user (x + t dx hits 0 exactly): infinite marginal, rejected
+        if t <= 0.0:
+            # a trial step that empties a user (x + t dx hits 0 exactly): infinite marginal,
+            # rejected
             g[p] = np.inf
             u[p] = np.inf
             continue
@@ -140,7 +146,8 @@ def pair_marginals(totals, pair_user, log_coef, pair_alpha):
 
 @njit(cache=True, error_model="numpy")
 def _cholesky(a):
-    """Lower L with L Lᵀ = a (a symmetric; its lower triangle is read), and whether a is positive definite.
+    """Lower L with L Lᵀ = a (a symmetric; its lower triangle is read), and whether a is positive
+    definite.
 
     Parameters
     ----------
@@ -166,7 +173,8 @@ def _cholesky(a):
 
 @njit(cache=True, error_model="numpy")
 def _back_substitute(upper, w):
-    """``w`` overwritten by upper⁻¹ w (``upper`` upper triangular): the last step of both solves below.
+    """``w`` overwritten by upper⁻¹ w (``upper`` upper triangular): the last step of both solves
+    below.
 
     Parameters
     ----------
@@ -205,8 +213,9 @@ def _cholesky_solve(low, b):
 
 @njit(cache=True, error_model="numpy")
 def _lu(a):
-    """a = P L U with partial pivoting (LAPACK's getrf unblocked): the factors in one matrix and the row swaps. A zero
-    pivot is kept (the solves then give non-finite directions, which the step rejects), as getrf's is.
+    """a = P L U with partial pivoting (LAPACK's getrf unblocked): the factors in one matrix and the
+    row swaps. A zero pivot is kept (the solves then give non-finite directions, which the step
+    rejects), as getrf's is.
 
     Parameters
     ----------
@@ -509,7 +518,8 @@ def _centred_residual(
     n_users,
     n_rows,
 ):
-    """2-norm of the residual of the centred KKT system at (x, y, z, s) (:func:`.pfvds_interior._centred_residual`).
+    """2-norm of the residual of the centred KKT system at (x, y, z, s)
+    (:func:`.pfvds_interior._centred_residual`).
 
     Parameters
     ----------
@@ -582,8 +592,8 @@ def iterate(
     n_rows,
 ):
     """The interior-point loop of one stage from the starting point (x, y, z, s), as
-    :func:`.pfvds_interior._iterate` runs it: returns (iterations, converged, best x, best y, primal residual, dual
-    residual, gap) of the iterate with the smallest of the three.
+    :func:`.pfvds_interior._iterate` runs it: returns (iterations, converged, best x, best y, primal
+    residual, dual residual, gap) of the iterate with the smallest of the three.
 
     Parameters
     ----------
@@ -596,7 +606,8 @@ def iterate(
     s : float64 (n_rows,)
         Starting slacks of the constraint rows (copied).
     symmetric : bool
-        Start with a Cholesky factorisation (α = 1 everywhere); an indefinite matrix switches to LU for good.
+        Start with a Cholesky factorisation (α = 1 everywhere); an indefinite matrix switches to LU
+        for good.
     limits : StageLimits
         The stopping rule and the step's backtracking limit.
     pair_user : int64 (n_pairs,)

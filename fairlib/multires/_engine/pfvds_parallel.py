@@ -1,15 +1,16 @@
-"""PF-VDS's interior point on many pairs: every pass over the pairs of an iteration as one fused kernel split over
-numba's threads.
+"""PF-VDS's interior point on many pairs: every pass over the pairs of an iteration as one fused
+kernel split over numba's threads.
 
-From :data:`.pair_kernels.PARALLEL_PAIRS` eligible pairs on, :mod:`.pfvds_interior` runs its iterations through
-these kernels instead of its NumPy expressions and serial products. The pairs are grouped by user (pair_user is
-non-decreasing), so each thread takes a chunk of whole users (:func:`.pair_kernels.user_chunks`): a user's totals,
-Sherman-Morrison sums and residuals stay inside one thread, and only the constraint rows' sums (``A x``) and the
-reduced matrix's per-server part are added across chunks, in chunk order. Per-pair and per-user values are the
-serial path's, bit for bit; the row sums and the scalar reductions (sums of squares, the predictor's dot products)
-are added in another order, so the iterates agree with the serial path to rounding (``tests/test_pfvds_parallel.py``
-compares the two). Below the threshold the serial path is kept: its NumPy reductions are the reference, and a
-parallel region costs more than it saves there.
+From :data:`.pair_kernels.PARALLEL_PAIRS` eligible pairs on, :mod:`.pfvds_interior` runs its
+iterations through these kernels instead of its NumPy expressions and serial products. The pairs are
+grouped by user (pair_user is non-decreasing), so each thread takes a chunk of whole users
+(:func:`.pair_kernels.user_chunks`): a user's totals, Sherman-Morrison sums and residuals stay
+inside one thread, and only the constraint rows' sums (``A x``) and the reduced matrix's per-server
+part are added across chunks, in chunk order. Per-pair and per-user values are the serial path's,
+bit for bit; the row sums and the scalar reductions (sums of squares, the predictor's dot products)
+are added in another order, so the iterates agree with the serial path to rounding
+(``tests/test_pfvds_parallel.py`` compares the two). Below the threshold the serial path is kept:
+its NumPy reductions are the reference, and a parallel region costs more than it saves there.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ def load(x, pair_rows, coef, n_rows, user_start, chunks):
 
 @njit(cache=True, inline="always")
 def _user_total(v, lo, hi):
-    """Σ v over one user's pairs lo..hi-1, from zero in pair order (as :func:`.pair_kernels.user_sums`).
+    """Σ v over one user's pairs lo..hi-1, from zero in pair order (as
+    :func:`.pair_kernels.user_sums`).
 
     Parameters
     ----------
@@ -89,8 +91,8 @@ def _user_total(v, lo, hi):
 
 @njit(cache=True, parallel=True)
 def marginals(x, log_coef, pair_alpha, user_start, chunks):
-    """(g, u, all finite) at the totals of x: g_p = exp(log_coef_p - α_p log x_n), u_p = α_p g_p / x_n (an emptied
-    user, x_n <= 0, gets infinite marginals: the step is rejected).
+    """(g, u, all finite) at the totals of x: g_p = exp(log_coef_p - α_p log x_n), u_p = α_p g_p /
+    x_n (an emptied user, x_n <= 0, gets infinite marginals: the step is rejected).
 
     Parameters
     ----------
@@ -132,7 +134,8 @@ def marginals(x, log_coef, pair_alpha, user_start, chunks):
 
 @njit(cache=True, parallel=True)
 def dual_residual(g, y, z, pair_rows, price_coef, user_start, chunks):
-    """(r_d = g - Aᵀy + z per pair, max |r_d|, max g); a NaN in r_d makes its maximum NaN (as NumPy's).
+    """(r_d = g - Aᵀy + z per pair, max |r_d|, max g); a NaN in r_d makes its maximum NaN (as
+    NumPy's).
 
     Parameters
     ----------
@@ -181,8 +184,9 @@ def dual_residual(g, y, z, pair_rows, price_coef, user_start, chunks):
 
 @njit(cache=True, inline="always")
 def add_pair_terms(p, n, pair_rows, coef, price_coef, d_inv, u, diag_part, v1, vu):
-    """Pair p's (user n's) terms of the reduced matrix's parts: A D⁻¹ Pᵀ (into ``diag_part``, rows x rows),
-    V1[n] += b_p D⁻¹_p and Vu[n] += a_p u_p D⁻¹_p (the serial :func:`.pfvds_interior._reduced_matrix_parts` too).
+    """Pair p's (user n's) terms of the reduced matrix's parts: A D⁻¹ Pᵀ (into ``diag_part``,
+    rows x rows), V1[n] += b_p D⁻¹_p and Vu[n] += a_p u_p D⁻¹_p (the serial
+    :func:`.pfvds_interior._reduced_matrix_parts` too).
 
     Parameters
     ----------
@@ -222,9 +226,10 @@ def add_pair_terms(p, n, pair_rows, coef, price_coef, d_inv, u, diag_part, v1, v
 
 @njit(cache=True, parallel=True)
 def newton_parts(x, z, u, pair_rows, coef, price_coef, n_rows, user_start, chunks):
-    """The reduced Newton matrix's parts: d_inv = x/z per pair, β_n = 1/(1 + Σ_p d_inv u) per user, the per-server
-    part A D⁻¹ Pᵀ (dense rows x rows; each chunk's pairs into its own, added in chunk order), V1[n] = Σ_p b_p D⁻¹_p
-    and Vu[n] β_n = β_n Σ_p a_p u_p D⁻¹_p (users x rows) for the load coefficients a and the price coefficients b.
+    """The reduced Newton matrix's parts: d_inv = x/z per pair, β_n = 1/(1 + Σ_p d_inv u) per
+    user, the per-server part A D⁻¹ Pᵀ (dense rows x rows; each chunk's pairs into its own,
+    added in chunk order), V1[n] = Σ_p b_p D⁻¹_p and Vu[n] β_n = β_n Σ_p a_p u_p D⁻¹_p
+    (users x rows) for the load coefficients a and the price coefficients b.
 
     Parameters
     ----------
@@ -308,7 +313,8 @@ def _solve_m_user(b, d_inv, u, beta_n, lo, hi, out):
 
 @njit(cache=True, parallel=True)
 def reduced_rhs(rd, r_xz, x, d_inv, u, beta, pair_rows, coef, n_rows, user_start, chunks):
-    """(b1 = r_d - r_xz / x per pair, A M⁻¹ b1): the pair part of the reduced system's right-hand side.
+    """(b1 = r_d - r_xz / x per pair, A M⁻¹ b1): the pair part of the reduced system's right-hand
+    side.
 
     Parameters
     ----------
@@ -407,8 +413,8 @@ def back_substitute(b1, dy, r_xz, x, z, d_inv, u, beta, pair_rows, price_coef, u
 def refinement_residuals(
     dx, dy, dz, u, x, z, r_d, r_xz, pair_rows, coef, price_coef, n_rows, user_start, chunks
 ):
-    """The unreduced equations' residuals at a direction, pair part: e_d = -u (E dx)_n - Aᵀdy + dz + r_d and
-    e_xz = z dx + x dz + r_xz per pair, and A dx.
+    """The unreduced equations' residuals at a direction, pair part: e_d = -u (E dx)_n - Aᵀdy + dz
+    + r_d and e_xz = z dx + x dz + r_xz per pair, and A dx.
 
     Parameters
     ----------
@@ -479,8 +485,8 @@ def centred_pair_residual(
     user_start,
     chunks,
 ):
-    """At the trial point x + t dx, z + t dz (prices ``y_t``): (Σ over pairs of (g - Aᵀy_t + z_t)² + (x_t z_t -
-    target)², A x_t), without forming the trial vectors.
+    """At the trial point x + t dx, z + t dz (prices ``y_t``): (Σ over pairs of (g - Aᵀy_t +
+    z_t)² + (x_t z_t - target)², A x_t), without forming the trial vectors.
 
     Parameters
     ----------
@@ -550,7 +556,8 @@ def centred_pair_residual(
 
 @njit(cache=True, parallel=True)
 def step_to_boundary(x, dx, z, dz, user_start, chunks):
-    """The largest t <= 1 keeping x + t dx >= 0 and z + t dz >= 0 (a minimum: no rounding, any split).
+    """The largest t <= 1 keeping x + t dx >= 0 and z + t dz >= 0 (a minimum: no rounding, any
+    split).
 
     Parameters
     ----------
@@ -619,7 +626,8 @@ def trial_complementarity(x, dx, z, dz, t, user_start, chunks):
 
 @njit(cache=True, parallel=True)
 def advance(x, dx, z, dz, t, user_start, chunks):
-    """x += t dx and z += t dz in place (with t = 1, the refined direction's dx += cx: 1 * cx is cx).
+    """x += t dx and z += t dz in place (with t = 1, the refined direction's dx += cx: 1 * cx is
+    cx).
 
     Parameters
     ----------
@@ -646,8 +654,8 @@ def advance(x, dx, z, dz, t, user_start, chunks):
 
 @njit(cache=True, parallel=True)
 def complementarity_rhs(x, z, dx, dz, target, second_order, centred, user_start, chunks):
-    """Per pair x z (neither flag), x z - target (``centred``) or x z + dx dz - target (both), each rounded as the
-    NumPy expression.
+    """Per pair x z (neither flag), x z - target (``centred``) or x z + dx dz - target (both), each
+    rounded as the NumPy expression.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
-"""The bound on placements that Best-Fit DRFH and DRF's machine offers share: a one-task-at-a-time filling of a
-cluster is refused above :data:`MAX_PLACEMENTS` placements and runs interpreted below
+"""The bound on placements that Best-Fit DRFH and DRF's machine offers share: a one-task-at-a-time
+filling of a cluster is refused above :data:`MAX_PLACEMENTS` placements and runs interpreted below
 :data:`~fairlib.multires._engine.filling.INTERPRET_TASKS_AT_MOST`.
 """
 
@@ -11,16 +11,17 @@ from ..._validate import InvalidInputError, as_count
 from .filling import INTERPRET_TASKS_AT_MOST
 
 
-#: the most placements Best-Fit DRFH and DRF's machine offers make before refusing an instance (each placement
-#: scans every user and server: 10⁸ placements of a 100-user, 100-server cluster are ~10¹² operations, hours)
+#: the most placements Best-Fit DRFH and DRF's machine offers make before refusing an instance (each
+#: placement scans every user and server: 10⁸ placements of a 100-user, 100-server cluster are
+#: ~10¹² operations, hours)
 MAX_PLACEMENTS = 100_000_000
 
 
 def placement_bound(cluster, quantum: float = 1.0) -> float:
     """An upper bound on the placements a one-task-at-a-time filling makes.
 
-    The tasks each user could run alone on each usable server (γ, zero elsewhere), capped by its ``max_tasks``, over
-    ``quantum`` tasks per placement.
+    The tasks each user could run alone on each usable server (γ, zero elsewhere), capped by its
+    ``max_tasks``, over ``quantum`` tasks per placement.
 
     Parameters
     ----------
@@ -68,8 +69,8 @@ def check_placements(cluster, quantum: float, max_placements, what: str) -> None
 
 
 def _bounded_steps(cluster, *, quantum: float = 1.0, **_) -> bool:
-    """Few enough placements for the interpreter (DRF's rule, :data:`INTERPRET_TASKS_AT_MOST` steps):
-    :func:`placement_bound`."""
+    """Few enough placements for the interpreter (DRF's rule, :data:`INTERPRET_TASKS_AT_MOST`
+    steps): :func:`placement_bound`."""
     if not (isinstance(quantum, (int, float, np.integer, np.floating)) and quantum > 0):
         return False
     return bool(placement_bound(cluster, float(quantum)) <= INTERPRET_TASKS_AT_MOST)

@@ -1,37 +1,43 @@
-"""PS-DSF as the limit of a smoothed market: Newton on per-server log-prices, then an exact flow polish.
+"""PS-DSF as the limit of a smoothed market: Newton on per-server log-prices, then an exact flow
+polish.
 
-Derivation ([DRV], ours). With one VDS level per server (every usable user loads the constraint that fills
-the server; always so when a server's users all load the same constraints;
+Derivation ([DRV], ours). With one VDS level per server (every usable user loads the constraint that
+fills the server; always so when a server's users all load the same constraints;
 :func:`.psdsf.psdsf` checks it on the result), Definition 4 says:
-each server i has a level L_i; a user with x[n, i] > 0 has weighted VDS x_n / (φ_n γ[n, i]) = L_i, a usable
-user without has a larger one, and every server's most used constraint is saturated. Write p_i = 1/L_i. Then
-user n takes tasks only where its price per task p_i / γ[n, i] is lowest and x_n = φ_n / min_i (p_i / γ[n, i]):
-a market where user n spends a budget φ_n on the servers that sell it tasks cheapest, each server pricing all
-its users by their dominant share. The unknowns are the server prices alone (one per server); the equations
-are "every server's most used constraint is exactly full".
+each server i has a level L_i; a user with x[n, i] > 0 has weighted VDS x_n / (φ_n γ[n, i]) = L_i,
+a usable user without has a larger one, and every server's most used constraint is saturated. Write
+p_i = 1/L_i. Then user n takes tasks only where its price per task p_i / γ[n, i] is lowest and x_n
+= φ_n / min_i (p_i / γ[n, i]): a market where user n spends a budget φ_n on the servers that sell
+it tasks cheapest, each server pricing all its users by their dominant share. The unknowns are the
+server prices alone (one per server); the equations are "every server's most used constraint is
+exactly full".
 
-Users indifferent between servers make that map set-valued, so we smooth it: user n spends its budget on
-server i in proportion π[n, i] ∝ exp((log γ[n, i] - q_i) / μ) (q = log p, a logit choice at temperature μ).
-For every μ > 0 the equations F_i(q) = log(max_k use[i, k]) = 0 have one root: with the maximising
-constraint k fixed, the Jacobian is -I - (I - R)/μ with R row-stochastic and non-negative, so -J is a
-non-singular M-matrix (a P-matrix) everywhere and the map is univalent (Gale–Nikaido); across the pieces of
-the max over k we rely on this without a proof. Newton with a backtracking line search follows the root as μ
-falls 1 → ``mu_final`` in steps of 10, each stage started from the tangent predictor (dq/dμ = -J⁻¹ ∂F/∂μ at
-the last root: half the iterations of extrapolating the last two roots) and ended once |F| < 10 μ, only the
-last stage being solved to the rounding floor; a stage that stalls is retried from the last root, then with a
-smaller step in μ. As μ → 0 the root tends to a Definition 4 allocation: a user's servers then differ in
-weighted VDS by at most ~μ log(1/share). About 15-20 Newton steps at 1,000 users x 100 servers, each one dense
-100 x 100 solve and O(eligible pairs) work, the pair loops over user chunks on numba's threads.
+Users indifferent between servers make that map set-valued, so we smooth it: user n spends its
+budget on server i in proportion π[n, i] ∝ exp((log γ[n, i] - q_i) / μ) (q = log p, a logit
+choice at temperature μ). For every μ > 0 the equations F_i(q) = log(max_k use[i, k]) = 0 have one
+root: with the maximising constraint k fixed, the Jacobian is -I - (I - R)/μ with R row-stochastic
+and non-negative, so -J is a non-singular M-matrix (a P-matrix) everywhere and the map is univalent
+(Gale–Nikaido); across the pieces of the max over k we rely on this without a proof. Newton with a
+backtracking line search follows the root as μ falls 1 → ``mu_final`` in steps of 10, each stage
+started from the tangent predictor (dq/dμ = -J⁻¹ ∂F/∂μ at the last root: half the
+iterations of extrapolating the last two roots) and ended once |F| < 10 μ, only the last stage
+being solved to the rounding floor; a stage that stalls is retried from the last root, then with a
+smaller step in μ. As μ → 0 the root tends to a Definition 4 allocation: a user's servers then
+differ in weighted VDS by at most ~μ log(1/share). About 15-20 Newton steps at 1,000 users x 100
+servers, each one dense 100 x 100 solve and O(eligible pairs) work, the pair loops over user chunks
+on numba's threads.
 
-Precision: evaluating the shares from q loses digits in proportion to 1/μ (a rounding of q by 1e-16 moves
-a share by 1e-16/μ), so the last stages leave the servers full only to ~1e-7. The polish finishes in the
-flows themselves: the same Newton system written for (log x, q, log budget multipliers) with x updated
-multiplicatively (two or three steps, quadratic), which fills every server and spends every budget to
-~1e-15 while moving the VDS by ~μ. Shares below ``drop`` of a user's total are zeroed first.
+Precision: evaluating the shares from q loses digits in proportion to 1/μ (a rounding of q by 1e-16
+moves a share by 1e-16/μ), so the last stages leave the servers full only to ~1e-7. The polish
+finishes in the flows themselves: the same Newton system written for (log x, q, log budget
+multipliers) with x updated multiplicatively (two or three steps, quadratic), which fills every
+server and spends every budget to ~1e-15 while moving the VDS by ~μ. Shares below ``drop`` of a
+user's total are zeroed first.
 
-PS-DSF allocations need not be unique: several allocations can satisfy Definition 4 with different totals
-(on ~10-15% of small random clusters, with or without identical servers). This one is the limit of the logit
-market (unique for each μ); the fixed-point iteration of :mod:`.psdsf` can stop at another.
+PS-DSF allocations need not be unique: several allocations can satisfy Definition 4 with different
+totals (on ~10-15% of small random clusters, with or without identical servers). This one is the
+limit of the logit market (unique for each μ); the fixed-point iteration of :mod:`.psdsf` can stop
+at another.
 """
 
 from __future__ import annotations
@@ -70,7 +76,8 @@ def _shares_chunk(
     share,
     use,
 ):
-    """Logit shares, tasks and constraint use of users ``n_lo .. n_hi - 1`` (one chunk of :func:`_shares`).
+    """Logit shares, tasks and constraint use of users ``n_lo .. n_hi - 1`` (one chunk of
+    :func:`_shares`).
 
     Parameters
     ----------
@@ -183,10 +190,11 @@ def _shares_over_chunks(
 
 @njit(cache=True)
 def _shares(q, mu, user_start, pair_server, log_gamma, gamma, weight, load, chunk_start, x, share):
-    """Logit shares of every user's budget and the tasks they buy, x[p] = φ_n π_p γ_p / p_i, and the servers'
-    use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user chunks (in parallel when
-    there are several; one chunk runs the serial twins: see :func:`.pair_kernels.serial_twins`).
-    Shares below e^-40 (under the Jacobian's floor) are zero, which skips their exponentials.
+    """Logit shares of every user's budget and the tasks they buy, x[p] = φ_n π_p γ_p / p_i, and
+    the servers' use[i, k] = Σ_n x[n, i] load[n, i, k] (load = per-task use / capacity), over user
+    chunks (in parallel when there are several; one chunk runs the serial twins: see
+    :func:`.pair_kernels.serial_twins`). Shares below e^-40 (under the Jacobian's floor) are zero,
+    which skips their exponentials.
 
     Parameters
     ----------
@@ -263,8 +271,8 @@ def _residual(use, has_pairs, binding, fullness):
 
 @njit(cache=True)
 def _norms(res):
-    """(max |F_i|, √Σ F_i²) in one pass: the additions of numba's ``np.sum`` (in order from 0) and the maximum of
-    ``np.abs(res).max()`` (a NaN wins), without compiling either.
+    """(max |F_i|, √Σ F_i²) in one pass: the additions of numba's ``np.sum`` (in order from 0)
+    and the maximum of ``np.abs(res).max()`` (a NaN wins), without compiling either.
 
     Parameters
     ----------
@@ -283,7 +291,8 @@ def _norms(res):
 
 @njit(cache=True, inline="always")
 def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding, out):
-    """The price coupling of users ``n_lo .. n_hi - 1`` by loops over each user's pairs above the share floor.
+    """The price coupling of users ``n_lo .. n_hi - 1`` by loops over each user's pairs above the
+    share floor.
 
     Parameters
     ----------
@@ -325,7 +334,8 @@ def _coupling_chunk(n_lo, n_hi, x, share, user_start, pair_server, load, binding
 def _coupling_block(
     n_lo, n_hi, dense, x, share, user_start, pair_server, load, binding, dense_u, dense_s, out
 ):
-    """The price coupling of users ``n_lo .. n_hi - 1``: by the loops, or by one dense product when ``dense``.
+    """The price coupling of users ``n_lo .. n_hi - 1``: by the loops, or by one dense product when
+    ``dense``.
 
     Parameters
     ----------
@@ -429,12 +439,13 @@ def _coupling_over_chunks(
 
 @njit(cache=True)
 def _scattered_update_cost(n_servers):
-    """What one update of the per-user loops costs, in multiply-adds of the dense product (users x servers²): 16 up
-    to 256 servers, growing as servers^0.8 beyond. Measured on 2 cores at 10⁴ users, 40% of the shares above the
-    floor: 15 at 100 servers, 22 at 300, 30 at 500 and 50 at 1,000, as the dense product gains on larger matrices
-    and the scattered updates leave the caches (a coupling matrix of 1,000 servers is 8 MB). With 16 at every size,
-    PS-DSF at 10⁴ x 10³ ran 25 of its 30 couplings by the loops, at twice the time of the product. Up to 256 servers
-    the choice, and so every allocation there, is what it was.
+    """What one update of the per-user loops costs, in multiply-adds of the dense product (users x
+    servers²): 16 up to 256 servers, growing as servers^0.8 beyond. Measured on 2 cores at 10⁴
+    users, 40% of the shares above the floor: 15 at 100 servers, 22 at 300, 30 at 500 and 50 at
+    1,000, as the dense product gains on larger matrices and the scattered updates leave the caches
+    (a coupling matrix of 1,000 servers is 8 MB). With 16 at every size, PS-DSF at 10⁴ x 10³ ran
+    25 of its 30 couplings by the loops, at twice the time of the product. Up to 256 servers the
+    choice, and so every allocation there, is what it was.
 
     Parameters
     ----------
@@ -448,10 +459,10 @@ def _scattered_update_cost(n_servers):
 def _price_coupling(
     x, share, user_start, pair_server, load, binding, n_servers, chunk_start, dense_u, dense_s
 ):
-    """coupling[i, j] = Σ_n x[n, i] load[n, i, binding_i] π[n, j]. Pairs with a share below the floor
-    contribute nothing; when few remain (small μ) loops over each user's remaining pairs are cheaper than one
-    dense (users x servers) product (:func:`_scattered_update_cost`). User chunks in parallel when there are
-    several.
+    """coupling[i, j] = Σ_n x[n, i] load[n, i, binding_i] π[n, j]. Pairs with a share below the
+    floor contribute nothing; when few remain (small μ) loops over each user's remaining pairs are
+    cheaper than one dense (users x servers) product (:func:`_scattered_update_cost`). User chunks
+    in parallel when there are several.
 
     Parameters
     ----------
@@ -502,7 +513,8 @@ def _price_coupling(
 
 @njit(cache=True)
 def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
-    """diag(diagonal) + scale · diag(1/fullness) · coupling on servers with pairs; -1 on the others.
+    """diag(diagonal) + scale · diag(1/fullness) · coupling on servers with pairs; -1 on the
+    others.
 
     Parameters
     ----------
@@ -535,7 +547,8 @@ def _newton_matrix(coupling, fullness, has_pairs, diagonal, scale):
 def _derivative_chunk(
     q, mu, n_lo, n_hi, user_start, pair_server, log_gamma, load, x, share, binding, out
 ):
-    """∂F/∂μ's sum over users ``n_lo .. n_hi - 1`` (one chunk of :func:`_derivative_over_chunks`).
+    """∂F/∂μ's sum over users ``n_lo .. n_hi - 1`` (one chunk of
+    :func:`_derivative_over_chunks`).
 
     Parameters
     ----------
@@ -584,7 +597,8 @@ def _derivative_chunk(
 def _derivative_over_chunks(
     q, mu, user_start, pair_server, log_gamma, load, x, share, binding, chunk_start
 ):
-    """:func:`_derivative_chunk` per user chunk, each into its own part; returns the summed derivative.
+    """:func:`_derivative_chunk` per user chunk, each into its own part; returns the summed
+    derivative.
 
     Parameters
     ----------
@@ -643,8 +657,8 @@ def _mu_derivative(
     has_pairs,
     chunk_start,
 ):
-    """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ with
-    z = (v - max v) / μ.
+    """∂F/∂μ at fixed prices: log π[n, i] moves by -(z[n, i] - Σ_j π[n, j] z[n, j]) / μ
+    with z = (v - max v) / μ.
 
     Parameters
     ----------
@@ -683,7 +697,8 @@ def _mu_derivative(
 
 @njit(cache=True)
 def _newton_solve(coupling, fullness, has_pairs, diagonal, scale, rhs):
-    """The Newton system :func:`_newton_matrix` (coupling, fullness, has_pairs, diagonal, scale) x = rhs.
+    """The Newton system :func:`_newton_matrix` (coupling, fullness, has_pairs, diagonal, scale) x =
+    rhs.
 
     Parameters
     ----------
@@ -719,16 +734,18 @@ def _continuation(
     max_newton,
     factor,
 ):
-    """Newton on F(q) = 0 for μ = 1, factor, factor², ..., mu_final; each stage starts from the tangent
-    predictor q + (dq/dμ) Δμ, dq/dμ = -J⁻¹ ∂F/∂μ. A stage whose line search stalls is retried from the last
-    root without the predictor, then with μ moved half as far (geometrically). Returns (q, μ, converged,
-    iterations, function evaluations, stages, retries, |F|_inf).
+    """Newton on F(q) = 0 for μ = 1, factor, factor², ..., mu_final; each stage starts from the
+    tangent predictor q + (dq/dμ) Δμ, dq/dμ = -J⁻¹ ∂F/∂μ. A stage whose line search
+    stalls is retried from the last root without the predictor, then with μ moved half as far
+    (geometrically). Returns (q, μ, converged, iterations, function evaluations, stages,
+    retries, |F|_inf).
 
-    Python steering compiled kernels (``kernels``: the serial twins or the parallel chain): a few dozen kernel
-    calls per Newton step, each O(pairs) or one dense solve: the steering costs ~2% at 1,000 users x 100
-    servers and ~9% at 300 x 30, while a compiled driver re-optimised copies of every kernel it calls on its first
-    compilation (2 s of PS-DSF's cold start). Vector updates are NumPy's element-wise operations (``q + t * d``,
-    ``-r``), which round as the compiled loops did; sums and maxima stay in kernels (:func:`_norms`)."""
+    Python steering compiled kernels (``kernels``: the serial twins or the parallel chain): a few
+    dozen kernel calls per Newton step, each O(pairs) or one dense solve: the steering costs ~2% at
+    1,000 users x 100 servers and ~9% at 300 x 30, while a compiled driver re-optimised copies of
+    every kernel it calls on its first compilation (2 s of PS-DSF's cold start). Vector updates are
+    NumPy's element-wise operations (``q + t * d``, ``-r``), which round as the compiled loops did;
+    sums and maxima stay in kernels (:func:`_norms`)."""
     n_users = user_start.shape[0] - 1
     n_pairs = pair_server.shape[0]
     x = np.empty(n_pairs)
@@ -816,7 +833,8 @@ def _continuation(
             merit = trial_merit
             norm, _ = _norms(res)
             iterations += 1
-        # the last stage stops at the rounding floor; the polish needs the servers full to ~1e-3 at most
+        # the last stage stops at the rounding floor; the polish needs the servers full to ~1e-3 at
+        # most
         if not (norm < target or (last and norm < 1e-3)):
             retries += 1
             if stages == 0 or retries > 40:
@@ -833,8 +851,8 @@ def _continuation(
         if last:
             converged = True
             break
-        # the predictor needs the Jacobian at the stage's root (the last Newton matrix, one step older,
-        # predicts worse: 50% more iterations)
+        # the predictor needs the Jacobian at the stage's root (the last Newton matrix, one step
+        # older, predicts worse: 50% more iterations)
         coupling = kernels._price_coupling(
             x,
             share,
@@ -875,8 +893,9 @@ def _continuation(
 
 @njit(cache=True)
 def _polish_start(q, x_all, user_start, pair_server, gamma, load, drop):
-    """The pairs the polish keeps (a share at least ``drop`` of its user's total), grouped by user: (kept pair
-    indices, kept_start per user, their x, server, load rows, 1/γ, and the server prices e^q).
+    """The pairs the polish keeps (a share at least ``drop`` of its user's total), grouped by user:
+    (kept pair indices, kept_start per user, their x, server, load rows, 1/γ, and the server prices
+    e^q).
 
     Parameters
     ----------
@@ -944,9 +963,10 @@ def _polish_state(
     budget_gap,
     spent,
 ):
-    """The polish's residuals at x: each server's unfilled fraction of its binding constraint (``binding``,
-    ``fullness`` updated in place) and each user's unspent budget (``budget_gap``, ``spent``; ``spend`` becomes
-    its spending shares). Returns (the largest of them, relative to the budget for budgets; the fill gaps).
+    """The polish's residuals at x: each server's unfilled fraction of its binding constraint
+    (``binding``, ``fullness`` updated in place) and each user's unspent budget (``budget_gap``,
+    ``spent``; ``spend`` becomes its spending shares). Returns (the largest of them, relative to the
+    budget for budgets; the fill gaps).
 
     Parameters
     ----------
@@ -1092,10 +1112,10 @@ def _polish(
     drop,
     steps,
 ):
-    """Newton on (log x, q, log budget multipliers) with x updated multiplicatively: fills every server's
-    binding constraint and spends every budget exactly. Works on the pairs kept after the drop (a few per
-    user). Returns (x per pair, the largest unfilled fraction of a server or unspent fraction of a budget).
-    Python steering kernels, as :func:`_continuation`."""
+    """Newton on (log x, q, log budget multipliers) with x updated multiplicatively: fills every
+    server's binding constraint and spends every budget exactly. Works on the pairs kept after the
+    drop (a few per user). Returns (x per pair, the largest unfilled fraction of a server or unspent
+    fraction of a budget). Python steering kernels, as :func:`_continuation`."""
     n_users = user_start.shape[0] - 1
     n_pairs = pair_server.shape[0]
     x_all = np.empty(n_pairs)
@@ -1187,7 +1207,8 @@ def psdsf_market(
     factor: float = 0.1,
     stage_tol: float = 10.0,
 ) -> MarketSolution:
-    """PS-DSF tasks[user, server] by the smoothed market (module docstring), one VDS level per server.
+    """PS-DSF tasks[user, server] by the smoothed market (module docstring), one VDS level per
+    server.
 
     The caller checks that every usable user loads a full constraint (:func:`.psdsf.psdsf` does).
 
@@ -1196,7 +1217,8 @@ def psdsf_market(
     cluster : Cluster
         The cluster.
     time_shared : bool, default False
-        Time-shared servers (one constraint per server, Σ_n x[n, i] / γ[n, i] <= 1) instead of divisible ones.
+        Time-shared servers (one constraint per server, Σ_n x[n, i] / γ[n, i] <= 1) instead of
+        divisible ones.
     mu_final : float, default 1e-10
         The last temperature, in (0, 1) (Definition 4 holds to ~3 mu_final).
     drop : float, default 1e-7
@@ -1211,10 +1233,11 @@ def psdsf_market(
     Returns
     -------
     MarketSolution
-        ``(tasks, diagnostics)``: tasks of shape (n_users, n_servers); diagnostics ``newton_iterations``,
-        ``evaluations`` (of the price equations), ``stages``, ``retries`` (stages re-run closer to the last root),
-        ``mu``, ``stage_residual`` (|F|_inf at the last stage), ``residual`` (largest unfilled fraction of a server or
-        unspent fraction of a budget after the polish) and ``converged`` (residual below 1e-9).
+        ``(tasks, diagnostics)``: tasks of shape (n_users, n_servers); diagnostics
+        ``newton_iterations``, ``evaluations`` (of the price equations), ``stages``, ``retries``
+        (stages re-run closer to the last root), ``mu``, ``stage_residual`` (|F|_inf at the last
+        stage), ``residual`` (largest unfilled fraction of a server or unspent fraction of a budget
+        after the polish) and ``converged`` (residual below 1e-9).
 
     Raises
     ------
@@ -1223,8 +1246,9 @@ def psdsf_market(
 
     References
     ----------
-    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Definition 4.
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018,
+       Definition 4.
     """
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")

@@ -1,18 +1,21 @@
 """Certified bounds on a utilisation over *every* allocation that meets PS-DSF's Definition 4.
 
-Definition 4 (Khamse-Ashari et al. §2) does not pin down one allocation: on some clusters our market and the
-fixed point both meet it and differ, and the paper's own algorithm may land elsewhere. A utilisation measured on
-one of them is then one point of a range. The range itself is a non-convex set (Definition 4 compares virtual
-dominant shares), but it lies inside a set a mixed-integer program describes exactly:
+Definition 4 (Khamse-Ashari et al. §2) does not pin down one allocation: on some clusters our
+market and the fixed point both meet it and differ, and the paper's own algorithm may land
+elsewhere. A utilisation measured on one of them is then one point of a range. The range itself is a
+non-convex set (Definition 4 compares virtual dominant shares), but it lies inside a set a
+mixed-integer program describes exactly:
 
-In an allocation meeting Definition 4 with per-user caps, a user n below its cap that may run on server i is
-*blocked* there — some resource it needs is saturated on i — for otherwise x[n, i] could grow without taking
-anything from anyone (the same test as :func:`~fairlib.multires.psdsf_violation`'s ``free_pairs``). So every such
-allocation is feasible, respects the caps, and for every usable pair (n, i) either n is at its cap or a resource n
-needs is saturated on i. Minimising and maximising the utilisation over that relaxation (binaries: "n at its cap",
-"r saturated on i"; HiGHS's MILP) gives a lower and an upper bound that hold for every Definition-4 allocation,
-whichever algorithm found it. They are bounds, not the range: the relaxation drops Definition 4's comparison of
-virtual dominant shares, so it may contain allocations that are not PS-DSF.
+In an allocation meeting Definition 4 with per-user caps, a user n below its cap that may run on
+server i is *blocked* there — some resource it needs is saturated on i — for otherwise x[n, i]
+could grow without taking anything from anyone (the same test as
+:func:`~fairlib.multires.psdsf_violation`'s ``free_pairs``). So every such allocation is feasible,
+respects the caps, and for every usable pair (n, i) either n is at its cap or a resource n needs is
+saturated on i. Minimising and maximising the utilisation over that relaxation (binaries: "n at its
+cap", "r saturated on i"; HiGHS's MILP) gives a lower and an upper bound that hold for every
+Definition-4 allocation, whichever algorithm found it. They are bounds, not the range: the
+relaxation drops Definition 4's comparison of virtual dominant shares, so it may contain allocations
+that are not PS-DSF.
 """
 
 from __future__ import annotations
@@ -40,8 +43,8 @@ class UtilisationBounds(NamedTuple):
     high : float
         The upper bound.
     proven : bool
-        True when both are the relaxation's optima; False when HiGHS stopped at its time limit and a bound is its
-        dual bound (looser).
+        True when both are the relaxation's optima; False when HiGHS stopped at its time limit and a
+        bound is its dual bound (looser).
     """
 
     low: float
@@ -50,8 +53,8 @@ class UtilisationBounds(NamedTuple):
 
 
 def _groups(cluster: Cluster, mask: np.ndarray):
-    """Servers grouped by (capacities, which users may use them, measured or not): (group of each server,
-    representative server of each group, size of each group)."""
+    """Servers grouped by (capacities, which users may use them, measured or not): (group of each
+    server, representative server of each group, size of each group)."""
     key = np.column_stack([cluster.capacity, cluster.eligible.T.astype(float), mask.astype(float)])
     _, first, group, size = np.unique(
         key, axis=0, return_index=True, return_inverse=True, return_counts=True
@@ -68,10 +71,12 @@ def psdsf_utilisation_bounds(
     ordered: bool = False,
     time_limit: float = 60.0,
 ) -> UtilisationBounds:
-    """Lower and upper bounds on a resource's utilisation on chosen servers over every Definition-4 allocation.
+    """Lower and upper bounds on a resource's utilisation on chosen servers over every Definition-4
+    allocation.
 
-    The utilisation is Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r], over every allocation meeting
-    Definition 4 with the cluster's caps (``max_tasks``); see the module's doc for why the bounds hold.
+    The utilisation is Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r], over
+    every allocation meeting Definition 4 with the cluster's caps (``max_tasks``); see the module's
+    doc for why the bounds hold.
 
     Parameters
     ----------
@@ -82,22 +87,23 @@ def psdsf_utilisation_bounds(
     servers : array_like or None, default None
         A boolean mask or indices of the servers measured; None: every server.
     grouped : bool, default True
-        Identical servers (same capacities, same users, both measured or both not) are one block of the program —
-        its tasks per user, and how many of its servers have each resource saturated, k[g, r]; a user below its cap
-        is blocked on all |g| of them only if Σ_{r it needs} k[g, r] >= |g|. That keeps every Definition-4
-        allocation (so the bounds still hold), may admit more (so they may be wider than the per-server program's)
-        and is far smaller: a fleet of a few server classes is a few blocks. False: one block per server (the
-        reference).
+        Identical servers (same capacities, same users, both measured or both not) are one block of
+        the program — its tasks per user, and how many of its servers have each resource
+        saturated, k[g, r]; a user below its cap is blocked on all |g| of them only if Σ_{r it
+        needs} k[g, r] >= |g|. That keeps every Definition-4 allocation (so the bounds still hold),
+        may admit more (so they may be wider than the per-server program's) and is far smaller: a
+        fleet of a few server classes is a few blocks. False: one block per server (the reference).
     ordered : bool, default False
-        Also keep Definition 4's order on virtual dominant shares where it is linear — a user n below its cap, usable
-        on a block, has a weighted VDS there at least that of any user m holding tasks on it whose demand covers
-        every resource n needs; one binary per usable pair says whether m holds tasks there (big-M from m's most
-        tasks). Tighter bounds, still bounds (on one server it leaves DRF's allocation only), but far slower: on a
-        Google paper-setup epoch (70 jobs, 120 servers in 8 blocks) each MILP ran into a 60-s limit where the
-        unordered one takes under a second.
+        Also keep Definition 4's order on virtual dominant shares where it is linear — a user n
+        below its cap, usable on a block, has a weighted VDS there at least that of any user m
+        holding tasks on it whose demand covers every resource n needs; one binary per usable pair
+        says whether m holds tasks there (big-M from m's most tasks). Tighter bounds, still bounds
+        (on one server it leaves DRF's allocation only), but far slower: on a Google paper-setup
+        epoch (70 jobs, 120 servers in 8 blocks) each MILP ran into a 60-s limit where the unordered
+        one takes under a second.
     time_limit : float, default 60.0
-        Seconds per MILP, > 0; when HiGHS stops there, the bound is its proven dual bound (still a bound, only
-        looser) and ``proven`` says so.
+        Seconds per MILP, > 0; when HiGHS stops there, the bound is its proven dual bound (still a
+        bound, only looser) and ``proven`` says so.
 
     Returns
     -------
@@ -107,12 +113,14 @@ def psdsf_utilisation_bounds(
     Raises
     ------
     InvalidInputError
-        On an invalid cluster, resource, server selection or time limit, or servers that hold none of the resource.
+        On an invalid cluster, resource, server selection or time limit, or servers that hold none
+        of the resource.
 
     References
     ----------
-    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Definition 4.
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018,
+       Definition 4.
     """
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
@@ -148,7 +156,8 @@ def psdsf_utilisation_bounds(
     n_pairs = users.size
     capped = np.flatnonzero(np.isfinite(cluster.max_tasks))
     present = np.argwhere(cap > 0)  # (block, resource) pairs that can saturate
-    # columns: tasks per usable (user, block), then a_n per capped user, then k[g, r] per present (block, resource)
+    # columns: tasks per usable (user, block), then a_n per capped user, then k[g, r] per present
+    # (block, resource)
     n_cap, n_sat = capped.size, len(present)
     n_hold = n_pairs if ordered else 0  # y per usable pair: the user holds tasks there
     n_vars = n_pairs + n_cap + n_sat + n_hold
@@ -171,7 +180,8 @@ def psdsf_utilisation_bounds(
     for g, r in present:
         on = pairs_on[g]
         use = cluster.demand[users[on], r]
-        # within the block's capacity, and at least k[g, r] servers' worth used (k of them saturated)
+        # within the block's capacity, and at least k[g, r] servers' worth used (k of them
+        # saturated)
         add(on.tolist(), use.tolist(), -np.inf, float(cap[g, r] * size[g]))
         add(on.tolist() + [int(sat_col[g, r])], use.tolist() + [-float(cap[g, r])], 0.0, np.inf)
     for n in capped:
@@ -192,7 +202,9 @@ def psdsf_utilisation_bounds(
             raise InvalidInputError(
                 f"cluster: user {n} may run on server {first[g]} but needs none of its resources"
             )
-        # Σ_{r n needs} k[g, r] + |g| a_n >= |g|: below its cap, n is blocked on every server of the block
+        # Σ_{r n needs} k[g, r] + |g| a_n >= |g|: below its cap, n is blocked on every server of
+        # the
+        # block
         add(
             blockers + ([int(cap_col[n])] if cap_col[n] >= 0 else []),
             [1.0] * len(blockers) + ([float(size[g])] if cap_col[n] >= 0 else []),
@@ -234,9 +246,10 @@ def psdsf_utilisation_bounds(
 
 
 def _add_order(cluster, cap, size, users, where, cap_col, hold_start, add) -> None:
-    """Definition 4's order where it is linear (see :func:`psdsf_utilisation_bounds`, ``ordered``): per usable pair
-    p = (m, g) a binary y_p (column ``hold_start + p``) with tasks[p] <= most[m] y_p, and for every n usable on g,
-    below its cap, whose needs m's demand covers: VDS_m(g) - VDS_n(g) <= M (1 - y_p + a_n), M = most[m] / (φ_m γ)."""
+    """Definition 4's order where it is linear (see :func:`psdsf_utilisation_bounds`, ``ordered``):
+    per usable pair p = (m, g) a binary y_p (column ``hold_start + p``) with tasks[p] <= most[m]
+    y_p, and for every n usable on g, below its cap, whose needs m's demand covers: VDS_m(g) -
+    VDS_n(g) <= M (1 - y_p + a_n), M = most[m] / (φ_m γ)."""
     from ..cluster import monopoly_tasks
 
     gamma = monopoly_tasks(cap, cluster.demand)  # per block, one server's worth

@@ -1,19 +1,22 @@
-"""Fairness and efficiency properties of allocations on heterogeneous servers (Khamse-Ashari et al. §2–3).
+"""Fairness and efficiency properties of allocations on heterogeneous servers (Khamse-Ashari et al.
+§2–3).
 
 Each checker returns the largest *relative* violation (<= 0 means the property holds) so that
 experiments can report violation rates with a tolerance:
 
-- **sharing incentive** (generalised to placement constraints, Theorem 3 / eqs. 41, 73, [INF]): user n
-  gets at least its weighted slice of every server it can use, x_n >= φ_n / Σφ · Σ_i γ[n, i];
+- **sharing incentive** (generalised to placement constraints, Theorem 3 / eqs. 41, 73, [INF]): user
+  n gets at least its weighted slice of every server it can use, x_n >= φ_n / Σφ · Σ_i γ[n,
+  i];
 - **envy-freeness** (weighted, [INF] for placement): no user n could run more tasks, per unit of
   weight, with user m's bundle — only the parts of it on servers n may use;
-- **Pareto optimality** (LP test): no feasible allocation gives every user at least as many tasks and
-  someone more;
-- **strategy-proofness** (a search, not a proof): no user runs more of its true tasks by reporting another
-  demand vector, over :func:`misreports` (each demanded resource scaled, one at a time and at random);
+- **Pareto optimality** (LP test): no feasible allocation gives every user at least as many tasks
+  and someone more;
+- **strategy-proofness** (a search, not a proof): no user runs more of its true tasks by reporting
+  another demand vector, over :func:`misreports` (each demanded resource scaled, one at a time and
+  at random);
 - **bottleneck fairness** (Definition 2 / Corollary 1): when every server has a bottleneck resource,
-  per-server weighted max-min on it, i.e. Definition 4 (:func:`.psdsf.psdsf_violation`); NaN when some
-  server has no bottleneck (the property says nothing there).
+  per-server weighted max-min on it, i.e. Definition 4 (:func:`.psdsf.psdsf_violation`); NaN when
+  some server has no bottleneck (the property says nothing there).
 """
 
 from __future__ import annotations
@@ -47,15 +50,16 @@ __all__ = [
 ]
 
 
-#: relative overuse of a capacity tolerated in an allocation handed to the checkers (solver round-off)
+#: relative overuse of a capacity tolerated in an allocation handed to the checkers (solver
+#: round-off)
 FEASIBILITY_RTOL = 1e-7
 
 
 def checked_allocation(cluster: Cluster, tasks: ArrayLike, name: str = "tasks") -> np.ndarray:
     """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``.
 
-    The right shape, finite, >= 0, zero on pairs the user cannot use, and within every capacity (up to
-    :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource."""
+    The right shape, finite, >= 0, zero on pairs the user cannot use, and within every capacity (up
+    to :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource."""
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):
         raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
@@ -93,16 +97,16 @@ def checked_allocation(cluster: Cluster, tasks: ArrayLike, name: str = "tasks") 
 def sharing_incentive_violation(cluster: Cluster, tasks: ArrayLike) -> float:
     """The largest relative shortfall of any user below its sharing-incentive bound.
 
-    max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i] (at most the user's cap: a capped user wants
-    no more; a user capped at 0 is left out).
+    max_n (bound_n - x_n) / bound_n with bound_n = φ_n / Σφ · Σ_i γ[n, i] (at most the user's
+    cap: a capped user wants no more; a user capped at 0 is left out).
 
     Parameters
     ----------
     cluster : Cluster
         The cluster.
     tasks : array_like
-        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
-        capacity up to :data:`FEASIBILITY_RTOL`).
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs,
+        within every capacity up to :data:`FEASIBILITY_RTOL`).
 
     Returns
     -------
@@ -116,8 +120,9 @@ def sharing_incentive_violation(cluster: Cluster, tasks: ArrayLike) -> float:
 
     References
     ----------
-    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Theorem 3, eqs. (41), (73).
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Theorem
+       3, eqs. (41), (73).
     """
     as_instance(cluster, Cluster, "cluster")
     totals = checked_allocation(cluster, tasks).sum(axis=1)
@@ -129,19 +134,20 @@ def sharing_incentive_violation(cluster: Cluster, tasks: ArrayLike) -> float:
 
 
 def envy_violation(cluster: Cluster, tasks: ArrayLike) -> float:
-    """The largest relative gain any user gets from another's bundle: max over (n, m) of (φ_n/φ_m · y_nm - x_n) / x_n.
+    """The largest relative gain any user gets from another's bundle: max over (n, m) of (φ_n/φ_m
+    · y_nm - x_n) / x_n.
 
-    From m's bundle on server i (x[m, i] d_m of each resource) user n runs y = x[m, i] min_{r: d[n, r] > 0}
-    d[m, r] / d[n, r] tasks, counted only where n is usable, and at most its cap (``max_tasks``: tasks beyond it are
-    worth nothing to n).
+    From m's bundle on server i (x[m, i] d_m of each resource) user n runs y = x[m, i] min_{r: d[n,
+    r] > 0} d[m, r] / d[n, r] tasks, counted only where n is usable, and at most its cap
+    (``max_tasks``: tasks beyond it are worth nothing to n).
 
     Parameters
     ----------
     cluster : Cluster
         The cluster.
     tasks : array_like
-        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
-        capacity up to :data:`FEASIBILITY_RTOL`).
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs,
+        within every capacity up to :data:`FEASIBILITY_RTOL`).
 
     Returns
     -------
@@ -155,8 +161,8 @@ def envy_violation(cluster: Cluster, tasks: ArrayLike) -> float:
 
     References
     ----------
-    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2.
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §2.
     """
     as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
@@ -178,7 +184,8 @@ def envy_violation(cluster: Cluster, tasks: ArrayLike) -> float:
 
 
 def pareto_violation(cluster: Cluster, tasks: ArrayLike) -> float:
-    """How much more every user together could get: (max Σ x'_n s.t. x_n <= x'_n <= max_tasks_n, feasible) / Σ x_n - 1.
+    """How much more every user together could get: (max Σ x'_n s.t. x_n <= x'_n <= max_tasks_n,
+    feasible) / Σ x_n - 1.
 
     Solved by HiGHS.
 
@@ -187,14 +194,14 @@ def pareto_violation(cluster: Cluster, tasks: ArrayLike) -> float:
     cluster : Cluster
         The cluster.
     tasks : array_like
-        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
-        capacity up to :data:`FEASIBILITY_RTOL`).
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs,
+        within every capacity up to :data:`FEASIBILITY_RTOL`).
 
     Returns
     -------
     float
-        <= 0 (within solver tolerance) when Pareto optimal; 0 when nobody holds anything and nothing can be added,
-        ``inf`` when something can.
+        <= 0 (within solver tolerance) when Pareto optimal; 0 when nobody holds anything and nothing
+        can be added, ``inf`` when something can.
 
     Raises
     ------
@@ -247,8 +254,8 @@ def bottleneck_fairness_violation(cluster: Cluster, tasks: ArrayLike) -> float:
     cluster : Cluster
         The cluster.
     tasks : array_like
-        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
-        capacity up to :data:`FEASIBILITY_RTOL`).
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs,
+        within every capacity up to :data:`FEASIBILITY_RTOL`).
 
     Returns
     -------
@@ -262,9 +269,9 @@ def bottleneck_fairness_violation(cluster: Cluster, tasks: ArrayLike) -> float:
 
     References
     ----------
-    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, Definitions 2 and 4,
-       Corollary 1.
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018,
+       Definitions 2 and 4, Corollary 1.
     """
     as_instance(cluster, Cluster, "cluster")
     checked_allocation(cluster, tasks)
@@ -278,21 +285,22 @@ def bottleneck_fairness_violation(cluster: Cluster, tasks: ArrayLike) -> float:
 
 
 def property_violations(cluster: Cluster, tasks: ArrayLike) -> dict[str, float]:
-    """All four property checks: sharing incentive, envy-freeness, Pareto optimality and bottleneck fairness.
+    """All four property checks: sharing incentive, envy-freeness, Pareto optimality and bottleneck
+    fairness.
 
     Parameters
     ----------
     cluster : Cluster
         The cluster.
     tasks : array_like
-        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs, within every
-        capacity up to :data:`FEASIBILITY_RTOL`).
+        Shape (n_users, n_servers): an allocation of it (finite, >= 0, zero on unusable pairs,
+        within every capacity up to :data:`FEASIBILITY_RTOL`).
 
     Returns
     -------
     dict of str to float
-        ``{"SI", "EF", "PO", "BF"}`` -> violation (<= 0, or within a tolerance, means the property holds; NaN: it
-        says nothing here).
+        ``{"SI", "EF", "PO", "BF"}`` -> violation (<= 0, or within a tolerance, means the property
+        holds; NaN: it says nothing here).
 
     Raises
     ------
@@ -312,9 +320,9 @@ def property_violations(cluster: Cluster, tasks: ArrayLike) -> dict[str, float]:
 def misreports(demand: ArrayLike, rng: RngLike, n_random: int = 8) -> npt.NDArray[np.float64]:
     """Candidate misreports of one user's per-task ``demand``.
 
-    Each demanded resource scaled by 1/2, 2 and 4 alone, then ``n_random`` vectors with every demanded resource scaled
-    by a log-uniform factor in [1/2, 4]. The support (which resources it demands) is kept, so the user keeps the same
-    usable servers.
+    Each demanded resource scaled by 1/2, 2 and 4 alone, then ``n_random`` vectors with every
+    demanded resource scaled by a log-uniform factor in [1/2, 4]. The support (which resources it
+    demands) is kept, so the user keeps the same usable servers.
 
     Parameters
     ----------

@@ -1,10 +1,11 @@
 """How much a placement can move a per-class utilisation when every user's total tasks are fixed.
 
-DRFH and TSF fix each user's total tasks x_n = Σ_i x[n, i] (their max-min levels are unique), but not where the
-tasks run: the optimal face holds many placements, and the interior point returns the centre of it. A
-utilisation over *all* servers does not depend on the placement (Σ_i Σ_n x[n, i] d[n, r] = Σ_n x_n d[n, r]); one
-over a *subset* of servers — a server class, the reserved classes — does. :func:`utilisation_range` gives its
-minimum and maximum over every feasible placement of the given totals, by two linear programs (HiGHS).
+DRFH and TSF fix each user's total tasks x_n = Σ_i x[n, i] (their max-min levels are unique), but
+not where the tasks run: the optimal face holds many placements, and the interior point returns the
+centre of it. A utilisation over *all* servers does not depend on the placement (Σ_i Σ_n x[n, i]
+d[n, r] = Σ_n x_n d[n, r]); one over a *subset* of servers — a server class, the reserved classes
+— does. :func:`utilisation_range` gives its minimum and maximum over every feasible placement of
+the given totals, by two linear programs (HiGHS).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ __all__ = ["utilisation_range", "UtilisationRange"]
 
 @result_type
 class UtilisationRange(NamedTuple):
-    """Lowest and highest utilisation of ``resource`` on the chosen servers, and a placement attaining each.
+    """Lowest and highest utilisation of ``resource`` on the chosen servers, and a placement
+    attaining each.
 
     Parameters
     ----------
@@ -54,11 +56,13 @@ class UtilisationRange(NamedTuple):
 def utilisation_range(
     cluster: Cluster, totals: ArrayLike, servers: ArrayLike, resource: int, *, slack: float = 1e-7
 ) -> UtilisationRange:
-    """Min and max utilisation of a resource on chosen servers over the placements of given per-user totals.
+    """Min and max utilisation of a resource on chosen servers over the placements of given per-user
+    totals.
 
-    Min and max of Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over placements x >= 0 on eligible
-    pairs that respect every server's capacities and give user n between ``totals[n] (1 - slack)`` and
-    ``totals[n] (1 + slack)`` tasks (a solver's totals are feasible only to its tolerance).
+    Min and max of Σ_{i in servers} Σ_n x[n, i] d[n, r] / Σ_{i in servers} c[i, r] over
+    placements x >= 0 on eligible pairs that respect every server's capacities and give user n
+    between ``totals[n] (1 - slack)`` and ``totals[n] (1 + slack)`` tasks (a solver's totals are
+    feasible only to its tolerance).
 
     Parameters
     ----------
@@ -81,7 +85,8 @@ def utilisation_range(
     Raises
     ------
     InvalidInputError
-        On invalid input, when no placement of ``totals`` exists, or when the servers hold none of the resource.
+        On invalid input, when no placement of ``totals`` exists, or when the servers hold none of
+        the resource.
     """
     as_instance(cluster, Cluster, "cluster")
     if not isinstance(cluster, Cluster):

@@ -1,7 +1,9 @@
-"""DRFH and TSF: weighted max-min on a per-user share of the *total* tasks, placed on heterogeneous servers.
+"""DRFH and TSF: weighted max-min on a per-user share of the *total* tasks, placed on heterogeneous
+servers.
 
 Both equalise a per-user quantity q_n x_n / φ_n of the total tasks x_n = Σ_i x[n, i], subject to
-every server's capacities and the placement constraints (reconstructions §5.1, [INF] for the formulas):
+every server's capacities and the placement constraints (reconstructions §5.1, [INF] for the
+formulas):
 
 - **DRFH** (Wang et al.): q_n = max_r d[n, r] / C_r, the global dominant share per task against the
   pooled capacities C = Σ_i c[i, :] (eq. 5);
@@ -9,18 +11,19 @@ every server's capacities and the placement constraints (reconstructions §5.1, 
   monopolising every server that has the resources it needs, *ignoring* placement constraints.
 
 The lexicographic max-min is computed by progressive filling with exact freezing, each round one LP:
-maximise the common level t of the unfrozen users (frozen users keep their levels); then freeze every
-user whose level constraint has a positive dual. A positive dual in one optimal dual solution forces that
-constraint to be tight in every optimal primal solution (strict complementary slackness), so no user is
-frozen early; at least one dual is positive (they sum to 1), so every round freezes someone.
+maximise the common level t of the unfrozen users (frozen users keep their levels); then freeze
+every user whose level constraint has a positive dual. A positive dual in one optimal dual solution
+forces that constraint to be tight in every optimal primal solution (strict complementary
+slackness), so no user is frozen early; at least one dual is positive (they sum to 1), so every
+round freezes someone.
 
 Two solvers for the rounds' LPs:
 
-- ``method="interior_point"`` (default): :mod:`.maxmin_interior`, an interior-point method specialised
-  to the LP's structure (one dense system on the servers' capacity rows per iteration). Its solution is
-  strictly complementary, so a round freezes *every* blocked user at once.
-- ``method="highs"``: the generic reference, HiGHS on the full LP. Its vertex duals may leave blocked
-  users with a zero dual; they are frozen in a later round at the same level.
+- ``method="interior_point"`` (default): :mod:`.maxmin_interior`, an interior-point method
+  specialised to the LP's structure (one dense system on the servers' capacity rows per iteration).
+  Its solution is strictly complementary, so a round freezes *every* blocked user at once.
+- ``method="highs"``: the generic reference, HiGHS on the full LP. Its vertex duals may leave
+  blocked users with a zero dual; they are frozen in a later round at the same level.
 """
 
 from __future__ import annotations
@@ -86,7 +89,8 @@ def drfh_coefficients(cluster: Cluster) -> np.ndarray:
 
 
 def tsf_coefficients(cluster: Cluster) -> np.ndarray:
-    """q_n = 1 / γ_n, γ_n = Σ_i min_r c[i, r] / d[n, r] over *all* servers with the needed resources.
+    """q_n = 1 / γ_n, γ_n = Σ_i min_r c[i, r] / d[n, r] over *all* servers with the needed
+    resources.
 
     Parameters
     ----------
@@ -113,11 +117,11 @@ def weighted_maxmin_totals(
 ) -> tuple[np.ndarray, dict]:
     """Lexicographic weighted max-min of q_n x_n / φ_n over feasible placements.
 
-    ``method``: "interior_point" (default) or "highs" (the reference; see the module docstring). ``tol``:
-    the interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a user.
-    ``floors`` (n,): guaranteed total tasks per user (within its cap; they must be placeable together, else the
-    first user whose floor breaks that is named): a user waits at its floor's level until the common level reaches
-    it, then rises with the others.
+    ``method``: "interior_point" (default) or "highs" (the reference; see the module docstring).
+    ``tol``: the interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a
+    user. ``floors`` (n,): guaranteed total tasks per user (within its cap; they must be placeable
+    together, else the first user whose floor breaks that is named): a user waits at its floor's
+    level until the common level reaches it, then rises with the others.
     Returns (tasks[n, i], diagnostics: rounds, levels per user, LP count, method).
 
     Parameters
@@ -127,8 +131,8 @@ def weighted_maxmin_totals(
     q : (N,) array_like
         The coefficients q_n > 0.
     tol : float
-        The interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a user; from 1e-15
-        to 0.1.
+        The interior point's stopping tolerance, or the dual above which HiGHS's duals freeze a
+        user; from 1e-15 to 0.1.
     max_rounds : int or None
         A cap on the rounds.
     method : str
@@ -168,7 +172,8 @@ def weighted_maxmin_totals(
 
 
 def _floors_placeable(cluster: Cluster, floors) -> bool:
-    """Whether some placement gives every user its floor (within the rounds' slack): one HiGHS feasibility LP."""
+    """Whether some placement gives every user its floor (within the rounds' slack): one HiGHS
+    feasibility LP."""
     users, servers, a_cap = placement_capacity_rows(cluster)
     p = len(users)
     need = np.flatnonzero(floors > 0)
@@ -186,9 +191,10 @@ def _floors_placeable(cluster: Cluster, floors) -> bool:
 
 
 def _check_floors(cluster: Cluster, floors) -> None:
-    """Floors the rounds could not meet, refused before any round (HiGHS reported the first round infeasible),
-    naming the first user whose floor breaks them: above its cap, above what it could place alone, or not
-    placeable together with the floors of the users before it (found by bisection: one LP per halving)."""
+    """Floors the rounds could not meet, refused before any round (HiGHS reported the first round
+    infeasible), naming the first user whose floor breaks them: above its cap, above what it could
+    place alone, or not placeable together with the floors of the users before it (found by
+    bisection: one LP per halving)."""
     alone = np.where(cluster.eligible, monopoly_tasks(cluster.capacity, cluster.demand), 0.0)
     most = np.minimum(alone.sum(axis=1), cluster.max_tasks)
     over = floors * (1 - _FREEZE_SLACK) > most
@@ -216,14 +222,15 @@ def _check_floors(cluster: Cluster, floors) -> None:
             hi = mid
     before = "user 0" if lo == 1 else f"users 0 to {lo - 1}"
     raise InvalidInputError(
-        f"floors[{lo}] = {floors[lo]:g}: user {lo}'s floor cannot be placed together with the floors of "
-        f"{before} (the floors must be placeable together)"
+        f"floors[{lo}] = {floors[lo]:g}: user {lo}'s floor cannot be placed together with "
+        f"the floors of {before} (the floors must be placeable together)"
     )
 
 
 def _with_quotas(cluster: Cluster, quotas) -> tuple[Cluster, np.ndarray | None]:
-    """The cluster with each user's cap lowered to its limit, and the guaranteed total tasks (floors), for
-    :class:`~.quotas.Quotas` given as vectors of the pooled capacity; ``(cluster, None)`` without quotas."""
+    """The cluster with each user's cap lowered to its limit, and the guaranteed total tasks
+    (floors), for :class:`~.quotas.Quotas` given as vectors of the pooled capacity; ``(cluster,
+    None)`` without quotas."""
     if quotas is None:
         return cluster, None
     if not isinstance(quotas, Quotas):
@@ -248,7 +255,8 @@ def _with_quotas(cluster: Cluster, quotas) -> tuple[Cluster, np.ndarray | None]:
 
 
 def _check_placeable(cluster: Cluster, floors, name: str) -> None:
-    """Refuse guarantees whose tasks cannot all be placed together (servers' capacities, placement constraints)."""
+    """Refuse guarantees whose tasks cannot all be placed together (servers' capacities, placement
+    constraints)."""
     users, servers, a_cap = placement_capacity_rows(cluster)
     p = len(users)
     a_tot = coo_matrix((-np.ones(p), (users, np.arange(p))), shape=(cluster.n_users, p))
@@ -274,24 +282,25 @@ def drfh(
     options: Mapping | None = None,
     quotas=None,
 ) -> Allocation:
-    """DRFH: weighted max-min on global dominant shares x_n max_r d[n, r] / C_r (pooled C), placed on servers.
+    """DRFH: weighted max-min on global dominant shares x_n max_r d[n, r] / C_r (pooled C), placed
+    on servers.
 
     Parameters
     ----------
     cluster : Cluster
         The instance (weights, placement constraints and per-user caps honoured).
     method : {"interior_point", "highs"}
-        The algorithm: the structured interior point, round by round (default), or HiGHS's LPs (the reference); see
-        :func:`weighted_maxmin_totals`.
+        The algorithm: the structured interior point, round by round (default), or HiGHS's LPs (the
+        reference); see :func:`weighted_maxmin_totals`.
     options : mapping, optional
-        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method does not take is
-        refused): ``tol``, the interior point's stopping tolerance or the dual above which HiGHS's duals freeze a user
-        (default 1e-9, at most 0.1).
+        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method
+        does not take is refused): ``tol``, the interior point's stopping tolerance or the dual
+        above which HiGHS's duals freeze a user (default 1e-9, at most 0.1).
     quotas : Quotas, optional
-        Guarantees and limits as vectors of the pooled capacity (YARN's min/max shares; lending limits and Kueue's
-        borrowed share are pooled rules, refused here): each user's tasks lie between ``min_r G_nr / d_nr`` (the
-        guarantees must be placeable together) and ``min_r L_nr / d_nr``; a guaranteed user waits at its guarantee
-        until the others' shares reach it.
+        Guarantees and limits as vectors of the pooled capacity (YARN's min/max shares; lending
+        limits and Kueue's borrowed share are pooled rules, refused here): each user's tasks lie
+        between ``min_r G_nr / d_nr`` (the guarantees must be placeable together) and ``min_r L_nr /
+        d_nr``; a guaranteed user waits at its guarantee until the others' shares reach it.
 
     Returns
     -------
@@ -300,8 +309,8 @@ def drfh(
 
     References
     ----------
-    W. Wang, B. Liang, B. Li, "Multi-resource fair allocation in heterogeneous cloud computing systems", IEEE TPDS
-    2015 (DRFH); the module docstring gives the program solved.
+    W. Wang, B. Liang, B. Li, "Multi-resource fair allocation in heterogeneous cloud computing
+    systems", IEEE TPDS 2015 (DRFH); the module docstring gives the program solved.
 
     Examples
     --------
@@ -326,19 +335,20 @@ def tsf(
     options: Mapping | None = None,
     quotas=None,
 ) -> Allocation:
-    """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement ignored).
+    """TSF: weighted max-min on x_n / γ_n (γ_n: monopoly tasks on every server, placement
+    ignored).
 
     Parameters
     ----------
     cluster : Cluster
         The instance (weights, placement constraints and per-user caps honoured).
     method : {"interior_point", "highs"}
-        The algorithm: the structured interior point, round by round (default), or HiGHS's LPs (the reference); see
-        :func:`weighted_maxmin_totals`.
+        The algorithm: the structured interior point, round by round (default), or HiGHS's LPs (the
+        reference); see :func:`weighted_maxmin_totals`.
     options : mapping, optional
-        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method does not take is
-        refused): ``tol``, the interior point's stopping tolerance or the dual above which HiGHS's duals freeze a user
-        (default 1e-9, at most 0.1).
+        The method's own options, checked against ``METHOD_OPTIONS[method]`` (an option the method
+        does not take is refused): ``tol``, the interior point's stopping tolerance or the dual
+        above which HiGHS's duals freeze a user (default 1e-9, at most 0.1).
     quotas : Quotas, optional
         Guarantees and limits, as :func:`drfh` takes them.
 

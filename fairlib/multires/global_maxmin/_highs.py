@@ -1,5 +1,6 @@
-"""``method="highs"`` of :func:`~fairlib.multires.drfh` and :func:`~fairlib.multires.tsf`: each round of
-progressive filling one HiGHS LP on the full problem (the generic reference; the interior point's fallback)."""
+"""``method="highs"`` of :func:`~fairlib.multires.drfh` and :func:`~fairlib.multires.tsf`: each
+round of progressive filling one HiGHS LP on the full problem (the generic reference; the interior
+point's fallback)."""
 
 from __future__ import annotations
 
@@ -57,8 +58,9 @@ def _highs_round(lp, level, tol):
     p = len(lp["users"])
     active = np.isnan(level)
     a_lvl = lp["a_user"] + lp["t_col"].multiply(active[:, None])
-    # frozen levels are kept up to 1e-7 relative: HiGHS meets constraints to its feasibility tolerance
-    # (1e-7), so insisting on the exact level of an earlier round can make the next LP infeasible
+    # frozen levels are kept up to 1e-7 relative: HiGHS meets constraints to its feasibility
+    # tolerance (1e-7), so insisting on the exact level of an earlier round can make the next LP
+    # infeasible
     b_lvl = np.where(active, 0.0, -np.nan_to_num(level) * (1 - _FREEZE_SLACK))
     c = np.zeros(p + 1)
     c[p] = -1.0
@@ -86,7 +88,8 @@ def _highs_round(lp, level, tol):
 
 
 def _maxmin_highs(cluster: Cluster, q, tol, max_rounds, floors):
-    """Weighted max-min totals by one HiGHS LP per round of progressive filling (the reference method)."""
+    """Weighted max-min totals by one HiGHS LP per round of progressive filling (the reference
+    method)."""
     n = cluster.n_users
     lp = _highs_lp(cluster, q / cluster.weight)
     parked = floors > 0

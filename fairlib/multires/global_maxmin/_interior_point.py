@@ -1,5 +1,5 @@
-"""``method="interior_point"`` of :func:`~fairlib.multires.drfh` and :func:`~fairlib.multires.tsf` (the
-default): each round of progressive filling by the structured interior point of
+"""``method="interior_point"`` of :func:`~fairlib.multires.drfh` and :func:`~fairlib.multires.tsf`
+(the default): each round of progressive filling by the structured interior point of
 :mod:`fairlib.multires._engine.maxmin_interior`, HiGHS taking over a round where it stalls."""
 
 from __future__ import annotations
@@ -43,10 +43,11 @@ def _pair_index(cluster: Cluster):
 
 
 def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
-    """Lexicographic weighted max-min of ``coef``-scaled totals by rounds: each round's common level by the
-    structured interior point (HiGHS takes over a round where it stalls), the users its duals block frozen at the
-    level their exactly feasible tasks achieve; users with a floor wait at its level until the common level reaches
-    it (:func:`_release_parked`); returns tasks and diagnostics."""
+    """Lexicographic weighted max-min of ``coef``-scaled totals by rounds: each round's common level
+    by the structured interior point (HiGHS takes over a round where it stalls), the users its duals
+    block frozen at the level their exactly feasible tasks achieve; users with a floor wait at its
+    level until the common level reaches it (:func:`_release_parked`); returns tasks and
+    diagnostics."""
     n = cluster.n_users
     users, servers = _pair_index(cluster)
     demand, capacity = cluster.demand, cluster.capacity
@@ -77,7 +78,8 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
             x, t, blocked, used = _highs_round(highs, level, tol)
             fallbacks += 1
             lps += used
-        # exact feasibility (a change of the order of the primal residual), then the levels this x achieves
+        # exact feasibility (a change of the order of the primal residual), then the levels this x
+        # achieves
         tasks = np.zeros((n, cluster.n_servers))
         tasks[users, servers] = np.maximum(x, 0.0)
         tasks /= max(1.0, float(cluster.load(tasks).max(initial=0.0)))
@@ -88,8 +90,9 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
             blocked = active & (diag["dual_share"] == diag["dual_share"][active].max())
         scale, t, blocked = _stop_at_caps(achieved, coef, cluster.max_tasks, active, t, blocked)
         tasks, achieved = tasks * scale[:, None], achieved * scale
-        # Levels are kept at what this exactly feasible x achieves (at most the primal residual below the
-        # LP's), less 1e-12 relative against rounding, so the next round's LP stays feasible.
+        # Levels are kept at what this exactly feasible x achieves (at most the primal residual
+        # below the LP's), less 1e-12 relative against rounding, so the next round's LP stays
+        # feasible.
         level[blocked] = t
         frozen = ~np.isnan(level) & ~parked
         level[frozen] = np.minimum(level[frozen], achieved[frozen]) * (1 - _IPM_FREEZE_SLACK)

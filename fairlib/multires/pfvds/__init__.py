@@ -1,51 +1,54 @@
-"""PF-VDS(α): the Nash equilibrium of the per-server α-fair game (Khamse-Ashari et al. §3–5, Problem 1).
+"""PF-VDS(α): the Nash equilibrium of the per-server α-fair game (Khamse-Ashari et al. §3–5,
+Problem 1).
 
 Each server i is a player maximising U_i = Σ_{n usable on i} φ_n f(ŝ[n, i]) over its own column
 x[:, i] subject to its capacities, where ŝ[n, i] = x_n / (φ_n γ[n, i]) is the weighted VDS of n's
 *total* tasks and f is α-fair: f(s) = s^(1-α)/(1-α), log s for α = 1 (eq. 12; the form is a
 reconstruction, reconstructions §5.3 [INF]). ∂U_i/∂x[n, i] = ŝ^-α / γ[n, i].
 
-- α = 1: the equilibrium is the weighted proportional-fair optimum max Σ_n φ_n log x_n (Theorem 2);
-  the game is then a potential game and best responses are block coordinate ascent on a convex
+- α = 1: the equilibrium is the weighted proportional-fair optimum max Σ_n φ_n log x_n (Theorem
+  2); the game is then a potential game and best responses are block coordinate ascent on a convex
   program.
-- α → ∞: PS-DSF (Theorem 2); :func:`pfvds` with ``alpha=np.inf`` returns :func:`fairlib.multires.psdsf`.
+- α → ∞: PS-DSF (Theorem 2); :func:`pfvds` with ``alpha=np.inf`` returns
+  :func:`fairlib.multires.psdsf`.
 - α may differ per server (heterogeneous objectives): pass an array of length n_servers.
 
 Solvers (``method``):
 
 - ``"interior_point"`` (default; ours): a primal-dual interior-point method on all servers' KKT
-  conditions at once (:func:`fairlib.multires._engine.pfvds_interior.pfvds_interior_point`); for α = 1 it
-  solves the convex program. Best-response sweeps (below) polish its allocation when its Nash residual exceeds 1e-6
-  (an interior method leaves the pairs of exactly indifferent users at O(√tol) instead of 0) and
-  finish the job should it stop short of its tolerance (very large α); ``diagnostics["method"]``
-  says whether they ran.
+  conditions at once (:func:`fairlib.multires._engine.pfvds_interior.pfvds_interior_point`); for α
+  = 1 it solves the convex program. Best-response sweeps (below) polish its allocation when its Nash
+  residual exceeds 1e-6 (an interior method leaves the pairs of exactly indifferent users at
+  O(√tol) instead of 0) and finish the job should it stop short of its tolerance (very large α);
+  ``diagnostics["method"]`` says whether they ran.
 - ``"best_response"``: Gauss-Seidel over servers, each server's exact best response
   given the others' totals. A best response solves an R-dimensional dual: with prices λ >= 0,
-  x[n, i](λ) = max(0, φ_n γ[n, i] (γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth,
-  convex) dual by projected Newton steps with backtracking. Sweeps that creep along one direction for
-  long are extrapolated along it (:func:`._best_response._gauss_seidel`).
+  x[n, i](λ) = max(0, φ_n γ[n, i] (γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the
+  (smooth, convex) dual by projected Newton steps with backtracking. Sweeps that creep along one
+  direction for long are extrapolated along it (:func:`._best_response._gauss_seidel`).
 - ``"distributed"``: the paper's distributed heuristic (eqs. 55–57, [INF]) — every server moves
   its users along -F[n, i] = ŝ^-α/γ - λ·d_n with penalty prices λ = κ [used - c]^+.
 - ``"psmfa"``: projected descent on the Fischer–Burmeister merit Ψ (eqs. 44–54, [INF]) — see
   :func:`psmfa`.
 
-Each method is a private module of this package (``_interior_point``, ``_best_response``, ``_distributed``,
-``_psmfa``; :data:`METHODS`) that declares its options (``OPTIONS``, a frozen dataclass with the defaults, built
-from ``pfvds(..., options={...})``), whether it solves Problem 2 (``TIME_SHARED``) and whether it honours per-user
-caps (``CAPS``). The conditions an equilibrium meets are in :mod:`.conditions`; why the two heuristics stall is
-measured in :mod:`.stalls`.
+Each method is a private module of this package (``_interior_point``, ``_best_response``,
+``_distributed``, ``_psmfa``; :data:`METHODS`) that declares its options (``OPTIONS``, a frozen
+dataclass with the defaults, built from ``pfvds(..., options={...})``), whether it solves Problem 2
+(``TIME_SHARED``) and whether it honours per-user caps (``CAPS``). The conditions an equilibrium
+meets are in :mod:`.conditions`; why the two heuristics stall is measured in :mod:`.stalls`.
 
 Every result carries the Nash-equilibrium residual :func:`nash_residual` (each server's column
 against its exact best response to the others).
 
-Per-user caps (``Cluster.max_tasks``, x_n <= cap_n) are outside the paper: a cap binds every server's player at
-once, which makes Problem 1 a generalised game with many equilibria (which servers serve a capped user is then
-open). Our modelling choice is its *variational* equilibrium — Definition 6's variational inequality (eq. 16)
-taken over the capped feasible set, where every server charges a capped user the same price per task (in the
-paper's utility units) — computed by the interior point and certified by
-:func:`.conditions.variational_gap` (``diagnostics["variational_gap"]`` instead of ``nash_residual``).
-For α = 1 it is max Σ_n φ_n log x_n with the caps as constraints; α = ∞ is PS-DSF's capped fixed point.
-The other methods refuse caps.
+Per-user caps (``Cluster.max_tasks``, x_n <= cap_n) are outside the paper: a cap binds every
+server's player at once, which makes Problem 1 a generalised game with many equilibria (which
+servers serve a capped user is then open). Our modelling choice is its *variational* equilibrium —
+Definition 6's variational inequality (eq. 16) taken over the capped feasible set, where every
+server charges a capped user the same price per task (in the paper's utility units) — computed by
+the interior point and certified by :func:`.conditions.variational_gap`
+(``diagnostics["variational_gap"]`` instead of ``nash_residual``). For α = 1 it is max Σ_n φ_n
+log x_n with the caps as constraints; α = ∞ is PS-DSF's capped fixed point. The other methods
+refuse caps.
 """
 
 from __future__ import annotations
@@ -84,8 +87,8 @@ __all__ = [
 ]
 
 
-#: the methods, each in its module: ``OPTIONS`` (its option type), ``run``, and whether it solves Problem 2
-#: (``TIME_SHARED``) and honours per-user caps (``CAPS``)
+#: the methods, each in its module: ``OPTIONS`` (its option type), ``run``, and whether it solves
+#: Problem 2 (``TIME_SHARED``) and honours per-user caps (``CAPS``)
 METHODS = {
     "interior_point": _interior_point,
     "best_response": _best_response,
@@ -106,7 +109,8 @@ def pfvds(
     time_shared: bool = False,
     iterations: int | None = None,
 ) -> Allocation:
-    """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted VDS).
+    """PF-VDS(α) allocation: a Nash equilibrium of Problem 1 (α-fair utilities of the weighted
+    VDS).
 
     Parameters
     ----------
@@ -115,39 +119,42 @@ def pfvds(
     alpha : float or (K,) array_like
         α > 0, ``np.inf`` (PS-DSF), or one value per server.
     method : {"interior_point", "best_response", "distributed", "psmfa"}
-        The algorithm (module docstring): the interior point (default), best-response sweeps, the distributed
-        heuristic (eqs. 55–57) or PS-MFA.
+        The algorithm (module docstring): the interior point (default), best-response sweeps, the
+        distributed heuristic (eqs. 55–57) or PS-MFA.
     options : mapping, optional
-        The chosen method's own options, checked against ``METHODS[method].OPTIONS`` (an option the method does not
-        take is refused, naming the method and the options it takes): ``"interior_point"``: ``max_sweeps``, ``tol``
-        (the best-response sweeps that polish its allocation); ``"best_response"``: ``max_sweeps``, ``tol``,
-        ``start``; ``"distributed"``: ``kappa``, ``step``, ``iterations``, ``tol``; ``"psmfa"``: ``iterations``,
-        ``tol``.
+        The chosen method's own options, checked against ``METHODS[method].OPTIONS`` (an option the
+        method does not take is refused, naming the method and the options it takes):
+        ``"interior_point"``: ``max_sweeps``, ``tol`` (the best-response sweeps that polish its
+        allocation); ``"best_response"``: ``max_sweeps``, ``tol``, ``start``; ``"distributed"``:
+        ``kappa``, ``step``, ``iterations``, ``tol``; ``"psmfa"``: ``iterations``, ``tol``.
     time_shared : bool
-        Problem 2 (non-divisible servers): each server's constraint is Σ_n x[n, i]/γ[n, i] <= 1 (interior_point and
-        best_response). Theorem 5: the solution is PS-DSF for every α.
+        Problem 2 (non-divisible servers): each server's constraint is Σ_n x[n, i]/γ[n, i] <= 1
+        (interior_point and best_response). Theorem 5: the solution is PS-DSF for every α.
     iterations : int, optional
         ``options["iterations"]`` (the iterative methods' cap), as a keyword.
 
     Returns
     -------
     Allocation
-        Tasks per (user, server); diagnostics ``sweeps``/``iterations``, ``nash_residual`` (``variational_gap`` and
-        ``cap_prices`` with caps) and, for the iterative methods, the merit trajectory ``psi``.
+        Tasks per (user, server); diagnostics ``sweeps``/``iterations``, ``nash_residual``
+        (``variational_gap`` and ``cap_prices`` with caps) and, for the iterative methods, the merit
+        trajectory ``psi``.
 
     Notes
     -----
-    A cluster with per-user caps takes ``method="interior_point"`` (module doc): no best-response polish, its
-    equilibrium certified by eq. (16)'s gap over the capped set (``converged`` when it is <= :data:`CAPPED_GAP`)
-    and by no user falling short of its cap while a server it may use has room left (:func:`capped_shortfall` <=
-    :data:`CAPPED_SHORTFALL`, ``diagnostics["capped_shortfall"]``: the gap cannot see this once the marginals x^-α
-    span more orders of magnitude than a double holds); the interior point's continuation can stop short at large α
-    (α >= 8 on some random instances; the analytical notebook's check ``pfvds_capped_equilibrium_every_alpha`` gives
-    the rates, by the gap), and is then not ``converged``.
+    A cluster with per-user caps takes ``method="interior_point"`` (module doc): no best-response
+    polish, its equilibrium certified by eq. (16)'s gap over the capped set (``converged`` when it
+    is <= :data:`CAPPED_GAP`) and by no user falling short of its cap while a server it may use has
+    room left (:func:`capped_shortfall` <= :data:`CAPPED_SHORTFALL`,
+    ``diagnostics["capped_shortfall"]``: the gap cannot see this once the marginals x^-α span more
+    orders of magnitude than a double holds); the interior point's continuation can stop short at
+    large α (α >= 8 on some random instances; the analytical notebook's check
+    ``pfvds_capped_equilibrium_every_alpha`` gives the rates, by the gap), and is then not
+    ``converged``.
 
-    Nothing holds the distributed heuristic's step (:mod:`fairlib.multires.pfvds.stalls`): on some clusters its
-    update overflows within a few iterations. It then returns its last finite iterate, not ``converged``, with a
-    ``message`` naming the iteration at which it diverged.
+    Nothing holds the distributed heuristic's step (:mod:`fairlib.multires.pfvds.stalls`): on some
+    clusters its update overflows within a few iterations. It then returns its last finite iterate,
+    not ``converged``, with a ``message`` naming the iteration at which it diverged.
 
     References
     ----------
@@ -156,8 +163,8 @@ def pfvds(
 
     Examples
     --------
-    One server, α = 1: max log x_0 + log x_1 subject to x_0 + 3 x_1 <= 9 and 4 x_0 + x_1 <= 18 (both bind),
-    unlike DRF's (3, 2):
+    One server, α = 1: max log x_0 + log x_1 subject to x_0 + 3 x_1 <= 9 and 4 x_0 + x_1 <= 18
+    (both bind), unlike DRF's (3, 2):
 
     >>> pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0).tasks.round(6).ravel().tolist()
     [4.090909, 1.636364]

@@ -1,10 +1,12 @@
-"""PF-VDS(α) by best responses: each server's exact α-fair best response to the others' totals, Gauss-Seidel
-sweeps over servers, and the Nash residual that certifies an equilibrium (:func:`nash_residual`).
+"""PF-VDS(α) by best responses: each server's exact α-fair best response to the others' totals,
+Gauss-Seidel sweeps over servers, and the Nash residual that certifies an equilibrium
+(:func:`nash_residual`).
 
-A best response solves an R-dimensional dual: with prices λ >= 0, x[n, i](λ) = max(0, φ_n γ[n, i]
-(γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth, convex) dual by projected Newton steps with
-backtracking. Sweeps that creep along one direction for long are extrapolated along it (:func:`_gauss_seidel`).
-The front door is :func:`fairlib.multires.pfvds.pfvds` (``method="best_response"``).
+A best response solves an R-dimensional dual: with prices λ >= 0, x[n, i](λ) = max(0, φ_n γ[n,
+i] (γ[n, i] λ·d_n)^(-1/α) - x_{n,-i}), and λ minimises the (smooth, convex) dual by projected
+Newton steps with backtracking. Sweeps that creep along one direction for long are extrapolated
+along it (:func:`_gauss_seidel`). The front door is :func:`fairlib.multires.pfvds.pfvds`
+(``method="best_response"``).
 """
 
 from __future__ import annotations
@@ -73,8 +75,8 @@ class SweepLimits(NamedTuple):
 
 @njit(cache=True, nogil=True)
 def _copy_vector(dst, src):
-    """dst[:] = src as a loop: numba's slice assignment compiles its shape-mismatch message (about a second of
-    string formatting) into every solver that uses it.
+    """dst[:] = src as a loop: numba's slice assignment compiles its shape-mismatch message (about a
+    second of string formatting) into every solver that uses it.
 
     Parameters
     ----------
@@ -105,7 +107,8 @@ def _copy_matrix(dst, src):
 
 @njit(cache=True, nogil=True)
 def _nonzero_indices(mask):
-    """np.flatnonzero(mask) for a boolean vector, without compiling numba's general version (~0.2 s).
+    """np.flatnonzero(mask) for a boolean vector, without compiling numba's general version (~0.2
+    s).
 
     Parameters
     ----------
@@ -245,8 +248,8 @@ def _dual_value(lam, cap, d, x_o, a, gamma, weight, alpha, x, p):
 
 @njit(cache=True, nogil=True, inline="always")
 def _usage_and_hessian(d, x, x_o, p, alpha):
-    """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n d_nᵀ over served users,
-    w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n).
+    """Resources the users' demands x(λ) use, and the Hessian of the dual value: Σ_n w_n d_n
+    d_nᵀ over served users, w_n = -dx_n/dp_n = (x_n + x_o,n) / (α p_n).
 
     Parameters
     ----------
@@ -286,8 +289,8 @@ def _usage_and_hessian(d, x, x_o, p, alpha):
 
 @njit(cache=True, nogil=True, inline="always")
 def _kkt_gap(cap, grad, lam):
-    """Largest relative violation of the server's KKT conditions: overuse, and complementarity of prices and
-    slack (``grad`` = capacity - use), relative to capacity.
+    """Largest relative violation of the server's KKT conditions: overuse, and complementarity of
+    prices and slack (``grad`` = capacity - use), relative to capacity.
 
     Parameters
     ----------
@@ -316,10 +319,10 @@ def _kkt_gap(cap, grad, lam):
 
 @njit(cache=True, nogil=True, inline="always")
 def _price_step(cap, grad, hess, lam):
-    """Projected Newton direction for the prices: Newton on the free prices whose resource some served user
-    demands (with a small ridge: collinear demands make the Hessian singular); a tiny price on a slack resource
-    is held at its bound (ε-active set); elsewhere (a zero Hessian row) the price moves multiplicatively
-    towards balance.
+    """Projected Newton direction for the prices: Newton on the free prices whose resource some
+    served user demands (with a small ridge: collinear demands make the Hessian singular); a tiny
+    price on a slack resource is held at its bound (ε-active set); elsewhere (a zero Hessian row)
+    the price moves multiplicatively towards balance.
 
     Parameters
     ----------
@@ -379,9 +382,9 @@ def _price_step(cap, grad, hess, lam):
 def _line_search(
     step, grad, hess, lam, value, cap, d, x_o, a, gamma, weight, alpha, lam_try, x_try, p_try
 ):
-    """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60 times); if the Newton
-    direction fails, a diagonally scaled gradient step. Fills ``lam_try``, ``x_try``, ``p_try`` with the accepted
-    point; returns (accepted, its dual value).
+    """Backtracking on the dual value along the projected path λ + t·step (t halved up to 60
+    times); if the Newton direction fails, a diagonally scaled gradient step. Fills ``lam_try``,
+    ``x_try``, ``p_try`` with the accepted point; returns (accepted, its dual value).
 
     Parameters
     ----------
@@ -469,8 +472,8 @@ def _usage(d, x):
 
 @njit(cache=True, nogil=True)
 def _scale_into_capacity(cap, d, x):
-    """Scale ``x`` (in place) inside every capacity: the dual iteration can stop (rounding) with a resource over
-    capacity by ~1e-6 relative, and each best response must be feasible.
+    """Scale ``x`` (in place) inside every capacity: the dual iteration can stop (rounding) with a
+    resource over capacity by ~1e-6 relative, and each best response must be feasible.
 
     Parameters
     ----------
@@ -493,9 +496,10 @@ def _scale_into_capacity(cap, d, x):
 
 @njit(cache=True, nogil=True)
 def _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
-    """Users' demands at prices λ_r = e^θ_r on the ``active`` resources (0 elsewhere), computed in logs: with
-    p_n = Σ_r d_nr λ_r, x_n = max(0, a_n (γ_n p_n)^(-1/α) - x_o,n), and ``share[n, r] = d_nr λ_r / p_n``. Returns
-    False when some user has no priced resource (its demand would be unbounded).
+    """Users' demands at prices λ_r = e^θ_r on the ``active`` resources (0 elsewhere), computed in
+    logs: with p_n = Σ_r d_nr λ_r, x_n = max(0, a_n (γ_n p_n)^(-1/α) - x_o,n), and ``share[n, r]
+    = d_nr λ_r / p_n``. Returns False when some user has no priced resource (its demand would be
+    unbounded).
 
     Parameters
     ----------
@@ -544,7 +548,8 @@ def _log_price_state(theta, active, d, x_o, a, gamma, alpha, x, share):
 
 @njit(cache=True, nogil=True)
 def _log_price_gap(cap, d, x, active):
-    """Relative KKT violation at log prices: |use - capacity| on priced resources, overuse on the others.
+    """Relative KKT violation at log prices: |use - capacity| on priced resources, overuse on the
+    others.
 
     Parameters
     ----------
@@ -575,8 +580,8 @@ def _log_price_gap(cap, d, x, active):
 
 @njit(cache=True, nogil=True, inline="always")
 def _log_price_start(d, lam):
-    """The log-price Newton's start: which resources some user demands, which are priced (demanded, with a
-    positive price in ``lam``) and their log prices (0 where not finite).
+    """The log-price Newton's start: which resources some user demands, which are priced (demanded,
+    with a positive price in ``lam``) and their log prices (0 where not finite).
 
     Parameters
     ----------
@@ -664,17 +669,18 @@ def _log_price_finish(theta, active, lam):
 
 @njit(cache=True, nogil=True)
 def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, limits):
-    """Server best response by Newton on the log prices θ_r = log λ_r of an active set of resources, damped on the
-    KKT violation. The marginal utilities are ŝ^-α: at α = 64 prices span hundreds of orders of magnitude and the
-    dual value's changes fall below its rounding, so the dual-value line search of :func:`_best_response` stalls;
-    in logs the demands are smooth with a well-scaled Jacobian ∂x_n/∂θ_r = -(x_n + x_o,n) d_nr λ_r / (α p_n).
-    A resource joins the active set when overused, leaves it when under-used and still within capacity at price 0.
-    A local method: it is started from the prices where the dual Newton stalled, or after
-    :func:`_coordinate_prices` has found the right priced resources (from arbitrary prices it can stall too).
-    ``lam`` is the warm start, updated in place (capped at 1e300). Returns (x, iterations, gap).
-    Its loops over users, logarithms, exponentials and solves are kernels of their own (inlined when compiled), so
-    that it runs steered from Python (:func:`.._jit.steered`) as the certificate's fallback with the same rounding
-    as compiled.
+    """Server best response by Newton on the log prices θ_r = log λ_r of an active set of
+    resources, damped on the KKT violation. The marginal utilities are ŝ^-α: at α = 64 prices
+    span hundreds of orders of magnitude and the dual value's changes fall below its rounding, so
+    the dual-value line search of :func:`_best_response` stalls; in logs the demands are smooth with
+    a well-scaled Jacobian ∂x_n/∂θ_r = -(x_n + x_o,n) d_nr λ_r / (α p_n). A resource joins
+    the active set when overused, leaves it when under-used and still within capacity at price 0. A
+    local method: it is started from the prices where the dual Newton stalled, or after
+    :func:`_coordinate_prices` has found the right priced resources (from arbitrary prices it can
+    stall too). ``lam`` is the warm start, updated in place (capped at 1e300). Returns (x,
+    iterations, gap). Its loops over users, logarithms, exponentials and solves are kernels of their
+    own (inlined when compiled), so that it runs steered from Python (:func:`.._jit.steered`) as the
+    certificate's fallback with the same rounding as compiled.
 
     Parameters
     ----------
@@ -744,9 +750,9 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, limits):
             continue
         jac = _log_price_jacobian(d, x, x_o, share, alpha)
         jumped = False
-        for r in range(
-            m
-        ):  # overused, but its price too small to move anyone (e^-90 of another): raise it to theirs
+        for r in range(m):
+            # overused, but its price too small to move anyone (e^-90 of another): raise it to
+            # theirs
             if (
                 active[r]
                 and used[r] > cap[r]
@@ -785,8 +791,9 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, limits):
             for v in range(k_act):
                 h[u, v] = jac[idx[u], idx[v]]
             trace += abs(h[u, u])
-        # Levenberg-Marquardt: a price whose resource barely matters makes the Jacobian near-singular and the Newton
-        # step wild; damping grows until a step lowers the KKT violation
+        # Levenberg-Marquardt: a price whose resource barely matters makes the Jacobian
+        # near-singular and the Newton step wild; damping grows until a step lowers the KKT
+        # violation
         accepted = False
         damping = 1e-12 * trace / k_act + 1e-300
         for _ in range(12):
@@ -827,8 +834,9 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, limits):
     return x, it, gap
 
 
-#: a best response whose KKT gap is above this (and above the caller's tolerance) has stalled, not converged: the
-#: projected-Newton dual stops at ~1e-13-1e-12 when rounding ends its line search, far above at very large α
+#: a best response whose KKT gap is above this (and above the caller's tolerance) has stalled, not
+#: converged: the projected-Newton dual stops at ~1e-13-1e-12 when rounding ends its line search,
+#: far above at very large α
 _STALLED = 1e-10
 
 
@@ -872,11 +880,12 @@ def _use_of(r, lam, d, x_o, a, gamma, alpha, x, p):
 
 @njit(cache=True, nogil=True)
 def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
-    """Coordinate descent on the (convex) dual with exact line minimisation, one price at a time: each λ_r is set
-    where its resource's use meets its capacity, by bisection on log λ_r (use falls as λ_r rises), or to 0 if the
-    resource is within capacity there. It needs only the dual's gradient (capacity - use), never its value, so it
-    is immune to the rounding that stalls Newton at very large α; slow but global, it finds the right set of
-    priced resources for :func:`_log_price_response` to finish. ``lam`` is updated in place.
+    """Coordinate descent on the (convex) dual with exact line minimisation, one price at a time:
+    each λ_r is set where its resource's use meets its capacity, by bisection on log λ_r (use
+    falls as λ_r rises), or to 0 if the resource is within capacity there. It needs only the dual's
+    gradient (capacity - use), never its value, so it is immune to the rounding that stalls Newton
+    at very large α; slow but global, it finds the right set of priced resources for
+    :func:`_log_price_response` to finish. ``lam`` is updated in place.
 
     Parameters
     ----------
@@ -936,11 +945,12 @@ def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
 
 @njit(cache=True, nogil=True)
 def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, limits):
-    """Server best response; ``lam`` (R,) is the warm start and is updated in place. Returns (x, iterations,
-    relative KKT gap). Projected Newton on the dual (:func:`_dual_newton_response`) from the warm start; where it
-    stalls (very large α), Newton in log prices (:func:`_log_price_response`) from where it stopped, then both from
-    scratch, then log-price Newton after a global coordinate descent on the prices (:func:`_coordinate_prices`),
-    keeping the smallest gap.
+    """Server best response; ``lam`` (R,) is the warm start and is updated in place. Returns (x,
+    iterations, relative KKT gap). Projected Newton on the dual (:func:`_dual_newton_response`) from
+    the warm start; where it stalls (very large α), Newton in log prices
+    (:func:`_log_price_response`) from where it stopped, then both from scratch, then log-price
+    Newton after a global coordinate descent on the prices (:func:`_coordinate_prices`), keeping the
+    smallest gap.
 
     Parameters
     ----------
@@ -1001,8 +1011,8 @@ def _best_response(cap, d, x_o, a, gamma, weight, alpha, lam, limits):
 
 @njit(cache=True, nogil=True)
 def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, limits):
-    """Server best response by projected Newton on the dual, backtracking on the dual value; ``lam`` (R,) is the
-    warm start and is updated in place. Returns (x, iterations, relative KKT gap).
+    """Server best response by projected Newton on the dual, backtracking on the dual value; ``lam``
+    (R,) is the warm start and is updated in place. Returns (x, iterations, relative KKT gap).
 
     Parameters
     ----------
@@ -1086,16 +1096,17 @@ def _dual_newton_response(cap, d, x_o, a, gamma, weight, alpha, lam, limits):
     return x, it, gap
 
 
-# the certificate's best responses steered from Python (:func:`.._jit.steered`): each fallback kernel compiles only
-# when a server needs it, and the dual Newton's pieces compile once instead of again inside a compiled driver
+# the certificate's best responses steered from Python (:func:`.._jit.steered`): each fallback
+# kernel compiles only when a server needs it, and the dual Newton's pieces compile once instead of
+# again inside a compiled driver
 _BEST_RESPONSE_STEERED = steered(_best_response, "_dual_newton_response", "_log_price_response")
 
 
 @njit(cache=True, nogil=True)
 def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner):
-    """One Gauss-Seidel sweep over the servers (each server's users answer the others' totals, eq. (12) [INF]);
-    updates ``x``, ``totals`` and the prices ``lams`` in place; returns (largest change of an x[n, i], largest
-    total).
+    """One Gauss-Seidel sweep over the servers (each server's users answer the others' totals, eq.
+    (12) [INF]); updates ``x``, ``totals`` and the prices ``lams`` in place; returns (largest change
+    of an x[n, i], largest total).
 
     Parameters
     ----------
@@ -1157,8 +1168,9 @@ def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner):
     return change, scale
 
 
-#: plain sweeps before :func:`_gauss_seidel` may extrapolate (on the property table's 16,000 runs plain sweeps
-#: that settle take at most a few hundred; the slow ones creep by a constant step for thousands of sweeps)
+#: plain sweeps before :func:`_gauss_seidel` may extrapolate (on the property table's 16,000 runs
+#: plain sweeps that settle take at most a few hundred; the slow ones creep by a constant step for
+#: thousands of sweeps)
 _EXTRAPOLATE_AFTER = 100
 _STRAIGHT_SWEEPS = (
     5  # consecutive sweeps moving in one direction (cosine above _STRAIGHT) before a jump
@@ -1169,8 +1181,8 @@ _LONGEST_JUMP = 65536.0  # the jump tries 2, 4, ... up to this many times the la
 
 @njit(cache=True, nogil=True)
 def _into_capacity(d3, cap, usable, y):
-    """``y`` made feasible in place: negatives and unusable pairs to 0, then each server's column scaled down
-    (never up) until every constraint holds.
+    """``y`` made feasible in place: negatives and unusable pairs to 0, then each server's column
+    scaled down (never up) until every constraint holds.
 
     Parameters
     ----------
@@ -1204,9 +1216,9 @@ def _into_capacity(d3, cap, usable, y):
 
 @njit(cache=True, nogil=True)
 def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, inner):
-    """Jump along the sweeps' common direction ``move``: the longest of x + 2^j move (j = 1, 2, ..., made
-    feasible) from which one sweep moves no more than the last sweep did (``change``); ``x`` is replaced by it.
-    Returns whether a jump was taken and the trial sweeps it cost.
+    """Jump along the sweeps' common direction ``move``: the longest of x + 2^j move (j = 1, 2, ...,
+    made feasible) from which one sweep moves no more than the last sweep did (``change``); ``x`` is
+    replaced by it. Returns whether a jump was taken and the trial sweeps it cost.
 
     Parameters
     ----------
@@ -1279,11 +1291,12 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
     ``limits.tol`` relative to the largest total; updates ``x`` and the prices ``lams`` in place and
     returns (sweeps, last relative change, jumps, trial sweeps).
 
-    At large α the sweeps can creep towards the equilibrium by an almost constant step for thousands of sweeps
-    (α = 64: a change of ~4e-4 per sweep for ~6,000 sweeps). After :data:`_EXTRAPOLATE_AFTER` plain sweeps, once
-    :data:`_STRAIGHT_SWEEPS` sweeps in a row moved in one direction, :func:`_extrapolate` jumps along it, keeping
-    a jump only if the sweep from the new point moves no more than the last one (the sweeps' own measure of
-    progress); the equilibrium is still what the sweeps converge to, so the stopping rule is unchanged.
+    At large α the sweeps can creep towards the equilibrium by an almost constant step for
+    thousands of sweeps (α = 64: a change of ~4e-4 per sweep for ~6,000 sweeps). After
+    :data:`_EXTRAPOLATE_AFTER` plain sweeps, once :data:`_STRAIGHT_SWEEPS` sweeps in a row moved in
+    one direction, :func:`_extrapolate` jumps along it, keeping a jump only if the sweep from the
+    new point moves no more than the last one (the sweeps' own measure of progress); the equilibrium
+    is still what the sweeps converge to, so the stopping rule is unchanged.
 
     Parameters
     ----------
@@ -1443,7 +1456,8 @@ def _best_response_column(cluster, x, totals, server, alpha, d3, cap, tol=1e-12,
 
 
 def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) -> float:
-    """max over servers of |column - best response to the others| / largest total (0 at a Nash equilibrium).
+    """max over servers of |column - best response to the others| / largest total (0 at a Nash
+    equilibrium).
 
     Parameters
     ----------
@@ -1490,8 +1504,8 @@ def nash_residual(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) 
         column = _best_response_column(cluster, x, totals, i, alphas[i], d3, cap)
         return float(np.abs(column - x[:, i]).max()) / scale
 
-    # the servers' best responses are independent: on many pairs, one per numba thread at a time (their kernels
-    # release the GIL; the Python steering them is a few percent of their time)
+    # the servers' best responses are independent: on many pairs, one per numba thread at a time
+    # (their kernels release the GIL; the Python steering them is a few percent of their time)
     threads = (
         numba.get_num_threads() if int(cluster.eligible.sum()) >= pair_kernels.PARALLEL_PAIRS else 1
     )
@@ -1530,7 +1544,8 @@ def proportional_fair_objective(cluster: Cluster, tasks) -> float:
         return float((cluster.weight * np.log(tot)).sum())
 
 
-#: Problem 2 (time-shared servers): solved; per-user caps: refused (module doc of :mod:`fairlib.multires.pfvds`)
+#: Problem 2 (time-shared servers): solved; per-user caps: refused (module doc of
+#: :mod:`fairlib.multires.pfvds`)
 TIME_SHARED = True
 CAPS = False
 
@@ -1542,15 +1557,15 @@ class BestResponseOptions(MethodOptions):
     Parameters
     ----------
     max_sweeps : int >= 1
-        Gauss-Seidel sweeps over servers. At α = 64 plain sweeps can creep towards the equilibrium by an almost
-        constant step (~4e-4) for thousands of sweeps (about 6,000 on two of the property table's 1,000
-        clusters); after 100 sweeps the solver extrapolates along such a straight run (``diagnostics["jumps"]``),
-        which settled those two in about 200.
+        Gauss-Seidel sweeps over servers. At α = 64 plain sweeps can creep towards the equilibrium
+        by an almost constant step (~4e-4) for thousands of sweeps (about 6,000 on two of the
+        property table's 1,000 clusters); after 100 sweeps the solver extrapolates along such a
+        straight run (``diagnostics["jumps"]``), which settled those two in about 200.
     tol : float in [1e-15, 0.1]
         The stopping rule: the largest change of any x[n, i] relative to the largest total.
     start : (N, K) array_like or None
-        Where best responses start (default: no tasks). Finite, >= 0, zero on unusable pairs; it need not be
-        feasible.
+        Where best responses start (default: no tasks). Finite, >= 0, zero on unusable pairs; it
+        need not be feasible.
     """
 
     max_sweeps: int = 2000

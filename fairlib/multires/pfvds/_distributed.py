@@ -1,5 +1,6 @@
-"""PF-VDS(α) by the paper's distributed heuristic (Khamse-Ashari et al. eqs. 55–57, [INF]): every server moves its
-users along -F[n, i] = ŝ^-α/γ - λ·d_n with penalty prices λ = κ [used - c]^+.
+"""PF-VDS(α) by the paper's distributed heuristic (Khamse-Ashari et al. eqs. 55–57, [INF]): every
+server moves its users along -F[n, i] = ŝ^-α/γ - λ·d_n with penalty prices λ = κ [used -
+c]^+.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ OPTIONS = DistributedOptions
 
 
 def run(cluster: Cluster, alphas, time_shared: bool, options: DistributedOptions):
-    """``method="distributed"``: eqs. 55–57 from half of PS-DSF's allocation; (tasks, diagnostics).
+    """``method="distributed"``: eqs. 55–57 from half of PS-DSF's allocation; (tasks,
+    diagnostics).
 
     Parameters
     ----------
@@ -91,7 +93,8 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: DistributedOptions
     if diverged_at is not None:
         diag["converged"] = False
         diag["message"] = (
-            f"the distributed iteration diverged at iteration {diverged_at}: its update left the finite "
+            f"the distributed iteration diverged at iteration {diverged_at}: its update left "
+            "the finite "
             "numbers (tasks or penalty prices overflowed); the tasks are its last finite iterate"
         )
     return x, diag
@@ -107,7 +110,8 @@ def _complementarity_f(cluster, x, lam, alphas):
 
 
 def penalty_prices(cluster: Cluster, tasks, kappa: float) -> np.ndarray:
-    """The distributed heuristic's prices λ[i, r] = κ [used/c − 1]^+ / c (eq. 57 as reconstructed, [INF]).
+    """The distributed heuristic's prices λ[i, r] = κ [used/c − 1]^+ / c (eq. 57 as
+    reconstructed, [INF]).
 
     Parameters
     ----------
@@ -131,22 +135,24 @@ def penalty_prices(cluster: Cluster, tasks, kappa: float) -> np.ndarray:
 
 
 def _update_direction(cluster, x, lam, alphas) -> np.ndarray:
-    """The distributed update's direction [-F]^+_x at (x, λ) (eq. 55 [INF], before its step size)."""
+    """The distributed update's direction [-F]^+_x at (x, λ) (eq. 55 [INF], before its step
+    size)."""
     f = _complementarity_f(cluster, x, lam, alphas)
     return np.where((x > 0) | (f < 0), -f, 0.0)
 
 
 def _distributed(cluster, alphas, x, *, kappa, step, iterations, tol):
-    """Eqs. 55–57 [INF]: every server moves its users along [-F[n, i]]^+_{x[n, i]} (scaled by γ[n, i], so
-    the step is in units of "a server's worth of tasks") with penalty prices λ[i, r] = κ [used/c - 1]^+ / c
-    standing in for the multipliers. Returns (tasks, Ψ trajectory, final prices, the iteration at which it
-    diverged or None): nothing holds the update's step, so it can overflow; it then stops at its last finite
-    iterate."""
+    """Eqs. 55–57 [INF]: every server moves its users along [-F[n, i]]^+_{x[n, i]} (scaled by
+    γ[n, i], so the step is in units of "a server's worth of tasks") with penalty prices λ[i, r] =
+    κ [used/c - 1]^+ / c standing in for the multipliers. Returns (tasks, Ψ trajectory, final
+    prices, the iteration at which it diverged or None): nothing holds the update's step, so it can
+    overflow; it then stops at its last finite iterate."""
     trajectory = []
     lam = np.zeros_like(cluster.capacity)
     last = x
     for k in range(iterations):
-        # non-finite tasks or prices are the iteration's own overflow, handled here, not the caller's input
+        # non-finite tasks or prices are the iteration's own overflow, handled here, not the
+        # caller's input
         with np.errstate(over="ignore", invalid="ignore"):
             prices = penalty_prices(cluster, x, kappa)
         if not (np.isfinite(x).all() and np.isfinite(prices).all()):

@@ -1,6 +1,7 @@
-"""PF-VDS(α) by the primal-dual interior point (:func:`fairlib.multires._engine.pfvds_interior.pfvds_interior_point`),
-polished by best-response sweeps where its allocation is not yet an equilibrium, and its variational equilibrium
-under per-user caps.
+"""PF-VDS(α) by the primal-dual interior point
+(:func:`fairlib.multires._engine.pfvds_interior.pfvds_interior_point`), polished by best-response
+sweeps where its allocation is not yet an equilibrium, and its variational equilibrium under
+per-user caps.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ class InteriorPointOptions(MethodOptions):
     Parameters
     ----------
     max_sweeps : int >= 1
-        Best-response sweeps that may polish the interior point's allocation (``method="best_response"``'s
-        sweeps, from it), when it stopped short or its Nash residual exceeds 1e-6.
+        Best-response sweeps that may polish the interior point's allocation
+        (``method="best_response"``'s sweeps, from it), when it stopped short or its Nash residual
+        exceeds 1e-6.
     tol : float in [1e-15, 0.1]
-        Those sweeps' stopping rule: the largest change of any x[n, i] relative to the largest total.
+        Those sweeps' stopping rule: the largest change of any x[n, i] relative to the largest
+        total.
     """
 
     max_sweeps: int = 2000
@@ -51,20 +54,24 @@ _POLISH_ABOVE = (
 )
 
 
-#: largest eq. (16) gap (relative) at which a capped interior point's allocation counts as the equilibrium
+#: largest eq. (16) gap (relative) at which a capped interior point's allocation counts as the
+#: equilibrium
 CAPPED_GAP = 1e-7
 
-#: largest shortfall from its cap (relative to the cap) of a user with room left on a server it may use, at which a
-#: capped allocation counts as the equilibrium; an uncapped user with room left falls infinitely short
+#: largest shortfall from its cap (relative to the cap) of a user with room left on a server it may
+#: use, at which a capped allocation counts as the equilibrium; an uncapped user with room left
+#: falls infinitely short
 CAPPED_SHORTFALL = 1e-6
 
 
 def capped_shortfall(cluster: Cluster, tasks, time_shared: bool = False) -> float:
-    """The largest relative shortfall from its cap of a user that some eligible server still has room for (none
-    of the constraints it uses there saturated, within :data:`~.conditions.SATURATED`): 0 at a capped equilibrium,
-    where a user below its cap finds every server it may use full. eq. (16)'s gap cannot see this once the
-    marginals x^-α span more orders of magnitude than a double holds (α = 4 with shares from 1e-6 to 0.05: 1e19),
-    since the small users' terms then carry the whole of Σ g x; this test reads no marginal, so no scale hides it.
+    """The largest relative shortfall from its cap of a user that some eligible server still has
+    room for (none of the constraints it uses there saturated, within
+    :data:`~.conditions.SATURATED`): 0 at a capped equilibrium, where a user below its cap finds
+    every server it may use full. eq. (16)'s gap cannot see this once the marginals x^-α span more
+    orders of magnitude than a double holds (α = 4 with shares from 1e-6 to 0.05: 1e19), since the
+    small users' terms then carry the whole of Σ g x; this test reads no marginal, so no scale
+    hides it.
 
     Parameters
     ----------
@@ -78,7 +85,8 @@ def capped_shortfall(cluster: Cluster, tasks, time_shared: bool = False) -> floa
     Returns
     -------
     float
-        ``(cap - total) / cap`` of the worst such user (``inf`` for an uncapped one), 0 when there is none.
+        ``(cap - total) / cap`` of the worst such user (``inf`` for an uncapped one), 0 when there
+        is none.
     """
     from .conditions import SATURATED
 
@@ -103,14 +111,16 @@ def capped_shortfall(cluster: Cluster, tasks, time_shared: bool = False) -> floa
 
 
 def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool, solve_uncapped):
-    """PF-VDS with per-user caps: the variational equilibrium by the interior point (caps as rows priced alike
-    on every server). Best-response sweeps do not polish it: a server's best response under a cap that the
-    other servers' tasks also use would drift to another generalised equilibrium. Its certificate is
-    Definition 6's variational inequality over the capped set (an LP, independent of the solver)."""
+    """PF-VDS with per-user caps: the variational equilibrium by the interior point (caps as rows
+    priced alike on every server). Best-response sweeps do not polish it: a server's best response
+    under a cap that the other servers' tasks also use would drift to another generalised
+    equilibrium. Its certificate is Definition 6's variational inequality over the capped set (an
+    LP, independent of the solver)."""
     from .conditions import variational_gap
 
     tried: list[tuple[float, int, Allocation]] = []
-    # the default start, then capped users started within their caps, then finer continuation steps (α > 1)
+    # the default start, then capped users started within their caps, then finer continuation steps
+    # (α > 1)
     for continuation, shrink in (
         ((2.0, 2.0), False),
         ((2.0, 2.0), True),
@@ -143,8 +153,9 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool, solve_uncap
     )
     x = res.tasks
     if not diag["converged"]:
-        # where no cap binds, the capped equilibrium is the uncapped one (cap prices 0; its totals are unique,
-        # Theorem 7), which best responses can finish: used when it keeps within every cap
+        # where no cap binds, the capped equilibrium is the uncapped one (cap prices 0; its totals
+        # are unique, Theorem 7), which best responses can finish: used when it keeps within every
+        # cap
         uncapped = solve_uncapped(replace(cluster, max_tasks=None))
         if (uncapped.totals <= cluster.max_tasks).all():
             free_gap = variational_gap(cluster, uncapped.tasks, alphas, time_shared=time_shared)
@@ -157,15 +168,17 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool, solve_uncap
                     cap_prices=np.zeros(cluster.n_users),
                     no_cap_binds=True,
                 )
-    # eq. (16)'s gap is blind where the marginals span more than a double's range; a user short of its cap with
-    # room left is a second, scale-free test of the same equilibrium (the allocation itself is unchanged)
+    # eq. (16)'s gap is blind where the marginals span more than a double's range; a user short of
+    # its cap with room left is a second, scale-free test of the same equilibrium (the allocation
+    # itself is unchanged)
     short = capped_shortfall(cluster, x, time_shared)
     diag["capped_shortfall"] = short
     if diag["converged"] and short > CAPPED_SHORTFALL:
         diag["converged"] = False
         diag["message"] = (
-            f"the interior point stopped short of the capped equilibrium: eq. (16) gap {gap:.2g}, but a user with "
-            f"room left on a server it may use is {short:.2g} of its cap short of it"
+            "the interior point stopped short of the capped equilibrium: eq. (16) gap "
+            f"{gap:.2g}, but a user with room left on a server it may use is {short:.2g} of "
+            "its cap short of it"
         )
     elif not diag["converged"]:
         diag["message"] = (
@@ -176,10 +189,10 @@ def _capped_equilibrium(cluster: Cluster, alphas, time_shared: bool, solve_uncap
 
 
 def run(cluster: Cluster, alphas, time_shared: bool, options: InteriorPointOptions, uncapped):
-    """``method="interior_point"``: (tasks, diagnostics). With per-user caps, the variational equilibrium
-    (:func:`_capped_equilibrium`; ``uncapped(cluster)`` is PF-VDS of the cluster without caps, by the front door);
-    without, the interior point's allocation, polished by best-response sweeps where it is not yet an
-    equilibrium.
+    """``method="interior_point"``: (tasks, diagnostics). With per-user caps, the variational
+    equilibrium (:func:`_capped_equilibrium`; ``uncapped(cluster)`` is PF-VDS of the cluster without
+    caps, by the front door); without, the interior point's allocation, polished by best-response
+    sweeps where it is not yet an equilibrium.
 
     Parameters
     ----------
@@ -207,10 +220,10 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: InteriorPointOptio
     res = pfvds_interior_point(cluster, alphas, time_shared=time_shared)
     x, diag = res.tasks, dict(res.diagnostics, method="interior_point", sweeps=0)
     residual = nash_residual(cluster, x, alphas, time_shared=time_shared)
-    # Best-response sweeps from the interior point's allocation when it stopped short (very large α), or
-    # when its Nash residual is large: an interior method leaves a pair whose user is exactly indifferent
-    # at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best response settles. The
-    # polished allocation is kept only if it is closer to an equilibrium.
+    # Best-response sweeps from the interior point's allocation when it stopped short (very large
+    # α), or when its Nash residual is large: an interior method leaves a pair whose user is
+    # exactly indifferent at O(sqrt(tol)) instead of 0 (degenerate equilibria), which one exact best
+    # response settles. The polished allocation is kept only if it is closer to an equilibrium.
     if not res.diagnostics["converged"] or residual > _POLISH_ABOVE:
         polished, sweeps_diag = _sweeps(
             cluster,
@@ -224,7 +237,8 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: InteriorPointOptio
         )
         after = nash_residual(cluster, polished, alphas, time_shared=time_shared)
         if res.diagnostics["converged"] and after > _POLISH_ABOVE and max_sweeps > _POLISH_SWEEPS:
-            # a few sweeps were not enough (a slowly settling pair): go on until the sweeps' own rule stops them
+            # a few sweeps were not enough (a slowly settling pair): go on until the sweeps' own
+            # rule stops them
             more, more_diag = _sweeps(
                 cluster, alphas, polished, time_shared, max_sweeps - _POLISH_SWEEPS, tol
             )

@@ -1,18 +1,19 @@
-"""PS-MFA: projected descent on the Fischer–Burmeister merit function (Khamse-Ashari et al. §5.1, eqs. 44–54).
+"""PS-MFA: projected descent on the Fischer–Burmeister merit function (Khamse-Ashari et al. §5.1,
+eqs. 44–54).
 
-Reconstruction ([INF], reconstructions §5.4–5.5): the NCP 0 <= x[n, i] ⊥ F[n, i](x, λ) >= 0 with
-F[n, i] = λ_i·d_n - ŝ[n, i]^-α / γ[n, i] is solved by minimising Ψ(x, λ) = Σ ½ φ_FB(x, F)² subject to
-feasibility, λ >= 0 and λ[i, r] = 0 on resources not saturated on server i (eqs. 37–40). Each
-iteration moves every server's column along -∇Ψ projected on T_i = {y: Σ_n d[n, r] y_n = 0 for the
-saturated r} (eq. 46; users at x = 0 pushed below 0 are held at 0), and the saturated resources' prices
-along -∂Ψ/∂λ (kept >= 0, eqs. 47–48). The step is the largest that keeps x >= 0 and every capacity
-(a resource that fills up joins the saturated set), shortened by backtracking until Ψ decreases
-(eqs. 51–53). Stops when Ψ < tol.
+Reconstruction ([INF], reconstructions §5.4–5.5): the NCP 0 <= x[n, i] ⊥ F[n, i](x, λ) >= 0
+with F[n, i] = λ_i·d_n - ŝ[n, i]^-α / γ[n, i] is solved by minimising Ψ(x, λ) = Σ ½
+φ_FB(x, F)² subject to feasibility, λ >= 0 and λ[i, r] = 0 on resources not saturated on server
+i (eqs. 37–40). Each iteration moves every server's column along -∇Ψ projected on T_i = {y:
+Σ_n d[n, r] y_n = 0 for the saturated r} (eq. 46; users at x = 0 pushed below 0 are held at 0), and
+the saturated resources' prices along -∂Ψ/∂λ (kept >= 0, eqs. 47–48). The step is the
+largest that keeps x >= 0 and every capacity (a resource that fills up joins the saturated set),
+shortened by backtracking until Ψ decreases (eqs. 51–53). Stops when Ψ < tol.
 
-Scaling (ours): each complementarity pair is measured as (x[n, i] / γ[n, i], γ[n, i] F[n, i]) — a
-fraction of the server and a marginal per server's worth of tasks — which leaves the solution set
-unchanged (φ_FB(a, b) = 0 iff a, b >= 0 and ab = 0) but makes Ψ's terms comparable across users and
-servers of very different sizes.
+Scaling (ours): each complementarity pair is measured as (x[n, i] / γ[n, i], γ[n, i] F[n, i]) —
+a fraction of the server and a marginal per server's worth of tasks — which leaves the solution
+set unchanged (φ_FB(a, b) = 0 iff a, b >= 0 and ab = 0) but makes Ψ's terms comparable across
+users and servers of very different sizes.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ __all__ = ["psmfa", "merit"]
 
 
 def _fb_parts(cluster, x, lam, alphas):
-    """(Ψ, ∂Ψ/∂x, ∂Ψ/∂λ) of the scaled pairs a = x[n, i] / γ[n, i], b = γ[n, i] F[n, i]."""
+    """(Ψ, ∂Ψ/∂x, ∂Ψ/∂λ) of the scaled pairs a = x[n, i] / γ[n, i], b = γ[n, i] F[n,
+    i]."""
     elig = cluster.eligible
     gamma = np.where(elig, cluster.gamma, 1.0)
     totals = x.sum(axis=1)
@@ -61,7 +63,8 @@ def _fb_parts(cluster, x, lam, alphas):
 
 
 def _saturated(cluster, x):
-    """``saturated[server, resource]``: used to within 1e-10 of capacity (the resources whose prices may be > 0)."""
+    """``saturated[server, resource]``: used to within 1e-10 of capacity (the resources whose prices
+    may be > 0)."""
     return np.einsum("ni,nr->ir", x, cluster.demand) >= cluster.capacity * (1 - 1e-10)
 
 
@@ -136,7 +139,8 @@ def psmfa(
     iterations: int = 20000,
     x0: ArrayLike | None = None,
 ) -> PSMFAResult:
-    """PS-MFA: projected descent on the Fischer–Burmeister merit function (module docstring; a reconstruction, [INF]).
+    """PS-MFA: projected descent on the Fischer–Burmeister merit function (module docstring; a
+    reconstruction, [INF]).
 
     Parameters
     ----------
@@ -149,7 +153,8 @@ def psmfa(
     iterations : int, default 20000
         The most iterations, >= 1.
     x0 : array_like or None, default None
-        Shape (n_users, n_servers): the starting allocation, finite and >= 0; None: PS-DSF's allocation.
+        Shape (n_users, n_servers): the starting allocation, finite and >= 0; None: PS-DSF's
+        allocation.
 
     Returns
     -------
@@ -163,8 +168,9 @@ def psmfa(
 
     References
     ----------
-    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §5.1, eqs. (44)–(54).
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, §5.1,
+       eqs. (44)–(54).
     """
     as_instance(cluster, Cluster, "cluster")
     try:
@@ -202,8 +208,8 @@ def psmfa(
         while t > 1e-16:
             x_try = np.maximum(x + t * dx, 0.0) * cluster.eligible
             lam_try = np.maximum(lam + t * dlam, 0.0)
-            # a trial step that empties a user's servers overflows ŝ^-α (Ψ = inf or nan at large α):
-            # the comparison below rejects it and halves the step
+            # a trial step that empties a user's servers overflows ŝ^-α (Ψ = inf or nan at large
+            # α): the comparison below rejects it and halves the step
             with np.errstate(over="ignore", invalid="ignore"):
                 psi_try = _fb_parts(cluster, x_try, lam_try, alphas)[0]
             if psi_try < psi:
@@ -216,10 +222,11 @@ def psmfa(
 
 
 def merit(cluster: Cluster, tasks: ArrayLike, prices: ArrayLike, alpha: float | ArrayLike) -> float:
-    """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i]/γ[n, i], γ[n, i] F[n, i])² over usable pairs.
+    """Fischer–Burmeister merit Ψ(x, λ) = Σ ½ φ_FB(x[n, i]/γ[n, i], γ[n, i] F[n, i])² over
+    usable pairs.
 
-    Eqs. (35)–(37), [INF]; the scaling by γ is ours (module docstring). Both iterative solvers report this Ψ, so their
-    traces are comparable.
+    Eqs. (35)–(37), [INF]; the scaling by γ is ours (module docstring). Both iterative solvers
+    report this Ψ, so their traces are comparable.
 
     Parameters
     ----------
@@ -244,8 +251,9 @@ def merit(cluster: Cluster, tasks: ArrayLike, prices: ArrayLike, alpha: float | 
 
     References
     ----------
-    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and Fair
-       Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, eqs. (35)–(37).
+    .. [1] J. Khamse-Ashari, I. Lambadaris, G. Kesidis, B. Urgaonkar, Y. Zhao, "An Efficient and
+       Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018, eqs.
+       (35)–(37).
     """
     as_instance(cluster, Cluster, "cluster")
     prices = as_values(prices, "prices", ndim=2, shape=(cluster.n_servers, cluster.n_resources))

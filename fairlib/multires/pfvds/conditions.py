@@ -1,12 +1,14 @@
-"""Optimality conditions of Problem 1 checked directly (Khamse-Ashari et al. §3–4: Theorem 1, Lemma 1,
-Lemma 2, Theorem 7), independently of the solvers that produce an equilibrium.
+"""Optimality conditions of Problem 1 checked directly (Khamse-Ashari et al. §3–4: Theorem 1,
+Lemma 1, Lemma 2, Theorem 7), independently of the solvers that produce an equilibrium.
 
-- :func:`variational_gap` — Definition 6 / eq. (16): x is PF-VDS iff, on every server i and for every
-  feasible x', Σ_n (x'[n, i] - x[n, i]) / (γ[n, i] ŝ[n, i]^α) <= 0. The largest left-hand side over x' is a
-  linear program per server (HiGHS); Theorem 1 says it is <= 0 exactly at the Nash equilibria of Problem 1.
+- :func:`variational_gap` — Definition 6 / eq. (16): x is PF-VDS iff, on every server i and for
+  every feasible x', Σ_n (x'[n, i] - x[n, i]) / (γ[n, i] ŝ[n, i]^α) <= 0. The largest left-hand
+  side over x' is a linear program per server (HiGHS); Theorem 1 says it is <= 0 exactly at the Nash
+  equilibria of Problem 1.
 - :func:`server_multipliers` and :func:`least_merit` — Lemma 1: x solves the NCP (28)–(31) iff
-  Ψ(x, λ) = 0 for some admissible λ (λ >= 0, zero on unsaturated resources, eq. 40). The multipliers
-  come from non-negative least squares on the pairs with x[n, i] > 0; Ψ is then minimised over λ.
+  Ψ(x, λ) = 0 for some admissible λ (λ >= 0, zero on unsaturated resources, eq. 40). The
+  multipliers come from non-negative least squares on the pairs with x[n, i] > 0; Ψ is then
+  minimised over λ.
 - :func:`random_feasible_start` — a random feasible placement, to start best responses elsewhere
   (Theorem 7: the totals x_n are unique although placements need not be).
 
@@ -37,8 +39,8 @@ SATURATED = 1e-7
 
 
 def marginal_utilities(cluster: Cluster, tasks, alpha) -> np.ndarray:
-    """∂U_i/∂x[n, i] = ŝ[n, i]^-α / γ[n, i] on usable pairs (eqs. 59–60), 0 elsewhere; +inf where a usable
-    user has no task at all (its marginal utility is unbounded).
+    """∂U_i/∂x[n, i] = ŝ[n, i]^-α / γ[n, i] on usable pairs (eqs. 59–60), 0 elsewhere; +inf
+    where a usable user has no task at all (its marginal utility is unbounded).
 
     Parameters
     ----------
@@ -69,18 +71,23 @@ def marginal_utilities(cluster: Cluster, tasks, alpha) -> np.ndarray:
 
 
 def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False) -> float:
-    """Largest left-hand side of eq. (16) over feasible x', relative to Σ_n x[n, i] g[n, i], maxed over the
-    servers (0 at a PF-VDS allocation, > 0 elsewhere; +inf when a usable user has no task at all).
-    ``time_shared``: x' ranges over Problem 2's constraints (Σ_n x'[n, i]/γ[n, i] <= 1) instead.
+    """Largest left-hand side of eq. (16) over feasible x', relative to Σ_n x[n, i] g[n, i], maxed
+    over the servers (0 at a PF-VDS allocation, > 0 elsewhere; +inf when a usable user has no task
+    at all). ``time_shared``: x' ranges over Problem 2's constraints (Σ_n x'[n, i]/γ[n, i] <= 1)
+    instead.
 
-    With per-user caps (``cluster.max_tasks``) the feasible set couples the servers (Σ_i x'[n, i] <= cap_n), so
-    eq. (16) is taken over all servers at once — one linear program, relative to Σ_{n, i} x[n, i] g[n, i] — and
-    0 characterises the *variational* equilibrium of the capped game (every server charges a capped user the
-    same cap price; our modelling choice, see :mod:`.pfvds`); a user capped at 0 holds nothing and is left out.
+    With per-user caps (``cluster.max_tasks``) the feasible set couples the servers (Σ_i x'[n, i]
+    <= cap_n), so eq. (16) is taken over all servers at once — one linear program, relative to
+    Σ_{n, i} x[n, i] g[n, i] — and 0 characterises the *variational* equilibrium of the capped
+    game (every server charges a capped user the same cap price; our modelling choice, see
+    :mod:`.pfvds`); a user capped at 0 holds nothing and is left out.
 
     >>> from fairlib.multires import pfvds
     >>> c = Cluster([[9, 18]], [[1, 4], [3, 1]])
-    >>> variational_gap(c, pfvds(c, 1.0).tasks, 1.0) < 1e-8, variational_gap(c, [[3.0], [2.0]], 1.0) > 1e-3
+    >>> (
+    ...     variational_gap(c, pfvds(c, 1.0).tasks, 1.0) < 1e-8,
+    ...     variational_gap(c, [[3.0], [2.0]], 1.0) > 1e-3,
+    ... )
     (True, True)
 
     Parameters
@@ -115,8 +122,9 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
         if users.size == 0:
             continue
         res = cap[i] > 0
-        # max g·x' subject to Σ_n d[n, r] x'_n <= c[i, r], x' >= 0 (HiGHS minimises, hence the sign); the
-        # marginals x^-α span many orders of magnitude at large α (α = 73: 1e69 beside 1): in units of the largest
+        # max g·x' subject to Σ_n d[n, r] x'_n <= c[i, r], x' >= 0 (HiGHS minimises, hence the
+        # sign); the marginals x^-α span many orders of magnitude at large α (α = 73: 1e69 beside
+        # 1): in units of the largest
         unit = float(g[users, i].max())
         if unit <= 0:
             continue
@@ -138,8 +146,9 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
 
 
 def _capped_variational_gap(cluster, x, g, d3, cap, playing, alpha) -> float:
-    """eq. (16) over the capped feasible set of every server at once: max Σ g x' subject to each server's
-    constraints and each capped user's Σ_i x'[n, i] <= cap_n (one sparse LP), minus Σ g x, relative to Σ g x."""
+    """eq. (16) over the capped feasible set of every server at once: max Σ g x' subject to each
+    server's constraints and each capped user's Σ_i x'[n, i] <= cap_n (one sparse LP), minus Σ g
+    x, relative to Σ g x."""
     from scipy.sparse import coo_matrix
 
     users, servers = np.nonzero(playing)
@@ -176,7 +185,8 @@ def _capped_variational_gap(cluster, x, g, d3, cap, playing, alpha) -> float:
 
 
 def saturated_resources(cluster: Cluster, tasks) -> np.ndarray:
-    """``saturated[server, resource]``: the load is within :data:`SATURATED` of a positive capacity (eq. 44).
+    """``saturated[server, resource]``: the load is within :data:`SATURATED` of a positive capacity
+    (eq. 44).
 
     Parameters
     ----------
@@ -197,9 +207,10 @@ def saturated_resources(cluster: Cluster, tasks) -> np.ndarray:
 
 
 def server_multipliers(cluster: Cluster, tasks, alpha) -> np.ndarray:
-    """``λ[server, resource]`` >= 0, zero on unsaturated resources (eq. 40), fitted by non-negative least
-    squares to the stationarity conditions Σ_r λ[i, r] d[n, r] = g[n, i] of the pairs with x[n, i] > 0
-    (eqs. 25–27), each row scaled by 1/g[n, i]. Exact at an equilibrium whose multipliers are unique.
+    """``λ[server, resource]`` >= 0, zero on unsaturated resources (eq. 40), fitted by non-negative
+    least squares to the stationarity conditions Σ_r λ[i, r] d[n, r] = g[n, i] of the pairs with
+    x[n, i] > 0 (eqs. 25–27), each row scaled by 1/g[n, i]. Exact at an equilibrium whose
+    multipliers are unique.
 
     Parameters
     ----------
@@ -231,9 +242,10 @@ def server_multipliers(cluster: Cluster, tasks, alpha) -> np.ndarray:
 
 
 def least_merit(cluster: Cluster, tasks, alpha) -> float:
-    """min over admissible λ of the Fischer–Burmeister merit Ψ(x, λ) (:func:`fairlib.multires.pfvds.merit`):
-    λ >= 0 and λ[i, r] = 0 on unsaturated resources (eq. 40), started from :func:`server_multipliers`.
-    Lemma 1: 0 exactly at a solution of the NCP (28)–(31), i.e. at a PF-VDS allocation.
+    """min over admissible λ of the Fischer–Burmeister merit Ψ(x, λ)
+    (:func:`fairlib.multires.pfvds.merit`): λ >= 0 and λ[i, r] = 0 on unsaturated resources (eq.
+    40), started from :func:`server_multipliers`. Lemma 1: 0 exactly at a solution of the NCP
+    (28)–(31), i.e. at a PF-VDS allocation.
 
     Parameters
     ----------
@@ -274,7 +286,8 @@ def least_merit(cluster: Cluster, tasks, alpha) -> float:
 
 
 def random_feasible_start(rng, cluster: Cluster) -> np.ndarray:
-    """Uniform random tasks on the usable pairs, each server's column scaled to fill its tightest resource.
+    """Uniform random tasks on the usable pairs, each server's column scaled to fill its tightest
+    resource.
 
     Parameters
     ----------

@@ -1,18 +1,21 @@
-"""Why PS-MFA and the distributed heuristic stall (Khamse-Ashari et al. §5, both [INF] reconstructions).
+"""Why PS-MFA and the distributed heuristic stall (Khamse-Ashari et al. §5, both [INF]
+reconstructions).
 
-The paper reports Ψ → 0 for both (Fig. 6); ours do not get there. Three causes are possible — the merit function,
-the reconstructed equations, or the step rule — and each function here measures one of them on a given cluster:
+The paper reports Ψ → 0 for both (Fig. 6); ours do not get there. Three causes are possible —
+the merit function, the reconstructed equations, or the step rule — and each function here
+measures one of them on a given cluster:
 
-- :func:`equilibrium_merits`: Ψ *at the equilibrium* (found by the exact solver) under each algorithm's own price
-  rule. If Ψ is 0 there with the equilibrium's multipliers, the merit and the NCP (eqs. 28–37) are sound. The
-  distributed heuristic (eqs. 55–57 as reconstructed) prices resources by a penalty, λ = κ [used/c − 1]^+ / c, which
-  is 0 wherever nothing is overused — so at the equilibrium its prices are 0, every user's F = λ·d − ŝ^-α/γ is
-  negative, its update moves every user up, and Ψ is positive: the equilibrium is not a fixed point of those
+- :func:`equilibrium_merits`: Ψ *at the equilibrium* (found by the exact solver) under each
+  algorithm's own price rule. If Ψ is 0 there with the equilibrium's multipliers, the merit and the
+  NCP (eqs. 28–37) are sound. The distributed heuristic (eqs. 55–57 as reconstructed) prices
+  resources by a penalty, λ = κ [used/c − 1]^+ / c, which is 0 wherever nothing is overused —
+  so at the equilibrium its prices are 0, every user's F = λ·d − ŝ^-α/γ is negative, its
+  update moves every user up, and Ψ is positive: the equilibrium is not a fixed point of those
   equations, whatever the step and κ, and Ψ → 0 cannot happen.
-- :func:`descent_rate`: PS-MFA's projected steepest descent at the point where it stopped: whether its direction
-  still descends (not a stationary point, so neither merit nor equations stop it), the most one step along it can
-  gain (an exact scan of the step), and the rate of its last iterations — a first-order step on an ill-conditioned
-  Ψ, i.e. the step rule.
+- :func:`descent_rate`: PS-MFA's projected steepest descent at the point where it stopped: whether
+  its direction still descends (not a stationary point, so neither merit nor equations stop it), the
+  most one step along it can gain (an exact scan of the step), and the rate of its last iterations
+  — a first-order step on an ill-conditioned Ψ, i.e. the step rule.
 """
 
 from __future__ import annotations
@@ -37,11 +40,12 @@ def _update_move(cluster, x, lam, alphas) -> float:
 def equilibrium_merits(cluster: Cluster, alpha, *, kappa: float = 1000.0) -> dict:
     """Ψ and the distributed update at the PF-VDS(α) equilibrium under two price rules.
 
-    The equilibrium is :func:`pfvds`'s, polished by exact best-response sweeps whose per-server prices are its
-    multipliers λ*. Returns ``nash_residual`` (of that equilibrium), ``psi_multipliers`` = Ψ(x*, λ*) and
-    ``move_multipliers`` (the distributed update's largest move at (x*, λ*)), ``psi_penalty`` and ``move_penalty``
-    (the same with the penalty prices at x*, :func:`penalty_prices`), and ``overuse`` (largest used/c − 1 at x*,
-    ≤ 0 up to rounding: why the penalty prices vanish there).
+    The equilibrium is :func:`pfvds`'s, polished by exact best-response sweeps whose per-server
+    prices are its multipliers λ*. Returns ``nash_residual`` (of that equilibrium),
+    ``psi_multipliers`` = Ψ(x*, λ*) and ``move_multipliers`` (the distributed update's largest
+    move at (x*, λ*)), ``psi_penalty`` and ``move_penalty`` (the same with the penalty prices at
+    x*, :func:`penalty_prices`), and ``overuse`` (largest used/c − 1 at x*, ≤ 0 up to rounding:
+    why the penalty prices vanish there).
 
     Parameters
     ----------
@@ -81,15 +85,16 @@ def equilibrium_merits(cluster: Cluster, alpha, *, kappa: float = 1000.0) -> dic
 def descent_rate(
     cluster: Cluster, alpha, tasks, prices, trajectory, *, tail: int = 1000, tol: float = 1e-10
 ) -> dict:
-    """PS-MFA's descent where it stopped: ``tasks``/``prices`` its last iterate, ``trajectory`` its Ψ per iteration.
+    """PS-MFA's descent where it stopped: ``tasks``/``prices`` its last iterate, ``trajectory`` its
+    Ψ per iteration.
 
-    Returns ``psi`` (Ψ there), ``slope`` (Ψ's directional derivative along PS-MFA's projected direction; < 0: still
-    a descent direction, so not a stationary point), ``longest_step`` (the longest step that keeps x >= 0, λ >= 0
-    and every capacity, PS-MFA's limit), ``best_step`` and ``best_gain`` (the step among 2^-40 … 2^10 and the
-    longest one, no longer than it, that lowers Ψ most, and that relative decrease),
-    ``rate`` (Ψ's mean relative decrease per iteration over the last ``tail`` iterations) and
-    ``iterations_to_tol`` (how many more iterations that rate needs to bring Ψ below ``tol``; inf if it does not
-    decrease).
+    Returns ``psi`` (Ψ there), ``slope`` (Ψ's directional derivative along PS-MFA's projected
+    direction; < 0: still a descent direction, so not a stationary point), ``longest_step`` (the
+    longest step that keeps x >= 0, λ >= 0 and every capacity, PS-MFA's limit), ``best_step`` and
+    ``best_gain`` (the step among 2^-40 … 2^10 and the longest one, no longer than it, that lowers
+    Ψ most, and that relative decrease), ``rate`` (Ψ's mean relative decrease per iteration over
+    the last ``tail`` iterations) and ``iterations_to_tol`` (how many more iterations that rate
+    needs to bring Ψ below ``tol``; inf if it does not decrease).
 
     Parameters
     ----------

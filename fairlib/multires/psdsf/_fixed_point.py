@@ -5,9 +5,9 @@ market does not apply.
 For server i, with the other servers' totals x_{n,-i} fixed, raise a level L; usable user n gets
 x[n, i](L) = max(0, φ_n γ[n, i] L - x_{n,-i}), so its weighted VDS is
 max(L, x_{n,-i}/(φ_n γ[n, i])). At the first L where a resource saturates, every still-active user
-demanding it is frozen; the rest continue. A fixed point satisfies Definition 4 at every server (checked by
-:func:`.conditions.psdsf_violation`). Convergence of the outer loop is not proven: it is capped and
-the residual reported (it cycles on ~1% of small random instances). The front door is
+demanding it is frozen; the rest continue. A fixed point satisfies Definition 4 at every server
+(checked by :func:`.conditions.psdsf_violation`). Convergence of the outer loop is not proven: it is
+capped and the residual reported (it cycles on ~1% of small random instances). The front door is
 :func:`fairlib.multires.psdsf.psdsf`.
 """
 
@@ -51,11 +51,12 @@ def _fill_server(
 ):
     """Progressive filling of server i on the weighted VDS; writes out[:] = x[:, i].
 
-    d3[n, i, r]: per-task demand of n on server i; cap[r]: capacity; coef[n] = φ_n γ[n, i]; max_tasks[n]: the
-    user's cap on its total (inf: none). Event-driven: between events every rising user grows at coef[n] per unit
-    of level; events are a user's breakpoint x_other/coef (it starts rising), a resource saturating (its users
-    freeze) or a user's total reaching its cap at level max_tasks/coef (it freezes there). A user whose other
-    servers already give it its cap takes nothing here.
+    d3[n, i, r]: per-task demand of n on server i; cap[r]: capacity; coef[n] = φ_n γ[n, i];
+    max_tasks[n]: the user's cap on its total (inf: none). Event-driven: between events every rising
+    user grows at coef[n] per unit of level; events are a user's breakpoint x_other/coef (it starts
+    rising), a resource saturating (its users freeze) or a user's total reaching its cap at level
+    max_tasks/coef (it freezes there). A user whose other servers already give it its cap takes
+    nothing here.
 
     Parameters
     ----------
@@ -98,7 +99,8 @@ def _fill_server(
             count += 1
     if count == 0:
         return
-    # sort the usable users by breakpoint (insertion into a sorted prefix; counts are small per server)
+    # sort the usable users by breakpoint (insertion into a sorted prefix; counts are small per
+    # server)
     keys = np.empty(count)
     for t in range(count):
         keys[t] = x_other[order[t]] / coef[order[t]]
@@ -198,14 +200,17 @@ def _fill_server(
             out[n] = max(0.0, coef[n] * level - x_other[n])
 
 
-#: a jump needs this many consecutive sweeps whose changes point the same way and shrink by the same ratio
+#: a jump needs this many consecutive sweeps whose changes point the same way and shrink by the same
+#: ratio
 _STEADY_SWEEPS = 3
-#: ... to within this much; the ratio must be below _JUMP_RATIO for an Aitken jump (at most ratio / (1 - ratio) =
-#: 199 changes at once) or within _DRIFT_RATIO of 1 for a drift (the same change sweep after sweep)
+#: ... to within this much; the ratio must be below _JUMP_RATIO for an Aitken jump (at most ratio /
+#: (1 - ratio) = 199 changes at once) or within _DRIFT_RATIO of 1 for a drift (the same change sweep
+#: after sweep)
 _RATIO_STEADY = 1e-7
 _JUMP_RATIO = 0.995
 _DRIFT_RATIO = 1e-6
-#: a drift jump is kept when the sweep after it changes x by the drift's own change, to this much (relative)
+#: a drift jump is kept when the sweep after it changes x by the drift's own change, to this much
+#: (relative)
 _DRIFT_CHECK = 1e-6
 
 
@@ -213,7 +218,8 @@ _DRIFT_CHECK = 1e-6
 def _sweep(
     d3, cap, coef, usable, x, totals, col, x_other, order, rising, frozen, used, slope, max_tasks
 ):
-    """One Gauss-Seidel sweep over the servers, in place; returns (largest change of an x[n, i], largest total).
+    """One Gauss-Seidel sweep over the servers, in place; returns (largest change of an x[n, i],
+    largest total).
 
     Parameters
     ----------
@@ -287,7 +293,8 @@ def _sweep(
 
 @njit(cache=True)
 def _step_along(x, totals, step, factor):
-    """x += factor · step, in place, clamped at 0, with each user's total recomputed (a jump of the fixed point).
+    """x += factor · step, in place, clamped at 0, with each user's total recomputed (a jump of the
+    fixed point).
 
     Parameters
     ----------
@@ -316,19 +323,21 @@ def _psdsf_kernel(d3, cap, coef, usable, start, max_tasks, limits):
     The iteration has two slow regimes, and ``limits.accelerate`` skips both where it sees them
     (three sweeps whose changes point the same way and shrink by the same ratio ρ):
 
-    - linear convergence (ρ < 0.995): the remaining geometric series is added in one step (Aitken's Δ²,
-      x + Δ·ρ/(1 - ρ)), and the sweeps go on from there;
-    - drift (ρ = 1: x moves by the same Δ sweep after sweep, along a face of the allocation's piecewise-linear
-      map, until some user's level crosses another's): x jumps k sweeps ahead, x + k·Δ, and the sweep from there
-      must move it by Δ again; if it does, the jump stood on the plain iteration's own path and the next jump is
-      twice as long, else x goes back and k is halved.
+    - linear convergence (ρ < 0.995): the remaining geometric series is added in one step (Aitken's
+      Δ², x + Δ·ρ/(1 - ρ)), and the sweeps go on from there;
+    - drift (ρ = 1: x moves by the same Δ sweep after sweep, along a face of the allocation's
+      piecewise-linear map, until some user's level crosses another's): x jumps k sweeps ahead, x +
+      k·Δ, and the sweep from there must move it by Δ again; if it does, the jump stood on the
+      plain iteration's own path and the next jump is twice as long, else x goes back and k is
+      halved.
 
-    A jump is kept when the sweep after it moves x by Δ to within 1e-6 of Δ: a drift is rarely exact (its
-    direction turns by ~1e-9 per sweep), while a jump past the face's end changes some user's move by a share of Δ.
-    The stopping rule is still a sweep's own change. On the Google open-loop epochs this takes ~2,000 sweeps to
-    ~400, and on a whole Google cell's capped jobs (4,000 users on 10 machine kinds) ~800 to ~320, within 1e-10
-    (relative) of the plain iteration's limit, about where the plain iteration stops short of it
-    (tests/test_psdsf_acceleration.py; docs/performance.md).
+    A jump is kept when the sweep after it moves x by Δ to within 1e-6 of Δ: a drift is rarely
+    exact (its direction turns by ~1e-9 per sweep), while a jump past the face's end changes some
+    user's move by a share of Δ. The stopping rule is still a sweep's own change. On the Google
+    open-loop epochs this takes ~2,000 sweeps to ~400, and on a whole Google cell's capped jobs
+    (4,000 users on 10 machine kinds) ~800 to ~320, within 1e-10 (relative) of the plain iteration's
+    limit, about where the plain iteration stops short of it (tests/test_psdsf_acceleration.py;
+    docs/performance.md).
 
     Parameters
     ----------
@@ -436,7 +445,8 @@ def _psdsf_kernel(d3, cap, coef, usable, start, max_tasks, limits):
             last_ratio = -1.0
             last_norm = -1.0
         elif abs(ratio - 1.0) < _DRIFT_RATIO and drift_steps >= 2 and sweeps < max_sweeps:
-            # k sweeps ahead, no further than where a component would turn negative or a total pass its cap
+            # k sweeps ahead, no further than where a component would turn negative or a total pass
+            # its cap
             k = float(drift_steps)
             for n in range(n_users):
                 step_total = 0.0
@@ -619,17 +629,18 @@ def solve(
 
 
 def _not_converged_reason(cluster, x, time_shared, sweeps, change, handover):
-    """Why a fixed point stopped short, and what the caller can do: the iteration can cycle between allocations
-    (Gauss-Seidel over servers has no contraction guarantee), so the result is the last sweep's, with its
-    Definition-4 gap."""
+    """Why a fixed point stopped short, and what the caller can do: the iteration can cycle between
+    allocations (Gauss-Seidel over servers has no contraction guarantee), so the result is the last
+    sweep's, with its Definition-4 gap."""
     try:
         gap = f"{psdsf_violation(cluster, x, time_shared=time_shared, tol=1e-7)['gap']:.2g}"
     except InvalidInputError:  # the last sweep is not even feasible to the checker's tolerance
         gap = "not measured (infeasible to 1e-7)"
     scale = max(float(x.sum(axis=1).max()), 1e-300)
     why = (
-        f"the per-server fixed point did not converge in {sweeps} sweeps (last change {change / scale:.2g} of the "
-        f"largest total; Definition-4 gap of the last sweep {gap})"
+        f"the per-server fixed point did not converge in {sweeps} sweeps (last change "
+        f"{change / scale:.2g} of the largest total; Definition-4 gap of the last sweep "
+        f"{gap})"
     )
     if handover is not None:
         return (

@@ -1,51 +1,58 @@
-"""Hierarchical DRF: progressive filling over a weight tree of queues, by H-DRF or by the naive recursive rule.
+"""Hierarchical DRF: progressive filling over a weight tree of queues, by H-DRF or by the naive
+recursive rule.
 
-Schedulers nest their clients: Mesos roles (``eng/dev``), YARN queues (``root.eng.dev``), Volcano's ``hdrf`` queue
-hierarchy. Each user is a leaf of a tree whose nodes carry weights; one task at a time is given to the leaf reached
-by walking down from the root, at every node taking the child, among those that can still run a task, with the
-lowest weighted share ``share / weight`` (ties: the child that appears first in ``paths``). The two variants differ
-only in a node's share:
+Schedulers nest their clients: Mesos roles (``eng/dev``), YARN queues (``root.eng.dev``), Volcano's
+``hdrf`` queue hierarchy. Each user is a leaf of a tree whose nodes carry weights; one task at a
+time is given to the leaf reached by walking down from the root, at every node taking the child,
+among those that can still run a task, with the lowest weighted share ``share / weight`` (ties: the
+child that appears first in ``paths``). The two variants differ only in a node's share:
 
-``variant="naive"`` — the dominant share of everything the node's subtree holds, ``max_r consumed[r] /
-capacity[r]``: Mesos's hierarchical sorter (a role's share is that of the sum of its subtree's allocations). A
-subtree that holds much of a resource nobody else wants keeps a high share for ever, so its siblings' demands on
-*other* resources can starve it (Bhattacharya et al., "Hierarchical Scheduling for Diverse Datacenter Workloads",
-SoCC 2013, §4: naive hierarchical DRF; the known-answer tests show such a case).
+``variant="naive"`` — the dominant share of everything the node's subtree holds, ``max_r
+consumed[r] / capacity[r]``: Mesos's hierarchical sorter (a role's share is that of the sum of its
+subtree's allocations). A subtree that holds much of a resource nobody else wants keeps a high share
+for ever, so its siblings' demands on *other* resources can starve it (Bhattacharya et al.,
+"Hierarchical Scheduling for Diverse Datacenter Workloads", SoCC 2013, §4: naive hierarchical DRF;
+the known-answer tests show such a case).
 
-``variant="hdrf"`` — H-DRF (same paper, §4, dynamic H-DRF with its two fixes): an internal node's share is that of its
-children's allocations *rescaled to the minimum* and *ignoring blocked children*. With ``dir_c`` the direction of
-child c's allocation (its share vector divided by its dominant share; a leaf's is its demand's) and ``m = min_c
-share_c / w_c`` over the children that can still run a task, the node's share is ``m · max_r Σ_c w_c dir_c[r]``: the
-dominant share the node would hold if every unblocked child stood at the minimum's weighted share. A child that
-can run no more tasks (blocked: a resource it needs is full, or it is at its cap) no longer counts, so one
+``variant="hdrf"`` — H-DRF (same paper, §4, dynamic H-DRF with its two fixes): an internal node's
+share is that of its children's allocations *rescaled to the minimum* and *ignoring blocked
+children*. With ``dir_c`` the direction of child c's allocation (its share vector divided by its
+dominant share; a leaf's is its demand's) and ``m = min_c share_c / w_c`` over the children that can
+still run a task, the node's share is ``m · max_r Σ_c w_c dir_c[r]``: the dominant share the node
+would hold if every unblocked child stood at the minimum's weighted share. A child that can run no
+more tasks (blocked: a resource it needs is full, or it is at its cap) no longer counts, so one
 saturated resource cannot starve its siblings.
 
-Choices (the paper's text is not in this repository; the rules above are our reading of its §4 ``[MEM]``, checked
-against Volcano's implementation and tests, and each is tested here):
+Choices (the paper's text is not in this repository; the rules above are our reading of its §4
+``[MEM]``, checked against Volcano's implementation and tests, and each is tested here):
 
-- weighted rescaling (children scaled to equal ``share / weight``), so that a flat tree is exactly weighted DRF;
-  Volcano's ``hdrf`` rescales to the minimum *unweighted* share, the same whenever siblings have equal weights;
-- blocked children are left out of the sum (Volcano adds them unscaled) and a child holding nothing counts with
-  share 0 (Volcano skips it), as the paper's definition of the guarantee does: a demanding child is owed its part;
-- indivisible tasks, "blocked" is "cannot fit one more task" (the paper's static H-DRF is divisible: a leaf is
-  blocked when a resource it demands is saturated);
-- shares are compared in floating point (``tasks * share_per_task / weight`` for a leaf, as :func:`drf` does with
-  non-integer inputs); equal floats go to the child that appears first.
+- weighted rescaling (children scaled to equal ``share / weight``), so that a flat tree is exactly
+  weighted DRF; Volcano's ``hdrf`` rescales to the minimum *unweighted* share, the same whenever
+  siblings have equal weights;
+- blocked children are left out of the sum (Volcano adds them unscaled) and a child holding nothing
+  counts with share 0 (Volcano skips it), as the paper's definition of the guarantee does: a
+  demanding child is owed its part;
+- indivisible tasks, "blocked" is "cannot fit one more task" (the paper's static H-DRF is divisible:
+  a leaf is blocked when a resource it demands is saturated);
+- shares are compared in floating point (``tasks * share_per_task / weight`` for a leaf, as
+  :func:`drf` does with non-integer inputs); equal floats go to the child that appears first.
 
-An internal node's share changes only along the path of the leaf that got the task (H-DRF: only through the
-minimum, since a leaf's direction is constant) and where a child becomes blocked, so each internal node keeps an
-indexed heap of its unblocked children; a run costs O(T · depth · (m + log d)) for T tasks and fan-out d, plus
-O(d m) per node whose children become blocked (H-DRF recomputes its direction from scratch there, which keeps the
-kernel's floats identical to the reference's), plus O(n m) to find each resource's largest demand, O(n) per
-resource that fills (its max-heap of the users by demand, built when a task first stops fitting it) and O(log n)
-per user taken off one as its task stops fitting.
+An internal node's share changes only along the path of the leaf that got the task (H-DRF: only
+through the minimum, since a leaf's direction is constant) and where a child becomes blocked, so
+each internal node keeps an indexed heap of its unblocked children; a run costs O(T · depth · (m +
+log d)) for T tasks and fan-out d, plus O(d m) per node whose children become blocked (H-DRF
+recomputes its direction from scratch there, which keeps the kernel's floats identical to the
+reference's), plus O(n m) to find each resource's largest demand, O(n) per resource that fills (its
+max-heap of the users by demand, built when a task first stops fitting it) and O(log n) per user
+taken off one as its task stops fitting.
 
-Quotas (``quotas=Quotas(...)``, :mod:`.quotas`) sit on the leaves, with ``drf``'s rules: each user's whole tasks
-within its guarantee first (the tree's order among them), then the tree's filling; a limit caps a user's tasks; the
-unlent part of a guarantee is held back, so a task fits while ``Σ_j max(tasks_j d_j, reserved_j) <= capacity``
-after it. A user may then fit a resource only thanks to its own reservation, and stop fitting after its own next
-task: such users wait in a second per-resource heap keyed by what their next task would commit. This mirrors Mesos's
-quota on roles that are leaves of its role tree and YARN's min/max resources on leaf queues; quotas on inner queues
+Quotas (``quotas=Quotas(...)``, :mod:`.quotas`) sit on the leaves, with ``drf``'s rules: each user's
+whole tasks within its guarantee first (the tree's order among them), then the tree's filling; a
+limit caps a user's tasks; the unlent part of a guarantee is held back, so a task fits while ``Σ_j
+max(tasks_j d_j, reserved_j) <= capacity`` after it. A user may then fit a resource only thanks to
+its own reservation, and stop fitting after its own next task: such users wait in a second
+per-resource heap keyed by what their next task would commit. This mirrors Mesos's quota on roles
+that are leaves of its role tree and YARN's min/max resources on leaf queues; quotas on inner queues
 and Kueue's borrowed share over a tree of cohorts are not modelled.
 """
 
@@ -96,7 +103,8 @@ __all__ = [
 ]
 
 HIERARCHY_VARIANTS = ("hdrf", "naive")
-#: the guarantees' phase is skipped (its end state written down) when what it commits is this far within capacity
+#: the guarantees' phase is skipped (its end state written down) when what it commits is this far
+#: within capacity
 _MARGIN = 1e-9
 
 
@@ -114,7 +122,8 @@ class QueueTree:
     parent : numpy.ndarray
         Int64, shape (n_nodes,): parent node (-1 for the root).
     first_child : numpy.ndarray
-        Int64, shape (n_nodes,): a node's children are ``first_child .. first_child + n_children - 1``.
+        Int64, shape (n_nodes,): a node's children are ``first_child .. first_child + n_children -
+        1``.
     n_children : numpy.ndarray
         Int64, shape (n_nodes,): the number of children.
     weight : numpy.ndarray
@@ -156,8 +165,8 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
     Parameters
     ----------
     paths : sequence of str
-        User i's leaf, as ``/``-separated node names (``"eng/dev/job1"``); every prefix is a queue. Leaves are
-        distinct and no user's path lies under another's (a user has no children).
+        User i's leaf, as ``/``-separated node names (``"eng/dev/job1"``); every prefix is a queue.
+        Leaves are distinct and no user's path lies under another's (a user has no children).
     weights : Mapping[str, float] or None, default None
         Weight of any node (queue or user) by its path; positive and finite. Unlisted nodes weigh 1.
 
@@ -169,8 +178,8 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
     Raises
     ------
     InvalidInputError
-        On malformed or repeated paths, a user under another, no users, or a weight for no node or not positive and
-        finite.
+        On malformed or repeated paths, a user under another, no users, or a weight for no node or
+        not positive and finite.
     """
     if isinstance(paths, str) or not hasattr(paths, "__len__"):
         raise InvalidInputError(
@@ -188,7 +197,8 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
                 f"paths[{i}] = {p!r} repeats paths[{seen[p]}]: each user is its own leaf"
             )
         seen[p] = i
-        # walk up to the first known node; the new ones join their parents top-down, in order of first appearance
+        # walk up to the first known node; the new ones join their parents top-down, in order of
+        # first appearance
         node, new = p, []
         while node not in children:
             children[node] = []
@@ -213,7 +223,8 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
         order.extend(children[v])
     index = {p: k for k, p in enumerate(order)}
     n_nodes, n_users = len(order), len(seen)
-    # breadth-first numbering: node k's children are the next n_children[k] nodes after its elder cousins'
+    # breadth-first numbering: node k's children are the next n_children[k] nodes after its elder
+    # cousins'
     n_children = np.array([len(children[v]) for v in order], dtype=np.int64)
     first_child = np.cumsum(n_children) - n_children + 1
     parent = np.repeat(np.arange(n_nodes, dtype=np.int64), n_children)
@@ -272,9 +283,9 @@ class HierarchicalDRFResult:
     node_dominant_resource : numpy.ndarray
         Int64, shape (n_nodes,): the resource attaining it.
     decision_shares : numpy.ndarray
-        Float64, shape (n_nodes,): the share each node was compared on at the end (unweighted): the naive variant's
-        is ``node_dominant_shares``, H-DRF's the rescaled share of the module docstring (a blocked node's is its
-        last). The root's is 0: it is never compared.
+        Float64, shape (n_nodes,): the share each node was compared on at the end (unweighted): the
+        naive variant's is ``node_dominant_shares``, H-DRF's the rescaled share of the module
+        docstring (a blocked node's is its last). The root's is 0: it is never compared.
     order : numpy.ndarray or None, default None
         Int64, shape (n_allocations,): users in allocation order (``record_order=True``), else None.
     """
@@ -316,13 +327,15 @@ class HierarchicalDRFResult:
             raise InvalidInputError(f"path = {path!r}: no such node") from None
 
 
-# Each internal node v keeps its unblocked children in a binary heap in rows first_child[v] .. first_child[v] +
-# hsize[v] - 1 of ``slots``: (the child's key, the child's node number) side by side, so that a sift reads the keys
-# where it reads the heap (a separate key array indexed by node doubled the cache lines a step touches); hpos[c] is
-# child c's row. Node numbers are below 2⁵³, exact in a float.
+# Each internal node v keeps its unblocked children in a binary heap in rows first_child[v] ..
+# first_child[v] + hsize[v] - 1 of ``slots``: (the child's key, the child's node number) side by
+# side, so that a sift reads the keys where it reads the heap (a separate key array indexed by node
+# doubled the cache lines a step touches); hpos[c] is child c's row. Node numbers are below 2⁵³,
+# exact in a float.
 @njit(cache=True, inline="always")
 def _before(key_a, a, key_b, b):
-    """Heap order: lower weighted share first, then the node appearing first (lower number); without a branch.
+    """Heap order: lower weighted share first, then the node appearing first (lower number); without
+    a branch.
 
     Parameters
     ----------
@@ -340,7 +353,8 @@ def _before(key_a, a, key_b, b):
 
 @njit(cache=True)
 def _sift(slots, hpos, base, size, j):
-    """Restore the place of row ``base + j`` in the heap ``slots[base : base + size]`` (up, then down).
+    """Restore the place of row ``base + j`` in the heap ``slots[base : base + size]`` (up, then
+    down).
 
     Parameters
     ----------
@@ -417,7 +431,8 @@ def _heap_remove(slots, hpos, hsize, first_child, parent, v):
 
 @njit(cache=True, inline="always")
 def _held_share(held, v, capacity):
-    """Naive rule: the dominant share of what node ``v``'s subtree holds, ``max_r held[v, r] / capacity[r]``.
+    """Naive rule: the dominant share of what node ``v``'s subtree holds, ``max_r held[v, r] /
+    capacity[r]``.
 
     Parameters
     ----------
@@ -438,7 +453,8 @@ def _held_share(held, v, capacity):
 def _refresh_direction(
     v, first_child, n_children, blocked, weight, direction, umax, share, key, slots
 ):
-    """H-DRF: node ``v``'s direction ``Σ_c w_c dir_c`` over its unblocked children, from scratch, and its share.
+    """H-DRF: node ``v``'s direction ``Σ_c w_c dir_c`` over its unblocked children, from scratch,
+    and its share.
 
     Parameters
     ----------
@@ -483,8 +499,8 @@ def _refresh_direction(
 
 @njit(cache=True)
 def _candidate_sift_up(cand, ckey, cpos, r, j, key):
-    """Put ``key`` (the grown key of the candidate at entry ``j``) into resource r's max-heap of candidates, moving
-    the candidate up to its place.
+    """Put ``key`` (the grown key of the candidate at entry ``j``) into resource r's max-heap of
+    candidates, moving the candidate up to its place.
 
     Parameters
     ----------
@@ -493,7 +509,8 @@ def _candidate_sift_up(cand, ckey, cpos, r, j, key):
     ckey : float64[:, :]
         The candidates' keys (their growth), shape (n_resources, n_users).
     cpos : int64[:, :]
-        Each user's entry in each resource's candidate heap, shape (n_users, n_resources) (-1: none).
+        Each user's entry in each resource's candidate heap, shape (n_users, n_resources) (-1:
+        none).
     r : int
         The resource.
     j : int
@@ -526,7 +543,8 @@ def _candidate_pop(cand, ckey, cpos, csize, r):
     ckey : float64[:, :]
         The candidates' keys (their growth), shape (n_resources, n_users).
     cpos : int64[:, :]
-        Each user's entry in each resource's candidate heap, shape (n_users, n_resources) (-1: none).
+        Each user's entry in each resource's candidate heap, shape (n_users, n_resources) (-1:
+        none).
     csize : int64[:]
         Each resource's candidate heap size, shape (n_resources,).
     r : int
@@ -559,12 +577,14 @@ def _candidate_pop(cand, ckey, cpos, csize, r):
 
 @njit(cache=True)
 def _demand_sift_down(heaps, r, j, size):
-    """Move entry ``j`` of resource r's max-heap of users by demand (:func:`_demand_tops`) down to its place.
+    """Move entry ``j`` of resource r's max-heap of users by demand (:func:`_demand_tops`) down to
+    its place.
 
     Parameters
     ----------
     heaps : float64[:, :, :]
-        Per resource, a max-heap of users by demand, shape (n_resources, n_users, 3): rows (demand, user, reservation).
+        Per resource, a max-heap of users by demand, shape (n_resources, n_users, 3): rows (demand,
+        user, reservation).
     r : int
         The resource.
     j : int
@@ -592,12 +612,13 @@ def _demand_sift_down(heaps, r, j, size):
 
 @njit(cache=True)
 def _demand_tops(demands):
-    """Room for a max-heap of the users per resource, keyed by their demand on it, with only each top key written:
-    the largest demand on r. That is all the filling reads of r's heap until a task stops fitting r
-    (:func:`_demand_heap` then builds it); at 10⁵ x 10 building every heap up front was a tenth of a run in which
-    one resource ever filled. Entry j of r's heap is row ``heaps[r, j]``: (user u's demand on r, u, u's reservation
-    of r): a sift and a pop read one row, not rows of ``demands`` and ``reserved`` all over memory (node numbers
-    and users are below 2⁵³, exact in a float).
+    """Room for a max-heap of the users per resource, keyed by their demand on it, with only each
+    top key written: the largest demand on r. That is all the filling reads of r's heap until a task
+    stops fitting r (:func:`_demand_heap` then builds it); at 10⁵ x 10 building every heap up
+    front was a tenth of a run in which one resource ever filled. Entry j of r's heap is row
+    ``heaps[r, j]``: (user u's demand on r, u, u's reservation of r): a sift and a pop read one row,
+    not rows of ``demands`` and ``reserved`` all over memory (node numbers and users are below
+    2⁵³, exact in a float).
 
     Parameters
     ----------
@@ -616,13 +637,14 @@ def _demand_tops(demands):
 
 @njit(cache=True)
 def _demand_heap(heaps, demands, reserved, r):
-    """Build resource r's max-heap of all users by demand, bottom-up in O(n): users whose task no longer fits come
-    off the top as the resource fills, without sorting all of them first.
+    """Build resource r's max-heap of all users by demand, bottom-up in O(n): users whose task no
+    longer fits come off the top as the resource fills, without sorting all of them first.
 
     Parameters
     ----------
     heaps : float64[:, :, :]
-        Per resource, a max-heap of users by demand, shape (n_resources, n_users, 3): rows (demand, user, reservation).
+        Per resource, a max-heap of users by demand, shape (n_resources, n_users, 3): rows (demand,
+        user, reservation).
     demands : float64[:, :]
         Per-task demands, shape (n_users, n_resources).
     reserved : float64[:, :]
@@ -658,14 +680,15 @@ def _newly_blocked(
     blocked,
     leaf,
 ):
-    """Users whose next task no longer fits resource r, written to ``out`` (returns how many; a user may already be
-    blocked for another reason). Without reservations they are the users of largest demand on r, taken off the top
-    of r's max-heap of the ``unscanned[r]`` users not yet looked at (built on the first call for r,
-    ``heaped[r]``: :func:`_demand_tops`) once.
-    With them a task grows the committed amount by its demand less what falls inside its owner's reservation
-    (``_engine.filling._growth``), which only grows as its owner gets tasks: a scanned user that still
-    fits (thanks to its reservation) waits in r's max-heap of candidates, keyed by that growth, until the headroom
-    falls below it. A user already blocked (``blocked[leaf[u]]``: for good, resources only fill up) is passed over.
+    """Users whose next task no longer fits resource r, written to ``out`` (returns how many; a user
+    may already be blocked for another reason). Without reservations they are the users of largest
+    demand on r, taken off the top of r's max-heap of the ``unscanned[r]`` users not yet looked at
+    (built on the first call for r, ``heaped[r]``: :func:`_demand_tops`) once.
+    With them a task grows the committed amount by its demand less what falls inside its owner's
+    reservation (``_engine.filling._growth``), which only grows as its owner gets tasks: a scanned
+    user that still fits (thanks to its reservation) waits in r's max-heap of candidates, keyed by
+    that growth, until the headroom falls below it. A user already blocked (``blocked[leaf[u]]``:
+    for good, resources only fill up) is passed over.
 
     Parameters
     ----------
@@ -680,7 +703,8 @@ def _newly_blocked(
     limit : float64[:]
         Capacities with the fit tolerance, shape (n_resources,).
     heaps : float64[:, :, :]
-        Per resource, a max-heap of users by demand, shape (n_resources, n_users, 3): rows (demand, user, reservation).
+        Per resource, a max-heap of users by demand, shape (n_resources, n_users, 3): rows (demand,
+        user, reservation).
     heaped : bool[:]
         Whether each resource's heap is built, shape (n_resources,).
     unscanned : int64[:]
@@ -692,7 +716,8 @@ def _newly_blocked(
     ckey : float64[:, :]
         The candidates' keys (their growth), shape (n_resources, n_users).
     cpos : int64[:, :]
-        Each user's entry in each resource's candidate heap, shape (n_users, n_resources) (-1: none).
+        Each user's entry in each resource's candidate heap, shape (n_users, n_resources) (-1:
+        none).
     csize : int64[:]
         Each resource's candidate heap size, shape (n_resources,).
     out : int64[:]
@@ -773,13 +798,14 @@ def _hierarchical_filling(
 ):
     """Hierarchical progressive filling from ``start`` (tasks per user); see the module docstring.
 
-    ``reserved`` ((n, m), or (0, m) without quotas): the part of each user's guarantee held back for it; a task fits
-    while ``Σ_j max(tasks_j demands_j, reserved_j) <= capacity`` after it (:mod:`.quotas`).
+    ``reserved`` ((n, m), or (0, m) without quotas): the part of each user's guarantee held back for
+    it; a task fits while ``Σ_j max(tasks_j demands_j, reserved_j) <= capacity`` after it
+    (:mod:`.quotas`).
 
-    ``per_task[i]`` is user i's dominant share of one task, ``step[i] = per_task[i] / weight`` of its leaf. Nodes
-    are numbered breadth first, so a node's descendants have larger numbers: processing marked nodes from the
-    largest number down updates every child before its parent. Returns (tasks, consumed, allocations, decision
-    shares).
+    ``per_task[i]`` is user i's dominant share of one task, ``step[i] = per_task[i] / weight`` of
+    its leaf. Nodes are numbered breadth first, so a node's descendants have larger numbers:
+    processing marked nodes from the largest number down updates every child before its parent.
+    Returns (tasks, consumed, allocations, decision shares).
 
     Parameters
     ----------
@@ -833,7 +859,8 @@ def _hierarchical_filling(
     slots = np.zeros((n_nodes, 2))  # the children's heaps, (key, node) rows
     hpos = np.full(n_nodes, -1, dtype=np.int64)
     hsize = np.zeros(n_nodes, dtype=np.int64)
-    # leaves: share, key, direction; blocked at the cap here, and below where one more task does not fit
+    # leaves: share, key, direction; blocked at the cap here, and below where one more task does not
+    # fit
     for i in range(n):
         v = leaf[i]
         share[v] = tasks[i] * per_task[i]
@@ -843,13 +870,15 @@ def _hierarchical_filling(
                 tasks[i] * demands[i, r] if naive else demands[i, r] / capacity[r] / per_task[i]
             )
         blocked[v] = tasks[i] >= caps[i]
-    # per resource, users by demand in a max-heap: as a resource fills, those whose task no longer fits come off its top
+    # per resource, users by demand in a max-heap: as a resource fills, those whose task no longer
+    # fits come off its top
     heaps = _demand_tops(demands)
     heaped = np.zeros(m, dtype=np.bool_)
     unscanned = np.full(m, n, dtype=np.int64)
-    # per resource, a max-heap of the users fitting by their reservation (cand), keyed by the growth of their next
-    # task (ckey); cpos[u, r]: u's entry in r's heap, valid only when cand[r, cpos[u, r]] == u (a sparse set: none of
-    # the three is initialised, as writing 24 MB at 10⁵ x 10 cost more than the filling's use of them)
+    # per resource, a max-heap of the users fitting by their reservation (cand), keyed by the growth
+    # of their next task (ckey); cpos[u, r]: u's entry in r's heap, valid only when cand[r, cpos[u,
+    # r]] == u (a sparse set: none of the three is initialised, as writing 24 MB at 10⁵ x 10 cost
+    # more than the filling's use of them)
     cand = np.empty((m, n) if reserving else (0, 0), dtype=np.int64)
     ckey = np.empty((m, n) if reserving else (0, 0))
     cpos = np.empty((n, m) if reserving else (0, 0), dtype=np.int64)
@@ -950,7 +979,8 @@ def _hierarchical_filling(
                 share[p] = slots[first_child[p], 0] * umax[p]
             key[p] = share[p] / weight[p]
             c = p
-        # newly blocked leaves: this one at its cap, and everyone whose task no longer fits some resource
+        # newly blocked leaves: this one at its cap, and everyone whose task no longer fits some
+        # resource
         n_pending = 0
         if tasks[i] >= caps[i]:
             blocked[v] = True
@@ -1068,9 +1098,9 @@ def _pop_largest(pending, size):
 
 @njit(cache=True)
 def _node_totals(tasks, demands, capacity, first_child, n_children, user, leaf):
-    """What each node's subtree holds (children summed in order, deepest nodes first: a node's children have larger
-    numbers), its dominant share and the resource attaining it (the first of equals). The leaves' rows are written
-    user by user, reading ``demands`` in order.
+    """What each node's subtree holds (children summed in order, deepest nodes first: a node's
+    children have larger numbers), its dominant share and the resource attaining it (the first of
+    equals). The leaves' rows are written user by user, reading ``demands`` in order.
 
     Parameters
     ----------
@@ -1135,25 +1165,28 @@ def hierarchical_drf(
     capacity : array_like
         Shape (n_resources,): total of each resource, > 0.
     paths : sequence of str, or QueueTree
-        Each user's leaf, ``"queue/subqueue/user"`` (:func:`queue_tree`); or the tree already built by
-        :func:`queue_tree` (a scheduler's queues change rarely: building the tree of 10⁵ users costs about as
-        much as filling it).
+        Each user's leaf, ``"queue/subqueue/user"`` (:func:`queue_tree`); or the tree already built
+        by :func:`queue_tree` (a scheduler's queues change rarely: building the tree of 10⁵ users
+        costs about as much as filling it).
     weights : Mapping[str, float] or None, default None
-        Node weights by path (queues and users); unlisted nodes weigh 1. With a QueueTree, give them to
-        :func:`queue_tree` instead.
+        Node weights by path (queues and users); unlisted nodes weigh 1. With a QueueTree, give them
+        to :func:`queue_tree` instead.
     variant : {"hdrf", "naive"}, default "hdrf"
-        H-DRF (rescaled shares, blocked children ignored) or the naive rule (a subtree's own dominant share).
+        H-DRF (rescaled shares, blocked children ignored) or the naive rule (a subtree's own
+        dominant share).
     max_tasks : array_like or None, default None
         Shape (n_users,): per-user task caps (integers); None: none.
     start : array_like or None, default None
-        Shape (n_users,): tasks each user already holds; filling continues from there (and the result counts them).
+        Shape (n_users,): tasks each user already holds; filling continues from there (and the
+        result counts them).
     quotas : Quotas or None, default None
-        Each user's (leaf's) guarantee, limit and lending limit as resource vectors, with the rules ``drf`` gives
-        them (:mod:`.quotas`): the whole tasks within every guarantee first (in the tree's order), then the tree's
-        filling; a limit caps the user's tasks; the unlent part of a guarantee is held back for its user. Mesos's
-        nested roles with quota on their leaves, YARN's nested queues with min/max resources on leaf queues.
-        Only ``share="dominant"``: Kueue's borrowed share over a tree of cohorts is another rule (refused), and
-        quotas on inner queues are not modelled.
+        Each user's (leaf's) guarantee, limit and lending limit as resource vectors, with the rules
+        ``drf`` gives them (:mod:`.quotas`): the whole tasks within every guarantee first (in the
+        tree's order), then the tree's filling; a limit caps the user's tasks; the unlent part of a
+        guarantee is held back for its user. Mesos's nested roles with quota on their leaves, YARN's
+        nested queues with min/max resources on leaf queues. Only ``share="dominant"``: Kueue's
+        borrowed share over a tree of cohorts is another rule (refused), and quotas on inner queues
+        are not modelled.
     record_order : bool, default False
         Also return the users in allocation order.
     max_allocations : int, default MAX_ALLOCATIONS
@@ -1167,25 +1200,27 @@ def hierarchical_drf(
     Raises
     ------
     InvalidInputError
-        On invalid input, weights given with a QueueTree, a tree of another number of users, quotas with
-        ``share="borrowed"``, or a pool on which filling could take more than ``max_allocations`` steps.
+        On invalid input, weights given with a QueueTree, a tree of another number of users, quotas
+        with ``share="borrowed"``, or a pool on which filling could take more than
+        ``max_allocations`` steps.
 
     References
     ----------
-    .. [1] A. A. Bhattacharya, D. Culler, E. Friedman, A. Ghodsi, S. Shenker, I. Stoica, "Hierarchical Scheduling
-       for Diverse Datacenter Workloads", SoCC, 2013.
+    .. [1] A. A. Bhattacharya, D. Culler, E. Friedman, A. Ghodsi, S. Shenker, I. Stoica,
+       "Hierarchical Scheduling for Diverse Datacenter Workloads", SoCC, 2013.
 
     Examples
     --------
-    Volcano's ``TestHDRF`` "rescaling test": 10 CPUs and 10 GB; ``sci`` runs <1 CPU, 1 GB> tasks, ``eng/dev``
-    <1 CPU, 0> and ``eng/prod`` <0, 1 GB>; ``sci`` and ``eng`` weigh the same. ``eng`` is owed half: its two
-    children hold 5 CPUs and 5 GB, ``sci`` the other half.
+    Volcano's ``TestHDRF`` "rescaling test": 10 CPUs and 10 GB; ``sci`` runs <1 CPU, 1 GB> tasks,
+    ``eng/dev`` <1 CPU, 0> and ``eng/prod`` <0, 1 GB>; ``sci`` and ``eng`` weigh the same. ``eng``
+    is owed half: its two children hold 5 CPUs and 5 GB, ``sci`` the other half.
 
     >>> res = hierarchical_drf([[1, 1], [1, 0], [0, 1]], [10, 10], ["sci", "eng/dev", "eng/prod"])
     >>> res.tasks.tolist()
     [5, 5, 5]
 
-    Flattening the tree to users weighted by their share of the root (2, 1, 1) gives ``sci`` more than half:
+    Flattening the tree to users weighted by their share of the root (2, 1, 1) gives ``sci`` more
+    than half:
 
     >>> from fairlib import drf
     >>> drf([[1, 1], [1, 0], [0, 1]], [10, 10], weights=[2, 1, 1]).tasks.tolist()
@@ -1236,13 +1271,15 @@ def hierarchical_drf(
     phases, count = [caps], 0
     if quotas is not None:
         _check_reservations(held, d, cap, reserved)
-        # the guarantees first (a user already beyond its guarantee waits), then everyone, as drf does
+        # the guarantees first (a user already beyond its guarantee waits), then everyone, as drf
+        # does
         guaranteed = np.maximum(held, np.minimum(quota.guaranteed_tasks, caps))
         phases = [guaranteed, caps] if (guaranteed > held).any() else [caps]
         committed = committed_amounts(guaranteed, d, reserved)
         if len(phases) == 2 and not record_order and (committed <= cap * (1 - _MARGIN)).all():
-            # every guaranteed task fits with room to spare (committed amounts only grow), so the first phase ends
-            # with everyone at its guaranteed tasks: only the order in which they came needs the tree
+            # every guaranteed task fits with room to spare (committed amounts only grow), so the
+            # first phase ends with everyone at its guaranteed tasks: only the order in which they
+            # came needs the tree
             count, held, phases = int((guaranteed - held).sum()), guaranteed, [caps]
     tasks, orders = held, []
     for phase_caps in phases:

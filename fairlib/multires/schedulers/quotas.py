@@ -1,31 +1,36 @@
-"""Guarantees and limits as resource vectors for pooled DRF: YARN's min and max shares, Mesos's quota, Kueue's
-nominal quota with borrowing and lending limits (``drf(..., quotas=Quotas(...))``).
+"""Guarantees and limits as resource vectors for pooled DRF: YARN's min and max shares, Mesos's
+quota, Kueue's nominal quota with borrowing and lending limits (``drf(..., quotas=Quotas(...))``).
 
 A :class:`Quotas` gives every user three vectors over the resources:
 
-- a **guarantee** ``G_i``: the whole tasks that fit within it (and within the user's limit and ``max_tasks``) are
-  allocated first, before anyone goes beyond a guarantee — Mesos's quota stage, YARN's "below its min share first",
-  Kueue's "within nominal quota". The guarantees must fit the pool together (``Σ_i G_i <= capacity``);
-- a **limit** ``L_i``: the user never holds more (``tasks_i demands_i <= L_i``) — YARN's max share, Mesos's quota
-  limit, Kueue's nominal quota plus borrowing limit;
-- a **lending limit** ``Λ_i <= G_i``: how much of its guarantee others may use while the user leaves it idle. The
-  rest, ``reserved_i = G_i - Λ_i``, is held back for it: a task fits only while
-  ``Σ_j max(tasks_j demands_j, reserved_j) <= capacity``. YARN lends everything (a min share is recovered by
-  preemption, not held back); Mesos lends nothing (the allocator keeps unallocated at least the sum of unsatisfied
-  guarantees, which is this inequality with ``reserved = G``); Kueue lends up to its ``lendingLimit``.
+- a **guarantee** ``G_i``: the whole tasks that fit within it (and within the user's limit and
+  ``max_tasks``) are allocated first, before anyone goes beyond a guarantee — Mesos's quota stage,
+  YARN's "below its min share first", Kueue's "within nominal quota". The guarantees must fit the
+  pool together (``Σ_i G_i <= capacity``);
+- a **limit** ``L_i``: the user never holds more (``tasks_i demands_i <= L_i``) — YARN's max
+  share, Mesos's quota limit, Kueue's nominal quota plus borrowing limit;
+- a **lending limit** ``Λ_i <= G_i``: how much of its guarantee others may use while the user
+  leaves it idle. The rest, ``reserved_i = G_i - Λ_i``, is held back for it: a task fits only while
+  ``Σ_j max(tasks_j demands_j, reserved_j) <= capacity``. YARN lends everything (a min share is
+  recovered by preemption, not held back); Mesos lends nothing (the allocator keeps unallocated at
+  least the sum of unsatisfied guarantees, which is this inequality with ``reserved = G``); Kueue
+  lends up to its ``lendingLimit``.
 
 After the guarantees, progressive filling continues by one of two shares:
 
-- ``share="dominant"`` — the weighted dominant share of everything the user holds (DRF as Mesos and YARN run it);
-- ``share="borrowed"`` — Kueue's fair-sharing share: ``max_r max(0, tasks_i d_ir - G_ir) / lendable_r / w_i``,
-  what the user borrows beyond its guarantee as a fraction of what the pool can lend, ``lendable = capacity -
-  Σ_j reserved_j`` (Kueue's cohort total of lendable quota when the capacity is the sum of the nominal quotas).
-  Users within their guarantee all have share 0 and go in index order (Kueue: priority, then creation time).
+- ``share="dominant"`` — the weighted dominant share of everything the user holds (DRF as Mesos
+  and YARN run it);
+- ``share="borrowed"`` — Kueue's fair-sharing share: ``max_r max(0, tasks_i d_ir - G_ir) /
+  lendable_r / w_i``, what the user borrows beyond its guarantee as a fraction of what the pool can
+  lend, ``lendable = capacity - Σ_j reserved_j`` (Kueue's cohort total of lendable quota when the
+  capacity is the sum of the nominal quotas). Users within their guarantee all have share 0 and go
+  in index order (Kueue: priority, then creation time).
 
-Differences from the schedulers, documented: tasks are whole and identical per user, so "within the guarantee" means
-whole tasks within ``G_i`` (YARN calls a queue needy until its dominant resource reaches the min share, so it may
-cross it by one container); nothing is preempted, so a ``start`` allocation that lends out a guarantee leaves its
-owner short (the schedulers reclaim it by preemption); Kueue compares shares as ⌊1000 · share⌋ (we compare floats).
+Differences from the schedulers, documented: tasks are whole and identical per user, so "within the
+guarantee" means whole tasks within ``G_i`` (YARN calls a queue needy until its dominant resource
+reaches the min share, so it may cross it by one container); nothing is preempted, so a ``start``
+allocation that lends out a guarantee leaves its owner short (the schedulers reclaim it by
+preemption); Kueue compares shares as ⌊1000 · share⌋ (we compare floats).
 
 A continuous (divisible-task) reference by repeated LPs is :func:`~.lp.quota_maxmin_lp`.
 """
@@ -46,16 +51,18 @@ __all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas", "divisible_bounds"]
 
 #: the share progressive filling equalises beyond the guarantees (see the module docstring)
 QUOTA_SHARES = ("dominant", "borrowed")
-#: a quota vector is met when ``tasks * demand <= quota * (1 + _RTOL)`` (drf's FIT_RTOL: float round-off only)
+#: a quota vector is met when ``tasks * demand <= quota * (1 + _RTOL)`` (drf's FIT_RTOL: float
+#: round-off only)
 _RTOL = 1e-12
 
 
 def _matrix(
     value, name: str, shape: tuple[int, int] | None, *, allow_inf: bool, copy: bool = True
 ) -> np.ndarray:
-    """A quota matrix, one row per user and one column per resource, >= 0 (``inf`` allowed for limits); ``shape``
-    None: any non-empty 2-D shape (a :class:`Quotas` is built before it meets an instance). ``copy=False``: the
-    caller's array itself when it is already float64, in its own memory order (for a check that keeps nothing)."""
+    """A quota matrix, one row per user and one column per resource, >= 0 (``inf`` allowed for
+    limits); ``shape`` None: any non-empty 2-D shape (a :class:`Quotas` is built before it meets an
+    instance). ``copy=False``: the caller's array itself when it is already float64, in its own
+    memory order (for a check that keeps nothing)."""
     arr = as_real_array(value, name, copy=copy)
     if (arr.shape != shape) if shape is not None else (arr.ndim != 2 or arr.size == 0):
         want = shape if shape is not None else "(users, resources)"
@@ -83,15 +90,17 @@ class ResolvedQuotas(NamedTuple):
     limit_tasks : numpy.ndarray
         Int64, shape (n_users,): most tasks within each user's limit.
     reserved : numpy.ndarray
-        Float64, shape (n_users, n_resources): guarantee minus lending limit, held back for its user; (0, m) when
-        nothing is held back.
+        Float64, shape (n_users, n_resources): guarantee minus lending limit, held back for its
+        user; (0, m) when nothing is held back.
     nominal : numpy.ndarray
-        Float64, shape (n_users, n_resources) for ``share="borrowed"`` (the guarantees), else (0, m).
+        Float64, shape (n_users, n_resources) for ``share="borrowed"`` (the guarantees), else (0,
+        m).
     lendable : numpy.ndarray
         Float64, shape (n_resources,) for ``share="borrowed"`` (capacity - Σ reserved), else (0,).
     """
 
-    guaranteed_tasks: np.ndarray  #: (n,) int64 — whole tasks within each user's guarantee and limit
+    #: (n,) int64 — whole tasks within each user's guarantee and limit
+    guaranteed_tasks: np.ndarray
     limit_tasks: np.ndarray  #: (n,) int64 — most tasks within each user's limit
     reserved: np.ndarray  #: (n, m) — guarantee minus lending limit, held back for its user
     nominal: np.ndarray  #: (n, m) for share="borrowed" (the guarantees), else (0, m)
@@ -99,19 +108,22 @@ class ResolvedQuotas(NamedTuple):
 
 
 def _tasks_within(bound, demands) -> np.ndarray:
-    """``min_r bound[i, r] / demands[i, r]`` over the resources user i demands (divisible tasks; ``inf`` if none)."""
+    """``min_r bound[i, r] / demands[i, r]`` over the resources user i demands (divisible tasks;
+    ``inf`` if none)."""
     pos = demands > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(pos, bound / np.where(pos, demands, 1.0), np.inf).min(axis=1)
 
 
 def whole_tasks_within(bound: ArrayLike, demands: ArrayLike) -> npt.NDArray[np.int64]:
-    """Most whole tasks ``t`` with ``t * demands[i] <= bound[i] * (1 + 1e-12)`` on every resource, per user.
+    """Most whole tasks ``t`` with ``t * demands[i] <= bound[i] * (1 + 1e-12)`` on every resource,
+    per user.
 
     Parameters
     ----------
     bound : array_like
-        Shape (n_users, n_resources), or broadcastable to ``demands``: the quota, >= 0 (``inf``: none).
+        Shape (n_users, n_resources), or broadcastable to ``demands``: the quota, >= 0 (``inf``:
+        none).
     demands : array_like
         Shape (n_users, n_resources): per-task demands, >= 0.
 
@@ -129,8 +141,8 @@ def whole_tasks_within(bound: ArrayLike, demands: ArrayLike) -> npt.NDArray[np.i
 def _whole_tasks_within(bound, demands, rtol):
     """:func:`whole_tasks_within`, one pass per user.
 
-    The float quotient ``min_r bound / demand`` floored, then settled by the rule drf's fit check uses (the quotient
-    may be off by one either way).
+    The float quotient ``min_r bound / demand`` floored, then settled by the rule drf's fit check
+    uses (the quotient may be off by one either way).
 
     Parameters
     ----------
@@ -169,10 +181,12 @@ def _whole_tasks_within(bound, demands, rtol):
 
 @dataclass(frozen=True)
 class Quotas:
-    """Per-user guarantees, limits and lending limits as resource vectors, for ``drf(..., quotas=...)``.
+    """Per-user guarantees, limits and lending limits as resource vectors, for ``drf(...,
+    quotas=...)``.
 
-    The constructors :meth:`yarn`, :meth:`mesos` and :meth:`kueue` spell each scheduler's settings in its own terms.
-    The DRF paper's example (9 CPUs, 18 GB; A = <1, 4>, B = <3, 1>) gives 3 and 2 tasks without quotas.
+    The constructors :meth:`yarn`, :meth:`mesos` and :meth:`kueue` spell each scheduler's settings
+    in its own terms. The DRF paper's example (9 CPUs, 18 GB; A = <1, 4>, B = <3, 1>) gives 3 and 2
+    tasks without quotas.
 
     Parameters
     ----------
@@ -181,24 +195,31 @@ class Quotas:
     limit : array_like or None, default None
         Shape (n_users, n_resources): the limits L_i, >= 0 (``inf``: none); None: no limit.
     lending_limit : array_like or None, default None
-        Shape (n_users, n_resources): how much of each guarantee others may use while it is idle, finite,
-        >= 0 and <= the guarantee; None: everything lendable (``lending_limit = guarantee``).
+        Shape (n_users, n_resources): how much of each guarantee others may use while it is idle,
+        finite, >= 0 and <= the guarantee; None: everything lendable (``lending_limit =
+        guarantee``).
     share : {"dominant", "borrowed"}, default "dominant"
         The share progressive filling equalises beyond the guarantees (module docstring).
     names : tuple of str, default ("quotas.guarantee", "quotas.limit", "quotas.lending_limit")
-        How the three are named in error messages (the scheduler's own terms when built by a constructor).
+        How the three are named in error messages (the scheduler's own terms when built by a
+        constructor).
 
     Raises
     ------
     InvalidInputError
-        On an unknown ``share`` or a quota matrix that is not 2-D, non-empty and >= 0 (finite but for limits).
+        On an unknown ``share`` or a quota matrix that is not 2-D, non-empty and >= 0 (finite but
+        for limits).
 
     Examples
     --------
     >>> from fairlib.multires import drf
-    >>> drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(min_share=[[4, 16], [0, 0]])).tasks.tolist()
+    >>> drf(
+    ...     [[1, 4], [3, 1]], [9, 18], quotas=Quotas.yarn(min_share=[[4, 16], [0, 0]])
+    ... ).tasks.tolist()
     [4, 1]
-    >>> drf([[1, 4], [3, 1]], [9, 18], quotas=Quotas.mesos(guarantee=[[0, 0], [9, 3]])).tasks.tolist()
+    >>> drf(
+    ...     [[1, 4], [3, 1]], [9, 18], quotas=Quotas.mesos(guarantee=[[0, 0], [9, 3]])
+    ... ).tasks.tolist()
     [0, 3]
     """
 
@@ -206,7 +227,8 @@ class Quotas:
     limit: object = None
     lending_limit: object = None
     share: str = "dominant"
-    #: how the three are named in error messages (the scheduler's own terms when built by a constructor)
+    #: how the three are named in error messages (the scheduler's own terms when built by a
+    #: constructor)
     names: tuple[str, str, str] = ("quotas.guarantee", "quotas.limit", "quotas.lending_limit")
 
     def __post_init__(self):
@@ -221,7 +243,8 @@ class Quotas:
 
     @classmethod
     def yarn(cls, min_share: ArrayLike | None = None, max_share: ArrayLike | None = None) -> Quotas:
-        """Hadoop YARN's fair scheduler: ``minResources`` served first and lent while unused, ``maxResources``.
+        """Hadoop YARN's fair scheduler: ``minResources`` served first and lent while unused,
+        ``maxResources``.
 
         DRF on the whole allocation beyond them.
 
@@ -248,14 +271,17 @@ class Quotas:
 
     @classmethod
     def mesos(cls, guarantee: ArrayLike | None = None, limit: ArrayLike | None = None) -> Quotas:
-        """Apache Mesos's quota: guarantees allocated first and held back while unused, limits never exceeded.
+        """Apache Mesos's quota: guarantees allocated first and held back while unused, limits never
+        exceeded.
 
-        The allocator's headroom holds the guarantees back; the DRF sorter runs on the whole allocation beyond them.
+        The allocator's headroom holds the guarantees back; the DRF sorter runs on the whole
+        allocation beyond them.
 
         Parameters
         ----------
         guarantee : array_like or None, default None
-            Shape (n_users, n_resources): each role's quota guarantee (nothing of it lent); None: none.
+            Shape (n_users, n_resources): each role's quota guarantee (nothing of it lent); None:
+            none.
         limit : array_like or None, default None
             Shape (n_users, n_resources): each role's quota limit; None: no limit.
 
@@ -288,10 +314,11 @@ class Quotas:
         nominal : array_like
             Shape (n_users, n_resources): each ClusterQueue's ``nominalQuota``, finite and >= 0.
         borrowing_limit : array_like or None, default None
-            Shape (n_users, n_resources): ``borrowingLimit`` (None or ``inf``: unlimited; limit = nominal +
-            borrowing limit).
+            Shape (n_users, n_resources): ``borrowingLimit`` (None or ``inf``: unlimited; limit =
+            nominal + borrowing limit).
         lending_limit : array_like or None, default None
-            Shape (n_users, n_resources): ``lendingLimit``; None: all of the nominal quota is lendable.
+            Shape (n_users, n_resources): ``lendingLimit``; None: all of the nominal quota is
+            lendable.
 
         Returns
         -------
@@ -322,7 +349,8 @@ class Quotas:
     def resolve(self, demands: np.ndarray, capacity: np.ndarray) -> ResolvedQuotas:
         """Check the quotas against an instance and express them in tasks and reservations.
 
-        Checks shapes, signs, ``lending_limit <= guarantee <= limit``, and guarantees within the capacity.
+        Checks shapes, signs, ``lending_limit <= guarantee <= limit``, and guarantees within the
+        capacity.
 
         Parameters
         ----------
@@ -339,8 +367,8 @@ class Quotas:
         Raises
         ------
         InvalidInputError
-            On a wrong shape, a guarantee above its limit, a lending limit above its guarantee, or guarantees
-            that add up to more than the capacity.
+            On a wrong shape, a guarantee above its limit, a lending limit above its guarantee, or
+            guarantees that add up to more than the capacity.
         """
         n, m = demands.shape
         g_name, l_name, lend_name = self.names
@@ -371,8 +399,8 @@ class Quotas:
                     f"{g_name}[{i}, {r}] = {guarantee[i, r]:g}, {l_name}[{i}, {r}] = "
                     f"{limit[i, r]:g}, {lend_name}[{i}, {r}] = {lending[i, r]:g}: {what}"
                 )
-        # NumPy's own sum: it adds pairwise along a contiguous axis (one resource, or a column-major matrix), and a
-        # total a hair over the capacity is refused
+        # NumPy's own sum: it adds pairwise along a contiguous axis (one resource, or a column-major
+        # matrix), and a total a hair over the capacity is refused
         total = guarantee.sum(axis=0)
         over = total > capacity * (1.0 + _RTOL)
         if over.any():
@@ -397,9 +425,10 @@ class Quotas:
 
 @njit(cache=True)
 def _guarantee_summary(guarantee, limit, lending):
-    """One pass over checked quota matrices: the first entry (row-major flat index; -1 if none) where a guarantee
-    exceeds its limit, and where a lending limit exceeds its guarantee, and whether any guarantee exceeds its
-    lending limit (something is held back). The NumPy expressions took four passes and three temporaries.
+    """One pass over checked quota matrices: the first entry (row-major flat index; -1 if none)
+    where a guarantee exceeds its limit, and where a lending limit exceeds its guarantee, and
+    whether any guarantee exceeds its lending limit (something is held back). The NumPy expressions
+    took four passes and three temporaries.
 
     Parameters
     ----------
@@ -429,8 +458,9 @@ def divisible_bounds(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Divisible tasks per user between a checked :class:`Quotas`' guarantee and limit.
 
-    ``lower_i = min(min_r G_ir / d_ir, upper_i)``, ``upper_i = min(min_r L_ir / d_ir, max_tasks_i)`` over the resources
-    the user demands (``inf`` where nothing bounds it). Call :meth:`Quotas.resolve` first: this reads the raw vectors.
+    ``lower_i = min(min_r G_ir / d_ir, upper_i)``, ``upper_i = min(min_r L_ir / d_ir, max_tasks_i)``
+    over the resources the user demands (``inf`` where nothing bounds it). Call
+    :meth:`Quotas.resolve` first: this reads the raw vectors.
 
     Parameters
     ----------

@@ -1,61 +1,70 @@
 """Who a production scheduler offers resources to next: DRF sorters with state across rounds.
 
-:class:`DRFSorter` keeps clients, their allocations and the pool's totals, and answers the question a scheduler's
-sorter answers before every offer: in what order are the active clients served (:meth:`DRFSorter.order`,
-:meth:`DRFSorter.next`)? Two schedulers' rules are mirrored, each from its source:
+:class:`DRFSorter` keeps clients, their allocations and the pool's totals, and answers the question
+a scheduler's sorter answers before every offer: in what order are the active clients served
+(:meth:`DRFSorter.order`, :meth:`DRFSorter.next`)? Two schedulers' rules are mirrored, each from its
+source:
 
-``semantics="mesos"`` — Apache Mesos ``DRFSorter`` (``src/master/allocator/sorter/drf/sorter.cpp``): a client's share
-is the largest ``allocated[r] / total[r]`` over the resources with a positive total, divided by its weight; equal
-shares are ordered by the number of allocations the client has received (one per :meth:`DRFSorter.allocated` call,
-never decremented, so a client that is offered resources and declines them moves behind its equals), then by name.
-Weights must be positive. Names with ``/`` are Mesos's nested roles: the clients form a tree (every prefix of a name
-is a role), a role's share is that of everything its subtree holds divided by the role's weight (set with
-:meth:`DRFSorter.update_weight` on the role's path, 1 by default), its allocation count the sum of its subtree's,
-and the order walks the tree, siblings sorted by (share, count, path). A client whose name is also a role (``a``
-beside ``a/c``) competes inside that role as one more child, with its own allocation and weight 1 (the role's
-weight is the client's). This is the naive hierarchical rule of :func:`~.hierarchy.hierarchical_drf`.
+``semantics="mesos"`` — Apache Mesos ``DRFSorter``
+(``src/master/allocator/sorter/drf/sorter.cpp``): a client's share is the largest ``allocated[r] /
+total[r]`` over the resources with a positive total, divided by its weight; equal shares are ordered
+by the number of allocations the client has received (one per :meth:`DRFSorter.allocated` call,
+never decremented, so a client that is offered resources and declines them moves behind its equals),
+then by name. Weights must be positive. Names with ``/`` are Mesos's nested roles: the clients form
+a tree (every prefix of a name is a role), a role's share is that of everything its subtree holds
+divided by the role's weight (set with :meth:`DRFSorter.update_weight` on the role's path, 1 by
+default), its allocation count the sum of its subtree's, and the order walks the tree, siblings
+sorted by (share, count, path). A client whose name is also a role (``a`` beside ``a/c``) competes
+inside that role as one more child, with its own allocation and weight 1 (the role's weight is the
+client's). This is the naive hierarchical rule of :func:`~.hierarchy.hierarchical_drf`.
 
-``semantics="yarn"`` — Hadoop YARN FairScheduler ``DominantResourceFairnessPolicy`` (its comparator for any number
-of resource types): a client whose usage of its dominant resource is below its configured minimum share ("needy")
-comes before any client that is not; two needy clients compare ``usage / min_share`` per resource, two others
-``usage / (total · weight)`` per resource, in both cases with the resources sorted by the client's own usage share,
-largest first, and compared lexicographically (the largest, then the next, …); ties go to the client added first
-(YARN's start time), then to the name. A weight of 0 is allowed, as in YARN: such a client is served after every
+``semantics="yarn"`` — Hadoop YARN FairScheduler ``DominantResourceFairnessPolicy`` (its
+comparator for any number of resource types): a client whose usage of its dominant resource is below
+its configured minimum share ("needy") comes before any client that is not; two needy clients
+compare ``usage / min_share`` per resource, two others ``usage / (total · weight)`` per resource,
+in both cases with the resources sorted by the client's own usage share, largest first, and compared
+lexicographically (the largest, then the next, …); ties go to the client added first (YARN's start
+time), then to the name. A weight of 0 is allowed, as in YARN: such a client is served after every
 client with a positive weight (and, among zero-weight clients, by their unweighted shares).
 
-``semantics="kueue"`` — Kubernetes Kueue's fair sharing (``dominantResourceShare`` of a ClusterQueue in a cohort,
-``pkg/cache``): each client (ClusterQueue) has a nominal quota and, optionally, a lending limit per resource; a
-client's share is ``max_r max(0, allocated[r] - nominal[r]) / lendable[r]`` divided by its weight, where
-``lendable[r]`` is the cohort's lendable total: every client's lending limit, or its nominal quota where it has none.
-Only what a client borrows beyond its quota counts, so a client within its quota has share 0 and no dominant
-resource; a resource nobody can lend (lendable 0) is left out; a zero weight makes a borrowing client's share
-infinite (Kueue: the largest integer; earlier Kueue releases gave it to every zero-weight queue, borrowing or not)
-with no dominant resource; equal borrowed shares name the alphabetically first resource. Kueue reports the share as
-an integer, ``⌊1000 · share⌋``, and compares those (so it sees ties the float separates); we keep the float. Equal
-shares go to the client added first, then the name. One flavour per resource: Kueue sums a resource's borrowing and
-lendable totals over its flavours, which a vector with one entry per resource does not model.
+``semantics="kueue"`` — Kubernetes Kueue's fair sharing (``dominantResourceShare`` of a
+ClusterQueue in a cohort, ``pkg/cache``): each client (ClusterQueue) has a nominal quota and,
+optionally, a lending limit per resource; a client's share is ``max_r max(0, allocated[r] -
+nominal[r]) / lendable[r]`` divided by its weight, where ``lendable[r]`` is the cohort's lendable
+total: every client's lending limit, or its nominal quota where it has none. Only what a client
+borrows beyond its quota counts, so a client within its quota has share 0 and no dominant resource;
+a resource nobody can lend (lendable 0) is left out; a zero weight makes a borrowing client's share
+infinite (Kueue: the largest integer; earlier Kueue releases gave it to every zero-weight queue,
+borrowing or not) with no dominant resource; equal borrowed shares name the alphabetically first
+resource. Kueue reports the share as an integer, ``⌊1000 · share⌋``, and compares those (so it
+sees ties the float separates); we keep the float. Equal shares go to the client added first, then
+the name. One flavour per resource: Kueue sums a resource's borrowing and lendable totals over its
+flavours, which a vector with one entry per resource does not model.
 
-``semantics="volcano"`` — Volcano's ``drf`` plugin (``pkg/scheduler/plugins/drf/drf.go``, its ``jobOrderFn``): a
-job's share is the largest ``allocated[r] / total[r]`` over the resources (``helpers.Share``: a resource with total 0
-counts 0 if the job holds none of it and 1 if it holds some), unweighted (Volcano's DRF jobs have no weights, so a
-weight other than 1 is refused); equal shares are left to the other plugins, and when none decides Volcano orders
-jobs by creation time, then UID — here the client added first, then the name. The hierarchical variant is
+``semantics="volcano"`` — Volcano's ``drf`` plugin (``pkg/scheduler/plugins/drf/drf.go``, its
+``jobOrderFn``): a job's share is the largest ``allocated[r] / total[r]`` over the resources
+(``helpers.Share``: a resource with total 0 counts 0 if the job holds none of it and 1 if it holds
+some), unweighted (Volcano's DRF jobs have no weights, so a weight other than 1 is refused); equal
+shares are left to the other plugins, and when none decides Volcano orders jobs by creation time,
+then UID — here the client added first, then the name. The hierarchical variant is
 :func:`~.hierarchy.hierarchical_drf` (``variant="hdrf"``).
 
 Rules shared by the first three, and where we differ from the scheduler (documented choices):
 
-- a resource whose total is 0 is left out of every share (Mesos skips it; YARN would divide by zero, giving an
-  infinite or undefined ratio, and we do not mirror that; Kueue divides by the cohort's lendable total instead, and
-  leaves out a resource whose lendable total is 0);
+- a resource whose total is 0 is left out of every share (Mesos skips it; YARN would divide by zero,
+  giving an infinite or undefined ratio, and we do not mirror that; Kueue divides by the cohort's
+  lendable total instead, and leaves out a resource whose lendable total is 0);
 - a client with nothing allocated has share 0 and is served first (with its ties broken as above);
-- shares are float64 (Mesos uses double; YARN computes float32 ratios, so YARN may see ties that float64 separates);
-- YARN divides by a zero weight: an infinite ratio for a client with usage, but NaN (which its comparator treats as
-  equal to anything) for one without; we serve a zero-weight client last in both cases, as ``drf(...,
-  zeros="scheduler")`` does. A zero minimum share gives 0 / 0 the same way; we use 0 there.
+- shares are float64 (Mesos uses double; YARN computes float32 ratios, so YARN may see ties that
+  float64 separates);
+- YARN divides by a zero weight: an infinite ratio for a client with usage, but NaN (which its
+  comparator treats as equal to anything) for one without; we serve a zero-weight client last in
+  both cases, as ``drf(..., zeros="scheduler")`` does. A zero minimum share gives 0 / 0 the same
+  way; we use 0 there.
 
-The sorter is the reference for :func:`~fairlib.multires.progressive_filling.drf`'s scheduler tie rules
-(``tie_break="lexicographic"`` and ``"allocation_count"``): progressive filling is repeatedly giving one task to
-the first client of :meth:`DRFSorter.order` whose task still fits.
+The sorter is the reference for :func:`~fairlib.multires.progressive_filling.drf`'s scheduler tie
+rules (``tie_break="lexicographic"`` and ``"allocation_count"``): progressive filling is repeatedly
+giving one task to the first client of :meth:`DRFSorter.order` whose task still fits.
 """
 
 from __future__ import annotations
@@ -86,7 +95,8 @@ class _Client:
 
 
 class DRFSorter:
-    """A DRF sorter over one pool: clients, their allocations and the offer order, with state across rounds.
+    """A DRF sorter over one pool: clients, their allocations and the offer order, with state across
+    rounds.
 
     Parameters
     ----------
@@ -100,8 +110,8 @@ class DRFSorter:
     Raises
     ------
     InvalidInputError
-        On invalid capacities, an unknown ``semantics``, or resource names that are not one distinct name per
-        capacity entry.
+        On invalid capacities, an unknown ``semantics``, or resource names that are not one distinct
+        name per capacity entry.
 
     Examples
     --------
@@ -148,7 +158,7 @@ class DRFSorter:
         ] = {}  # Mesos roles that are not clients: weight by path
         self._added = 0
 
-    # ---- input checks -------------------------------------------------------------------------------------------
+    # ---- input checks ----------------------------------------------------------------------------
     def _vector(self, values, name: str) -> np.ndarray:
         """A resource vector: one finite entry >= 0 per resource."""
         arr = as_capacities(values, name, allow_zero=True)  # 1-D, finite, >= 0
@@ -184,10 +194,11 @@ class DRFSorter:
             )
         return w
 
-    # ---- clients ------------------------------------------------------------------------------------------------
+    # ---- clients ---------------------------------------------------------------------------------
     def _path(self, name) -> str:
-        """A client or role name (a string): Mesos's may nest (``a/b``), with no empty part; YARN's are flat here.
-        Anything else is refused rather than turned into text (``add(1)`` then ``contains(1)`` would be False)."""
+        """A client or role name (a string): Mesos's may nest (``a/b``), with no empty part; YARN's
+        are flat here. Anything else is refused rather than turned into text (``add(1)`` then
+        ``contains(1)`` would be False)."""
         if not isinstance(name, str):
             raise InvalidInputError(
                 f"name = {_short(name)}: a client or role name is a string, got "
@@ -219,30 +230,32 @@ class DRFSorter:
     ) -> None:
         """Add a client with a weight and, for YARN and Kueue, its quotas.
 
-        Mesos: ``name`` may nest (``"eng/dev"``, module docstring); if it names a role whose weight was set, the client
-        takes that weight unless ``weight`` is given.
+        Mesos: ``name`` may nest (``"eng/dev"``, module docstring); if it names a role whose weight
+        was set, the client takes that weight unless ``weight`` is given.
 
         Parameters
         ----------
         name : str
             The client's name, not already in the sorter.
         weight : float or None, default None
-            Its weight, >= 0 (Mesos: > 0; Volcano: 1 only), dividing its share; None: 1 (Mesos: the role's
-            weight if one was set).
+            Its weight, >= 0 (Mesos: > 0; Volcano: 1 only), dividing its share; None: 1 (Mesos: the
+            role's weight if one was set).
         min_share : array_like or None, default None
-            Shape (n_resources,): its configured minimum share (``semantics="yarn"`` only); None: none.
+            Shape (n_resources,): its configured minimum share (``semantics="yarn"`` only); None:
+            none.
         nominal : array_like or None, default None
             Shape (n_resources,): its nominal quota (``semantics="kueue"``, where it is required).
         lending_limit : array_like or None, default None
-            Shape (n_resources,): how much of its nominal quota it lends (Kueue only), <= ``nominal``; None: all of it.
+            Shape (n_resources,): how much of its nominal quota it lends (Kueue only), <=
+            ``nominal``; None: all of it.
         active : bool, default True
             Whether it is offered resources (:meth:`order`) from the start.
 
         Raises
         ------
         InvalidInputError
-            On a name already in the sorter, an invalid weight or vector, a quota the semantics does not have, or a
-            Kueue client without its nominal quota.
+            On a name already in the sorter, an invalid weight or vector, a quota the semantics does
+            not have, or a Kueue client without its nominal quota.
         """
         name = self._path(name)
         active = as_flag(active, "active")
@@ -344,8 +357,9 @@ class DRFSorter:
     def update_weight(self, name: str, weight: float) -> None:
         """Change a client's weight (its share is divided by it).
 
-        Mesos: ``name`` may be any role path, a client or not (``"eng"`` weighs the whole ``eng/...`` subtree
-        against its siblings), as Mesos's ``updateWeight``; a role's weight outlives its clients.
+        Mesos: ``name`` may be any role path, a client or not (``"eng"`` weighs the whole
+        ``eng/...`` subtree against its siblings), as Mesos's ``updateWeight``; a role's weight
+        outlives its clients.
 
         Parameters
         ----------
@@ -388,14 +402,15 @@ class DRFSorter:
     def __len__(self) -> int:
         return len(self._clients)
 
-    # ---- resources ----------------------------------------------------------------------------------------------
+    # ---- resources -------------------------------------------------------------------------------
     @property
     def capacity(self) -> np.ndarray:
         """The pool's totals (a copy)."""
         return self._total.copy()
 
     def set_capacity(self, capacity: ArrayLike) -> None:
-        """Replace the pool's totals (agents added or removed); shares follow at the next :meth:`order`.
+        """Replace the pool's totals (agents added or removed); shares follow at the next
+        :meth:`order`.
 
         Parameters
         ----------
@@ -473,8 +488,8 @@ class DRFSorter:
         )
 
     def _returned(self, c: _Client, call: str, amounts: np.ndarray) -> np.ndarray:
-        """What ``c`` holds once ``amounts`` come back; more than it holds is an error naming the resource (and
-        nothing changes)."""
+        """What ``c`` holds once ``amounts`` come back; more than it holds is an error naming the
+        resource (and nothing changes)."""
         left = c.allocation - amounts
         short = left < -1e-12 * np.maximum(self._total, 1.0)
         if short.any():
@@ -525,21 +540,23 @@ class DRFSorter:
         """
         return self._client(name).allocations
 
-    # ---- shares and order ---------------------------------------------------------------------------------------
+    # ---- shares and order ------------------------------------------------------------------------
     def _ratios(self, allocation: np.ndarray) -> np.ndarray:
         """``allocation / total`` per resource, 0 on resources with a zero total."""
         pos = self._total > 0
         return np.where(pos, allocation / np.where(pos, self._total, 1.0), 0.0)
 
     def _borrowed_ratios(self, c: _Client) -> np.ndarray:
-        """Kueue: ``max(0, allocated - nominal) / lendable`` per resource, 0 where the cohort can lend none."""
+        """Kueue: ``max(0, allocated - nominal) / lendable`` per resource, 0 where the cohort can
+        lend none."""
         lendable = sum(other.lendable for other in self._clients.values())
         pos = lendable > 0
         borrowed = np.maximum(c.allocation - c.nominal, 0.0)
         return np.where(pos, borrowed / np.where(pos, lendable, 1.0), 0.0)
 
     def _volcano_ratios(self, allocation: np.ndarray) -> np.ndarray:
-        """Volcano's ``helpers.Share`` per resource: ``allocated / total``; with a zero total, 1 if any is held."""
+        """Volcano's ``helpers.Share`` per resource: ``allocated / total``; with a zero total, 1 if
+        any is held."""
         pos = self._total > 0
         return np.where(
             pos, allocation / np.where(pos, self._total, 1.0), (allocation > 0).astype(float)
@@ -555,9 +572,9 @@ class DRFSorter:
     def share(self, name: str) -> float:
         """The client's weighted dominant share.
 
-        ``inf`` for a zero-weight YARN client (it is served last). Kueue: the share of what it borrows (module
-        docstring); ``inf`` for a zero weight while it borrows. Volcano: unweighted, a held resource with total 0
-        counting 1.
+        ``inf`` for a zero-weight YARN client (it is served last). Kueue: the share of what it
+        borrows (module docstring); ``inf`` for a zero weight while it borrows. Volcano: unweighted,
+        a held resource with total 0 counting 1.
 
         Parameters
         ----------
@@ -582,10 +599,11 @@ class DRFSorter:
         return top / c.weight
 
     def dominant_resource(self, name: str) -> str | None:
-        """The resource of the client's largest usage share (the first such on ties; as YARN's comparator picks it).
+        """The resource of the client's largest usage share (the first such on ties; as YARN's
+        comparator picks it).
 
-        Kueue: of its largest borrowed share, ``None`` when it borrows nothing or its weight is 0 (as Kueue reports an
-        empty name).
+        Kueue: of its largest borrowed share, ``None`` when it borrows nothing or its weight is 0
+        (as Kueue reports an empty name).
 
         Parameters
         ----------
@@ -658,8 +676,9 @@ class DRFSorter:
         return [name for name, c in sorted(active, key=lambda item: self._key(*item))]
 
     def _role_order(self) -> list[str]:
-        """Mesos: walk the role tree (a flat set of names is a one-level tree), siblings by (weighted share, count,
-        path); inactive clients still count in their roles' shares but are not listed."""
+        """Mesos: walk the role tree (a flat set of names is a one-level tree), siblings by
+        (weighted share, count, path); inactive clients still count in their roles' shares but are
+        not listed."""
         held: dict[str, np.ndarray] = {}
         counts: dict[str, int] = {}
         children: dict[str, set] = {"": set()}
@@ -677,7 +696,8 @@ class DRFSorter:
             return c.weight if c is not None else self._role_weights.get(path, 1.0)
 
         def walk(role: str) -> list[str]:
-            # entries: (key, path, is the client itself); a client that is also a role competes inside it
+            # entries: (key, path, is the client itself); a client that is also a role competes
+            # inside it
             entries = []
             for path in children[role]:
                 entries.append(

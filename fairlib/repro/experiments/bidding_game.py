@@ -62,8 +62,8 @@ PREFERENCES = {
 }
 
 
-#: best response continued from the paper's stopping point until utilities change by less than this (Nash
-#: residual ~1e-8 on the notebook's instances), at most TIGHT_MAX_ITER more rounds
+#: best response continued from the paper's stopping point until utilities change by less than this
+#: (Nash residual ~1e-8 on the notebook's instances), at most TIGHT_MAX_ITER more rounds
 TIGHT_EPS = 1e-12
 TIGHT_MAX_ITER = 5000
 #: a stopping point whose Nash residual (largest relative violation of condition (1),
@@ -71,8 +71,8 @@ TIGHT_MAX_ITER = 5000
 CERTIFIED_RESIDUAL = 1e-6
 
 
-#: damped best response, the second method where continued best response cycles: the share of the way each user
-#: moves to its best response per round, and the most rounds
+#: damped best response, the second method where continued best response cycles: the share of the
+#: way each user moves to its best response per round, and the most rounds
 DAMPING = 0.5
 DAMPED_MAX_ITER = 5000
 
@@ -86,11 +86,12 @@ def damped_best_response(
     tol: float = 1e-9,
     check_every: int = 10,
 ) -> np.ndarray:
-    """Sequential damped best response (infinite parallelism): each user in turn moves ``damping`` of the way from
-    its bids to its best response (:func:`fairlib.market.best_response`) against the others' bids plus the reserve,
-    until the Nash residual (:func:`fairlib.market.equilibrium_violation`, read every ``check_every`` rounds) is at
-    most ``tol`` or ``max_iter`` rounds have run. Plain best response can cycle; a damped step can settle where it
-    does. Returns the bids (the caller certifies them by their residual)."""
+    """Sequential damped best response (infinite parallelism): each user in turn moves ``damping``
+    of the way from its bids to its best response (:func:`fairlib.market.best_response`) against the
+    others' bids plus the reserve, until the Nash residual
+    (:func:`fairlib.market.equilibrium_violation`, read every ``check_every`` rounds) is at most
+    ``tol`` or ``max_iter`` rounds have run. Plain best response can cycle; a damped step can settle
+    where it does. Returns the bids (the caller certifies them by their residual)."""
     if not 0 < damping <= 1:
         raise InvalidInputError(f"damping = {damping}: must be in (0, 1]")
     x = np.array(bids, dtype=np.float64)
@@ -141,10 +142,10 @@ def _sweep_options(n_jobs, backend, progress, desc):
 
 
 def _infinite_cell(seed, users, preference, order, step, n_machines, reserve, gap_tol):
-    """One Fig. 2 instance (a seeded preference matrix of ``users`` on ``n_machines``): best response at the paper's
-    test and continued until tight (certified, where it cycles, by damped best response), local greedy with
-    ``step``, weight-proportional bids and the social optimum; one row per mechanism with its efficiency, fairness
-    metrics, iterations and Nash residual."""
+    """One Fig. 2 instance (a seeded preference matrix of ``users`` on ``n_machines``): best
+    response at the paper's test and continued until tight (certified, where it cycles, by damped
+    best response), local greedy with ``step``, weight-proportional bids and the social optimum; one
+    row per mechanism with its efficiency, fairness metrics, iterations and Nash residual."""
     w = PREFERENCES[preference](seed, int(users), n_machines)
     game = Game(w, reserve=reserve)
     opt = game.optimum()
@@ -171,7 +172,8 @@ def _infinite_cell(seed, users, preference, order, step, n_machines, reserve, ga
             }
         )
         if method == "best_response":
-            # the paper's test (utility change < 0.001) stops short of the equilibrium: continue to a tight one
+            # the paper's test (utility change < 0.001) stops short of the equilibrium: continue to
+            # a tight one
             tight = run_dynamics(
                 game,
                 method,
@@ -182,8 +184,9 @@ def _infinite_cell(seed, users, preference, order, step, n_machines, reserve, ga
                 rng=np.random.default_rng(dynamics_seed),
             )
             residual = equilibrium_violation(w, tight.bids, reserve)
-            # Theorem 1 (existence), instance by instance: where best response cycles, damped best response from
-            # its last bids is a second method; ``certified_residual`` is the residual of whichever stopped last
+            # Theorem 1 (existence), instance by instance: where best response cycles, damped best
+            # response from its last bids is a second method; ``certified_residual`` is the residual
+            # of whichever stopped last
             certified = (
                 residual
                 if residual <= CERTIFIED_RESIDUAL
@@ -226,18 +229,19 @@ def infinite_parallelism_sweep(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """EC Fig. 2 (arXiv Fig. 3): for each number of users and seed, best response and local greedy from
-    weight-proportional bids, plus the social optimum and weight-proportional baselines.
+    """EC Fig. 2 (arXiv Fig. 3): for each number of users and seed, best response and local greedy
+    from weight-proportional bids, plus the social optimum and weight-proportional baselines.
 
     ``order`` and ``step`` may be lists: every value runs on the same random instances (the seeds
     depend on ``users`` and ``preference`` only), so their effect is compared pairwise.
 
     One row per (users, order, step, seed, mechanism) with ``iterations`` (convergence; the cap when
-    not converged), ``converged``, ``stabilised``, and the outcome metrics; mechanisms: best_response (stopped by
-    the paper's test, utility change < 0.001), best_response_tight (continued from there to a tight equilibrium,
-    ``residual`` = Nash residual; ``certified_residual``: the same, or where that is above :data:`CERTIFIED_RESIDUAL`
-    the residual :func:`damped_best_response` reaches from there), local_greedy, social_optimum, weight_proportional.
-    Runs on :func:`fairlib.sweep.sweep`.
+    not converged), ``converged``, ``stabilised``, and the outcome metrics; mechanisms:
+    best_response (stopped by the paper's test, utility change < 0.001), best_response_tight
+    (continued from there to a tight equilibrium, ``residual`` = Nash residual;
+    ``certified_residual``: the same, or where that is above :data:`CERTIFIED_RESIDUAL` the residual
+    :func:`damped_best_response` reaches from there), local_greedy, social_optimum,
+    weight_proportional. Runs on :func:`fairlib.sweep.sweep`.
 
     Parameters
     ----------
@@ -291,11 +295,12 @@ def infinite_parallelism_sweep(
 
 
 def local_search_swaps_per_call(game: Game, history: npt.ArrayLike) -> np.ndarray:
-    """The improving swaps of every local-search call of a sequential best-response run under finite parallelism
-    (EC §4.2), in call order: each round's calls are replayed against the prices the user faced, read from the
-    recorded bids ``history`` (``run_dynamics(..., record_bids=True)``, sequential order), so every call is counted,
-    including those after which the run stopped improving. The local search makes ``swaps + 1`` passes of its loop
-    ("go to 2"): a call with at most one swap discovers its local maximum within two iterations.
+    """The improving swaps of every local-search call of a sequential best-response run under finite
+    parallelism (EC §4.2), in call order: each round's calls are replayed against the prices the
+    user faced, read from the recorded bids ``history`` (``run_dynamics(..., record_bids=True)``,
+    sequential order), so every call is counted, including those after which the run stopped
+    improving. The local search makes ``swaps + 1`` passes of its loop ("go to 2"): a call with at
+    most one swap discovers its local maximum within two iterations.
 
     Parameters
     ----------
@@ -374,15 +379,17 @@ def finite_parallelism_sweep(
     backend: str | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """EC Figs. 4 and 6: best response by local search with parallelism bound ``delta``, uniform preferences.
+    """EC Figs. 4 and 6: best response by local search with parallelism bound ``delta``, uniform
+    preferences.
 
-    One row per (users, seed): convergence iteration (200 = not converged), mean local-search swaps per
-    best-response call and the share of calls that stopped within two swaps, the number of local-search calls
-    (``local_search_calls``, every call of the run) and how many of them found their local maximum within two
-    iterations of the local search's loop, i.e. with at most one swap (``calls_within_two_iterations``,
-    :func:`local_search_swaps_per_call`), and efficiency / uniformity / envy-freeness —
-    at convergence, or (as the paper does when the system does not converge) the minimum over the
-    iterations after ``burn_in``. Also the competitors-per-machine ratio δ = m Δ / n.
+    One row per (users, seed): convergence iteration (200 = not converged), mean local-search swaps
+    per best-response call and the share of calls that stopped within two swaps, the number of
+    local-search calls (``local_search_calls``, every call of the run) and how many of them found
+    their local maximum within two iterations of the local search's loop, i.e. with at most one swap
+    (``calls_within_two_iterations``, :func:`local_search_swaps_per_call`), and efficiency /
+    uniformity / envy-freeness — at convergence, or (as the paper does when the system does not
+    converge) the minimum over the iterations after ``burn_in``. Also the competitors-per-machine
+    ratio δ = m Δ / n.
 
     Parameters
     ----------
@@ -440,8 +447,9 @@ def finite_efficiency_trajectories(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """EC Fig. 5: efficiency over iterations for each (delta, users) in ``configs``, ``seeds`` runs each
-    (local-search best response, uniform preferences, run for ``iterations`` whether or not it converges).
+    """EC Fig. 5: efficiency over iterations for each (delta, users) in ``configs``, ``seeds`` runs
+    each (local-search best response, uniform preferences, run for ``iterations`` whether or not it
+    converges).
 
     Parameters
     ----------
@@ -574,9 +582,10 @@ def proportional_guarantee_runs(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """EC'05 §3.2 (1/m guarantee): random games (2-29 users, 2-19 machines, uniform preferences) run to
-    equilibrium by best response; per run, m times the smallest equilibrium utility and m times user 0's
-    guaranteed share from proportional bidding against the others' equilibrium bids. One row per run.
+    """EC'05 §3.2 (1/m guarantee): random games (2-29 users, 2-19 machines, uniform preferences)
+    run to equilibrium by best response; per run, m times the smallest equilibrium utility and m
+    times user 0's guaranteed share from proportional bidding against the others' equilibrium bids.
+    One row per run.
 
     Parameters
     ----------
@@ -607,25 +616,28 @@ def proportional_guarantee_runs(
     return df.rename(columns={"rep": "run"})
 
 
-#: the two-player fixed-point solver's grid: points on user 0's simplex (2 machines) or starts per axis (3 machines)
+#: the two-player fixed-point solver's grid: points on user 0's simplex (2 machines) or starts per
+#: axis (3 machines)
 FIXED_POINT_GRID = 400
 
 
 def _reply_map(game: Game, x0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """User 1's best response to user 0's bids ``x0``, and user 0's best response to that (infinite parallelism,
-    against the other's bids plus the reserve): an equilibrium is a fixed point x0 of the composition."""
+    """User 1's best response to user 0's bids ``x0``, and user 0's best response to that (infinite
+    parallelism, against the other's bids plus the reserve): an equilibrium is a fixed point x0 of
+    the composition."""
     w, budgets, reserve = game.weights, game.budgets, game.reserve
     x1 = best_response(w[1], x0 + reserve, budgets[1])
     return best_response(w[0], x1 + reserve, budgets[0]), x1
 
 
 def two_player_fixed_points(game: Game, grid: int = FIXED_POINT_GRID) -> list[np.ndarray]:
-    """Equilibria of a two-user game (2 or 3 machines, infinite parallelism) as fixed points of user 0's bids under
-    best response to best response (:func:`_reply_map`), a second method besides iterated best response, which can
-    cycle. With 2 machines every sign change of the map along a grid of ``grid`` points of user 0's bids on machine 0
-    is refined by Brent's method (every equilibrium the grid separates); with 3 machines ``scipy.optimize.fsolve``
-    starts from a grid of points of user 0's simplex. Returns the distinct bid matrices (2 × machines) found; the
-    caller certifies each by its Nash residual.
+    """Equilibria of a two-user game (2 or 3 machines, infinite parallelism) as fixed points of user
+    0's bids under best response to best response (:func:`_reply_map`), a second method besides
+    iterated best response, which can cycle. With 2 machines every sign change of the map along a
+    grid of ``grid`` points of user 0's bids on machine 0 is refined by Brent's method (every
+    equilibrium the grid separates); with 3 machines ``scipy.optimize.fsolve`` starts from a grid of
+    points of user 0's simplex. Returns the distinct bid matrices (2 × machines) found; the caller
+    certifies each by its Nash residual.
 
     Parameters
     ----------
@@ -693,7 +705,8 @@ def _two_player_cell(seed, machines, grid, reserve):
     )  # Theorem 2's setting (§3): X_i = 1 and sum_j w_ij = 1
     game = Game(w, reserve=reserve)
     opt = game.optimum()
-    # the paper's dynamics from weight-proportional bids, continued to a tight stopping point, and the fixed points
+    # the paper's dynamics from weight-proportional bids, continued to a tight stopping point, and
+    # the fixed points
     found = [
         (
             "best_response",
@@ -721,12 +734,13 @@ def random_two_player_games(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """Theorem 2 on random two-player games: ``games`` random games per number of ``machines`` (2 users, weights
-    U(0, 1) normalised per user, budgets 1 as §3 assumes). Per game: best response from weight-proportional bids
-    continued to a tight stopping point (utility change < 1e-12, at most 5,000 rounds; it can cycle), and every
-    equilibrium :func:`two_player_fixed_points` finds. One row per (machines, game, stopping point): ``method``,
-    the Nash ``residual`` (a row with residual <= :data:`CERTIFIED_RESIDUAL` is a certified equilibrium) and
-    efficiency, uniformity and envy-freeness there.
+    """Theorem 2 on random two-player games: ``games`` random games per number of ``machines`` (2
+    users, weights U(0, 1) normalised per user, budgets 1 as §3 assumes). Per game: best response
+    from weight-proportional bids continued to a tight stopping point (utility change < 1e-12, at
+    most 5,000 rounds; it can cycle), and every equilibrium :func:`two_player_fixed_points` finds.
+    One row per (machines, game, stopping point): ``method``, the Nash ``residual`` (a row with
+    residual <= :data:`CERTIFIED_RESIDUAL` is a certified equilibrium) and efficiency, uniformity
+    and envy-freeness there.
 
     Parameters
     ----------
@@ -798,11 +812,12 @@ def local_search_vs_exhaustive(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """EC §4.2's conjecture ("the local maxima this algorithm finds are also the global maximum, with respect to an
-    individual user"), by brute force on small instances: one user (weights U(0, 1) normalised, budget 1) against
-    ``others`` users who each bid a random split of budget 1 on ``k`` random machines (plus the reserve), for every
-    (machines, k, others); the local search's utility against the best over every set of k machines of the best
-    response restricted to it. One row per instance with ``relative_gap`` = (best − local) / best.
+    """EC §4.2's conjecture ("the local maxima this algorithm finds are also the global maximum,
+    with respect to an individual user"), by brute force on small instances: one user (weights
+    U(0, 1) normalised, budget 1) against ``others`` users who each bid a random split of budget 1
+    on ``k`` random machines (plus the reserve), for every (machines, k, others); the local search's
+    utility against the best over every set of k machines of the best response restricted to it. One
+    row per instance with ``relative_gap`` = (best − local) / best.
 
     Parameters
     ----------
@@ -844,8 +859,8 @@ def local_search_vs_exhaustive(
 
 
 def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Measurement]:
-    """The §4.2 conjecture's claim on :func:`local_search_vs_exhaustive`'s table: the largest relative shortfall of
-    the local search's utility from the exhaustive optimum.
+    """The §4.2 conjecture's claim on :func:`local_search_vs_exhaustive`'s table: the largest
+    relative shortfall of the local search's utility from the exhaustive optimum.
 
     Parameters
     ----------
@@ -868,8 +883,10 @@ def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Meas
     return {
         "local_search_local_max_is_global": Measurement(
             float(exhaustive.relative_gap.max()),
-            note=f"{len(exhaustive)} instances; the local search falls short of the best set of k machines on "
-            f"{len(short)} ({len(short) / len(exhaustive):.1%}), by at most {exhaustive.relative_gap.max():.2g} of "
+            note=f"{len(exhaustive)} instances; the local search falls short of the best set of k "
+            "machines on "
+            f"{len(short)} ({len(short) / len(exhaustive):.1%}), by at most "
+            f"{exhaustive.relative_gap.max():.2g} of "
             "the optimum"
             + (
                 ""
@@ -883,8 +900,8 @@ def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Meas
 
 
 def median_by_users(results: pd.DataFrame, column: str) -> pd.Series:
-    """Median of ``column`` per number of users (a Series indexed by ``users``): how Fig. 2's curves and the claims
-    about them read a table of runs.
+    """Median of ``column`` per number of users (a Series indexed by ``users``): how Fig. 2's curves
+    and the claims about them read a table of runs.
 
     Parameters
     ----------
@@ -902,8 +919,9 @@ def median_by_users(results: pd.DataFrame, column: str) -> pd.Series:
 
 
 def settling_iteration(curve: pd.Series, within: float = 0.01) -> int:
-    """First iteration from which ``curve`` (a pandas Series indexed by iteration, e.g. a median efficiency per
-    iteration) stays within ``within`` of its last value — when the curve has "got there" (EC Fig. 3).
+    """First iteration from which ``curve`` (a pandas Series indexed by iteration, e.g. a median
+    efficiency per iteration) stays within ``within`` of its last value — when the curve has "got
+    there" (EC Fig. 3).
 
     Parameters
     ----------
@@ -946,13 +964,15 @@ def _median_range(series: pd.Series) -> str:
 def infinite_parallelism_findings(
     results: pd.DataFrame, *, mid_users: int = 60
 ) -> dict[str, Measurement]:
-    """The §5.1 / EC Fig. 2 claims of the feldman2005 ledger, measured on :func:`infinite_parallelism_sweep`'s table
-    for both preference models (``preference`` "uniform" and "correlated"; mechanisms best response, its tight
-    continuation, local greedy, weight-proportional bidding and the social optimum).
+    """The §5.1 / EC Fig. 2 claims of the feldman2005 ledger, measured on
+    :func:`infinite_parallelism_sweep`'s table for both preference models (``preference`` "uniform"
+    and "correlated"; mechanisms best response, its tight continuation, local greedy,
+    weight-proportional bidding and the social optimum).
 
-    Every number is a median over seeds per number of users, one claim per preference model, as Fig. 2 shows them.
-    ``mid_users``: where "uniformity decreases, then flattens out" is split (it must be one of the users run).
-    Returns ``{claim_id: Measurement}`` for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+    Every number is a median over seeds per number of users, one claim per preference model, as Fig.
+    2 shows them. ``mid_users``: where "uniformity decreases, then flattens out" is split (it must
+    be one of the users run). Returns ``{claim_id: Measurement}`` for
+    :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
 
     Parameters
     ----------
@@ -1031,14 +1051,16 @@ def infinite_parallelism_findings(
     stuck = tight[tight.residual > 1e-6]
     out["tight_equilibria_reached"] = Measurement(
         float(tight.residual.max()),
-        note=f"median Nash residual at the paper's test: {br.residual.median():.3f}; after continuing: "
-        f"{tight.residual.median():.1e}"
+        note=f"median Nash residual at the paper's test: {br.residual.median():.3f}; after "
+        f"continuing: {tight.residual.median():.1e}"
         + (
             ""
             if stuck.empty
-            else f"; best response, continued for up to {TIGHT_MAX_ITER:,} more rounds, did not reach 1e-6 on "
-            f"{len(stuck)} of {len(tight)} instances (users {sorted(set(stuck.users.astype(int)))}; largest "
-            f"residual {stuck.residual.max():.2g}): our dynamics cycle there, which says nothing against existence"
+            else f"; best response, continued for up to {TIGHT_MAX_ITER:,} more rounds, did not "
+            f"reach 1e-6 on {len(stuck)} of {len(tight)} instances (users "
+            f"{sorted(set(stuck.users.astype(int)))}; largest residual "
+            f"{stuck.residual.max():.2g}): our dynamics cycle there, which says nothing "
+            "against existence"
         ),
     )
     if "certified_residual" not in tight.columns:
@@ -1048,9 +1070,10 @@ def infinite_parallelism_findings(
     damped = tight[tight.residual > CERTIFIED_RESIDUAL]
     out["equilibrium_exists_strong_competition"] = Measurement(
         float(tight.certified_residual.max()),
-        note=f"{int((tight.certified_residual <= CERTIFIED_RESIDUAL).sum())} of {len(tight)} instances have a "
-        f"certified equilibrium (Nash residual <= {CERTIFIED_RESIDUAL:g}): {len(tight) - len(damped)} by best "
-        f"response continued, {int((damped.certified_residual <= CERTIFIED_RESIDUAL).sum())} of the other "
+        note=f"{int((tight.certified_residual <= CERTIFIED_RESIDUAL).sum())} of {len(tight)} "
+        f"instances have a certified equilibrium (Nash residual <= {CERTIFIED_RESIDUAL:g}): "
+        f"{len(tight) - len(damped)} by best response continued, "
+        f"{int((damped.certified_residual <= CERTIFIED_RESIDUAL).sum())} of the other "
         f"{len(damped)} by damped best response from where it stopped",
     )
     out["envy_freeness_at_least_2sqrt2_minus_2"] = Measurement(
@@ -1085,14 +1108,15 @@ def infinite_parallelism_findings(
         stab = med(runs, "stabilised")
         out[f"local_greedy_stabilises_in_25_to_90_{p}"] = Measurement(
             stab.tolist(),
-            note=f"medians over all {len(runs) // max(len(stab), 1)} runs per number of users, converged or not: "
-            f"{stab.min():.0f} to {stab.max():.0f} iterations ("
+            note=f"medians over all {len(runs) // max(len(stab), 1)} runs per number of users, "
+            f"converged or not: {stab.min():.0f} to {stab.max():.0f} iterations ("
             + ", ".join(f"{int(u)} users {v:.0f}" for u, v in stab.items())
-            + "). "
-            "The step is not given in the paper (ours: 1% of the budget); the sensitivity figure shows larger "
-            "steps stabilise sooner",
+            + "). The step is not given in the paper (ours: 1% of the budget); the sensitivity "
+            "figure shows larger steps stabilise sooner",
         )
-    for p in prefs:  # §5.1: a threshold at 60 users: the median run does not converge below it and does from it on
+    for p in prefs:
+        # §5.1: a threshold at 60 users: the median run does not converge below it and does from it
+        # on
         conv = lg[lg.preference == p].groupby("users").converged.mean()
         below, above = conv[conv.index < 60], conv[conv.index >= 60]
         out[f"local_greedy_convergence_threshold_{p}"] = Measurement(
@@ -1118,8 +1142,9 @@ def infinite_parallelism_findings(
     wp_uniform = med(wp[wp.preference == "uniform"], "efficiency")
     out["better_than_weight_proportional_uniform"] = Measurement(
         gain["uniform"],
-        note=f"median gain {gain['uniform']:.0%}: it grows with users (weight-proportional efficiency "
-        f"falls from {wp_uniform.max():.2f} to {wp_uniform.min():.2f}); ≈ 43% at 150 users",
+        note=f"median gain {gain['uniform']:.0%}: it grows with users (weight-proportional "
+        f"efficiency falls from {wp_uniform.max():.2f} to {wp_uniform.min():.2f}); ≈ 43% at "
+        "150 users",
     )
     out["better_than_weight_proportional_correlated"] = Measurement(
         gain["correlated"],
@@ -1127,7 +1152,9 @@ def infinite_parallelism_findings(
         "efficient under correlated preferences than the paper's (≈0.7 implied); unnormalised "
         "weights do not change the gain (see the normalisation check)",
     )
-    for p in prefs:  # §5.1: uniformity "can be infinitely poor"; "the same is true with respect to envy-freeness"
+    for p in prefs:
+        # §5.1: uniformity "can be infinitely poor"; "the same is true with respect to
+        # envy-freeness"
         so_p = so[so.preference == p]
         low = {metric: med(so_p, metric) for metric in ("uniformity", "envy_freeness")}
         out[f"social_optimum_fairness_collapses_{p}"] = Measurement(
@@ -1153,13 +1180,13 @@ def infinite_parallelism_findings(
         )
         out[f"uniformity_decreases_with_users_{p}"] = Measurement(
             drop,
-            note=f"median uniformity {u.iloc[0]:.3f} at {int(u.index[0])} users, {u.loc[mid_users]:.3f} at "
-            f"{mid_users}, {u.loc[most_users]:.3f} at {most_users}",
+            note=f"median uniformity {u.iloc[0]:.3f} at {int(u.index[0])} users, "
+            f"{u.loc[mid_users]:.3f} at {mid_users}, {u.loc[most_users]:.3f} at {most_users}",
         )
         out[f"uniformity_flattens_{p}"] = Measurement(
             late / drop if drop > 0 else np.nan,
-            note=f"change {late:.3f} from {mid_users} to {most_users} users against a drop of {drop:.3f} from "
-            f"{int(u.index[0])} to {mid_users}",
+            note=f"change {late:.3f} from {mid_users} to {most_users} users against a drop of "
+            f"{drop:.3f} from {int(u.index[0])} to {mid_users}",
         )
     out["uniformity_uniform_above_correlated"] = Measurement(
         (uni["uniform"] - uni["correlated"]).tolist()
@@ -1168,9 +1195,10 @@ def infinite_parallelism_findings(
 
 
 def efficiency_over_time_findings(trajectories: pd.DataFrame) -> dict[str, Measurement]:
-    """EC Fig. 3's claims (same welfare, best response faster) on :func:`efficiency_over_time`'s table: the median
-    efficiency per iteration of best response and local greedy, compared at the last iteration and by when each
-    settles within 0.01 of its last value (:func:`settling_iteration`).
+    """EC Fig. 3's claims (same welfare, best response faster) on :func:`efficiency_over_time`'s
+    table: the median efficiency per iteration of best response and local greedy, compared at the
+    last iteration and by when each settles within 0.01 of its last value
+    (:func:`settling_iteration`).
 
     Parameters
     ----------
@@ -1192,13 +1220,15 @@ def efficiency_over_time_findings(trajectories: pd.DataFrame) -> dict[str, Measu
     return {
         "fig3_same_welfare": Measurement(
             abs(final["best_response"] - final["local_greedy"]),
-            note=f"median efficiency after {int(curve['best_response'].index[-1])} iterations: best response "
-            f"{final['best_response']:.4f}, local greedy {final['local_greedy']:.4f}",
+            note=f"median efficiency after {int(curve['best_response'].index[-1])} iterations: "
+            f"best response {final['best_response']:.4f}, local greedy "
+            f"{final['local_greedy']:.4f}",
         ),
         "fig3_best_response_faster": Measurement(
             settle["local_greedy"] - settle["best_response"],
-            note=f"settled (within 0.01 of the final median) at iteration {settle['best_response']} (best response) "
-            f"and {settle['local_greedy']} (local greedy)",
+            note="settled (within 0.01 of the final median) at iteration "
+            f"{settle['best_response']} (best response) and {settle['local_greedy']} (local "
+            "greedy)",
         ),
     }
 
@@ -1206,15 +1236,16 @@ def efficiency_over_time_findings(trajectories: pd.DataFrame) -> dict[str, Measu
 def finite_parallelism_findings(
     finite: pd.DataFrame, trajectories: pd.DataFrame, infinite: pd.DataFrame
 ) -> dict[str, Measurement]:
-    """The §5.2 / EC Figs. 4–6 claims of the feldman2005 ledger: ``finite`` from :func:`finite_parallelism_sweep`
-    (Δ = 5 and 20, stacked), ``trajectories`` from :func:`finite_efficiency_trajectories` ((Δ, users) = (5, 40) and
-    (20, 10)), ``infinite`` from :func:`infinite_parallelism_sweep` (its uniform best-response rows are Fig. 6's
+    """The §5.2 / EC Figs. 4–6 claims of the feldman2005 ledger: ``finite`` from
+    :func:`finite_parallelism_sweep` (Δ = 5 and 20, stacked), ``trajectories`` from
+    :func:`finite_efficiency_trajectories` ((Δ, users) = (5, 40) and (20, 10)), ``infinite`` from
+    :func:`infinite_parallelism_sweep` (its uniform best-response rows are Fig. 6's
     infinite-parallelism reference at the same numbers of users).
 
-    Non-convergence is judged where at most half the seeds converge. The paper's simulations vary the users "from 5
-    to 250" (§5), so the Fig. 4 band claims read users from 5 on; runs below 5 users (our extension) count in
-    ``low_competition_converges``, the paper's explanation, which is about competition δ rather than a range of
-    users. Returns ``{claim_id: Measurement}``.
+    Non-convergence is judged where at most half the seeds converge. The paper's simulations vary
+    the users "from 5 to 250" (§5), so the Fig. 4 band claims read users from 5 on; runs below 5
+    users (our extension) count in ``low_competition_converges``, the paper's explanation, which is
+    about competition δ rather than a range of users. Returns ``{claim_id: Measurement}``.
 
     Parameters
     ----------
@@ -1268,8 +1299,8 @@ def finite_parallelism_findings(
     ).abs()
     out["fig6_delta5_many_users_like_infinite_parallelism"] = Measurement(
         float(gap_many.values.max()) if many else np.nan,
-        note=f"shared numbers of users {many}; largest gap in efficiency {gap_many.efficiency.max():.3f}, in "
-        f"min(ρ, 1) {gap_many.ef1.max():.3f}"
+        note=f"shared numbers of users {many}; largest gap in efficiency "
+        f"{gap_many.efficiency.max():.3f}, in min(ρ, 1) {gap_many.ef1.max():.3f}"
         if many
         else "no shared numbers of users above 40",
     )
@@ -1283,8 +1314,9 @@ def finite_parallelism_findings(
     gap20 = (d20.loc[shared20, ["efficiency", "uniformity", "ef1"]] - inf_med.loc[shared20]).abs()
     out["fig6_delta20_close_to_infinite_parallelism"] = Measurement(
         float(gap20.values.max()) if shared20 else np.nan,
-        note=f"shared numbers of users {shared20}; largest gaps: efficiency {gap20.efficiency.max():.3f}, "
-        f"uniformity {gap20.uniformity.max():.3f}, min(ρ, 1) {gap20.ef1.max():.3f}"
+        note=f"shared numbers of users {shared20}; largest gaps: efficiency "
+        f"{gap20.efficiency.max():.3f}, uniformity {gap20.uniformity.max():.3f}, min(ρ, 1) "
+        f"{gap20.ef1.max():.3f}"
         if shared20
         else "no shared numbers of users",
     )
@@ -1334,8 +1366,9 @@ def finite_parallelism_findings(
         [float(share_two.loc[5]), float(share_two.loc[20])],
         note="every local-search call of every run, pooled per Δ: "
         + "; ".join(
-            f"Δ = {int(d)}: {int(calls.calls_within_two_iterations[d]):,} of {int(calls.local_search_calls[d]):,} "
-            f"calls ({share_two[d]:.1%}) with at most one swap"
+            f"Δ = {int(d)}: {int(calls.calls_within_two_iterations[d]):,} of "
+            f"{int(calls.local_search_calls[d]):,} calls ({share_two[d]:.1%}) with at most "
+            "one swap"
             for d in (5, 20)
         ),
     )
@@ -1350,8 +1383,8 @@ def finite_parallelism_findings(
 
 
 def finite_convergence(finite: pd.DataFrame) -> pd.DataFrame:
-    """Per (Δ, users) of :func:`finite_parallelism_sweep`'s table: the share of seeds that converged (``conv``), the
-    competition δ = mΔ/n (``comp``) and the median efficiency (``eff``).
+    """Per (Δ, users) of :func:`finite_parallelism_sweep`'s table: the share of seeds that
+    converged (``conv``), the competition δ = mΔ/n (``comp``) and the median efficiency (``eff``).
 
     Parameters
     ----------
@@ -1373,8 +1406,9 @@ def finite_convergence(finite: pd.DataFrame) -> pd.DataFrame:
 
 
 def _asymmetric_minus_symmetric(opposite: pd.DataFrame) -> Measurement:
-    """§3.1: the asymmetric equilibria are "bad" (less efficient than the symmetric one): the largest efficiency of an
-    asymmetric equilibrium minus the symmetric one's at the same α, over the α of the grid that have both."""
+    """§3.1: the asymmetric equilibria are "bad" (less efficient than the symmetric one): the
+    largest efficiency of an asymmetric equilibrium minus the symmetric one's at the same α, over
+    the α of the grid that have both."""
     symmetric = np.isclose(opposite.delta, 1.0)  # the symmetric equilibrium has δ = 1
     sym = opposite[symmetric].set_index("alpha").efficiency
     asym = opposite[~symmetric].groupby("alpha").efficiency.max()
@@ -1390,14 +1424,14 @@ def _asymmetric_minus_symmetric(opposite: pd.DataFrame) -> Measurement:
 
 
 def _random_two_player(random_games: pd.DataFrame, metric: str) -> tuple[float, str]:
-    """The smallest ``metric`` over the certified equilibria of :func:`random_two_player_games`' table, and a note
-    saying how many stopping points were certified."""
+    """The smallest ``metric`` over the certified equilibria of :func:`random_two_player_games`'
+    table, and a note saying how many stopping points were certified."""
     ok = random_games.residual <= CERTIFIED_RESIDUAL
     games = random_games.groupby(["machines", "game"]).ngroups
     certified_games = random_games[ok].groupby(["machines", "game"]).ngroups
     note = (
-        f"random games: {int(ok.sum())} of {len(random_games)} stopping points certified (Nash residual <= "
-        f"{CERTIFIED_RESIDUAL:g}) in {certified_games} of {games} games ("
+        f"random games: {int(ok.sum())} of {len(random_games)} stopping points certified "
+        f"(Nash residual <= {CERTIFIED_RESIDUAL:g}) in {certified_games} of {games} games ("
         + ", ".join(
             f"{int(n)} machines: smallest {metric.replace('_', '-')} {g[metric].min():.4f}"
             for n, g in random_games[ok].groupby("machines")
@@ -1413,13 +1447,15 @@ def two_player_findings(
     check_alphas: Iterable[float],
     random_games: pd.DataFrame,
 ) -> dict[str, Measurement]:
-    """The §3.1 / Theorem 2 claims of the feldman2005 ledger. ``opposite`` and ``equal``: the equilibria of the
-    opposite- and equal-weight games over a grid of α (rows of :func:`fairlib.market.two_player_equilibria`, the
-    symmetric one where ``delta`` is 1); ``check_alphas``: where the closed-form equilibria are counted against
-    :func:`fairlib.market.two_player_equilibria_numeric`. The symmetric equilibrium's lowest efficiency and where it
-    falls are read from the grid; the count just below and above α₀ = (2 + √2)/4 and the limits at α = 0.9999 come
-    from the closed form itself. ``random_games``: :func:`random_two_player_games`' table; Theorem 2's bounds are
-    read on the families and on its certified equilibria, as [families, random games].
+    """The §3.1 / Theorem 2 claims of the feldman2005 ledger. ``opposite`` and ``equal``: the
+    equilibria of the opposite- and equal-weight games over a grid of α (rows of
+    :func:`fairlib.market.two_player_equilibria`, the symmetric one where ``delta`` is 1);
+    ``check_alphas``: where the closed-form equilibria are counted against
+    :func:`fairlib.market.two_player_equilibria_numeric`. The symmetric equilibrium's lowest
+    efficiency and where it falls are read from the grid; the count just below and above α₀ = (2
+    + √2)/4 and the limits at α = 0.9999 come from the closed form itself. ``random_games``:
+    :func:`random_two_player_games`' table; Theorem 2's bounds are read on the families and on its
+    certified equilibria, as [families, random games].
 
     Parameters
     ----------
@@ -1454,11 +1490,12 @@ def two_player_findings(
         for a in check_alphas
     ]
     return {
-        # the symmetric equilibrium's lowest efficiency over the grid of α, wherever it falls (not evaluated at the
-        # paper's α = 1/√2, which would take the paper's answer as given)
+        # the symmetric equilibrium's lowest efficiency over the grid of α, wherever it falls (not
+        # evaluated at the paper's α = 1/√2, which would take the paper's answer as given)
         "two_player_min_efficiency_2sqrt2_minus_2": Measurement(
             float(symmetric.efficiency.min()),
-            note=f"over {len(symmetric)} values of α in [{symmetric.alpha.min():.3f}, {symmetric.alpha.max():.3f}]",
+            note=f"over {len(symmetric)} values of α in [{symmetric.alpha.min():.3f}, "
+            f"{symmetric.alpha.max():.3f}]",
         ),
         "two_player_min_at_alpha_1_over_sqrt2": Measurement(
             float(symmetric.sort_values("efficiency").alpha.iloc[0])
@@ -1476,13 +1513,13 @@ def two_player_findings(
         ),
         "two_player_efficiency_at_least_3_4": Measurement(
             [float(min(opposite.efficiency.min(), equal.efficiency.min())), random_eff[0]],
-            note=f"2×2 families: smallest {min(opposite.efficiency.min(), equal.efficiency.min()):.4f}; "
-            + random_eff[1],
+            note="2×2 families: smallest "
+            f"{min(opposite.efficiency.min(), equal.efficiency.min()):.4f}; " + random_eff[1],
         ),
         "two_player_envy_free": Measurement(
             [float(min(opposite.envy_freeness.min(), equal.envy_freeness.min())), random_ef[0]],
-            note=f"2×2 families: smallest {min(opposite.envy_freeness.min(), equal.envy_freeness.min()):.4f}; "
-            + random_ef[1],
+            note="2×2 families: smallest "
+            f"{min(opposite.envy_freeness.min(), equal.envy_freeness.min()):.4f}; " + random_ef[1],
         ),
         "equal_weight_game_perfect": Measurement(
             [
@@ -1512,9 +1549,9 @@ def two_player_findings(
 def theorem3_findings(
     construction: pd.DataFrame, guarantee: pd.DataFrame
 ) -> dict[str, Measurement]:
-    """Theorem 3's claims: ``construction`` has one row per n of the m = n² + n construction (its efficiency,
-    ``bound_2_over_n_plus_1`` and ``condition1_violation``); ``guarantee`` is :func:`proportional_guarantee_runs`'s
-    table (utilities times m).
+    """Theorem 3's claims: ``construction`` has one row per n of the m = n² + n construction (its
+    efficiency, ``bound_2_over_n_plus_1`` and ``condition1_violation``); ``guarantee`` is
+    :func:`proportional_guarantee_runs`'s table (utilities times m).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""Experiment drivers for the li2019 notebook: random arrival orders of real demands, running times."""
+"""Experiment drivers for the li2019 notebook: random arrival orders of real demands, running
+times."""
 
 from __future__ import annotations
 
@@ -46,8 +47,9 @@ __all__ = [
 
 
 def _order_cell(seed, n, order, pool, cautious):
-    """One random order: n demands drawn from ``pool`` (the draw depends on (n, order) only), dynamic DRF
-    and, when ``cautious``, the cautious LP; per-step ratios to the static benchmark as arrays."""
+    """One random order: n demands drawn from ``pool`` (the draw depends on (n, order) only),
+    dynamic DRF and, when ``cautious``, the cautious LP; per-step ratios to the static benchmark as
+    arrays."""
     g = np.random.default_rng(seed)
     d = pool[g.choice(len(pool), size=n, replace=False)]
     k = np.arange(1, n + 1)
@@ -78,17 +80,18 @@ def random_order_runs(
 ) -> pd.DataFrame:
     """Kash et al.-style experiment: n demands drawn at random from ``pool`` arrive in random order.
 
-    For each n in ``ns`` and each of ``orders[n]`` (or ``orders``) samples, runs dynamic DRF (and the
-    cautious-LP reconstruction [INF] on the first ``cautious_orders[n]`` samples, on the same draws) and
-    records, per step k, maxsum and maxmin divided by the static-DRF benchmark (k ẋ^k and ẋ^k). Returns one row
-    per (n, order, mechanism, objective, k) with that ``ratio``: the raw runs, for plots that show their spread
-    (seaborn's percentile interval); :func:`order_summary` aggregates them. Runs on :func:`fairlib.sweep.sweep`
-    (one cell per sample).
+    For each n in ``ns`` and each of ``orders[n]`` (or ``orders``) samples, runs dynamic DRF (and
+    the cautious-LP reconstruction [INF] on the first ``cautious_orders[n]`` samples, on the same
+    draws) and records, per step k, maxsum and maxmin divided by the static-DRF benchmark (k ẋ^k
+    and ẋ^k). Returns one row per (n, order, mechanism, objective, k) with that ``ratio``: the raw
+    runs, for plots that show their spread (seaborn's percentile interval); :func:`order_summary`
+    aggregates them. Runs on :func:`fairlib.sweep.sweep` (one cell per sample).
 
     Parameters
     ----------
     pool : array_like, shape (P, m)
-        Demand vectors (one per row) the arrivals are drawn from (normalised as dynamic DRF takes them).
+        Demand vectors (one per row) the arrivals are drawn from (normalised as dynamic DRF takes
+        them).
     ns : iterable of int
         Numbers of agents, each at most P.
     orders : int or dict of int to int
@@ -166,8 +169,9 @@ def random_order_runs(
 
 
 def order_summary(runs: pd.DataFrame) -> pd.DataFrame:
-    """:func:`random_order_runs` per (n, mechanism, objective, k), in that order: the mean ratio over the orders,
-    its 10th and 90th percentiles (``q10``, ``q90``) and the number of orders (``samples``).
+    """:func:`random_order_runs` per (n, mechanism, objective, k), in that order: the mean ratio
+    over the orders, its 10th and 90th percentiles (``q10``, ``q90``) and the number of orders
+    (``samples``).
 
     Parameters
     ----------
@@ -209,13 +213,15 @@ def random_order_experiment(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """:func:`order_summary` of :func:`random_order_runs` (same arguments): one row per (n, mechanism, objective,
-    k) with the mean, 10th and 90th percentiles of the ratio to static DRF, and the sample count.
+    """:func:`order_summary` of :func:`random_order_runs` (same arguments): one row per (n,
+    mechanism, objective, k) with the mean, 10th and 90th percentiles of the ratio to static DRF,
+    and the sample count.
 
     Parameters
     ----------
     pool : array_like, shape (P, m)
-        Demand vectors (one per row) the arrivals are drawn from (normalised as dynamic DRF takes them).
+        Demand vectors (one per row) the arrivals are drawn from (normalised as dynamic DRF takes
+        them).
     ns : iterable of int
         Numbers of agents, each at most P.
     orders : int or dict of int to int
@@ -294,10 +300,11 @@ def agreement_runs(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """Random small instances (2-15 agents, 1-4 resources, every fourth with ties and repeated demand
-    vectors, n = K..K+2): the largest share difference between Algorithm 1 (prefix sums and printed
-    loops), water-filling and the LP over every step; SI/DEF/DPO/capacity violations of Algorithm 1; and
-    what the printed line 6 does (capacity violation, share error against the LP). One row per run.
+    """Random small instances (2-15 agents, 1-4 resources, every fourth with ties and repeated
+    demand vectors, n = K..K+2): the largest share difference between Algorithm 1 (prefix sums and
+    printed loops), water-filling and the LP over every step; SI/DEF/DPO/capacity violations of
+    Algorithm 1; and what the printed line 6 does (capacity violation, share error against the LP).
+    One row per run.
 
     Parameters
     ----------
@@ -341,8 +348,8 @@ def strategyproofness_runs(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """``runs`` random instances, each with ``trials`` random misreports (``strategyproofness_spot_check``);
-    one row per instance with the largest gain from lying.
+    """``runs`` random instances, each with ``trials`` random misreports
+    (``strategyproofness_spot_check``); one row per instance with the largest gain from lying.
 
     Parameters
     ----------
@@ -390,18 +397,19 @@ def per_step_times(
 ) -> pd.DataFrame:
     """Median time of one arrival step at each k, kernels called directly (no input validation).
 
-    ``linear``: Algorithm 1 with prefix sums kept across steps — its state carries over from step to
-    step, so it is timed over ``block`` consecutive steps from k (state copied afresh each repeat, the
-    copy included) and divided by ``block`` (default max(64, k // 16), so the O(k) copy stays a small
-    share of the block); ``linear_rescan``: one step of Algorithm 1 with the printed
+    ``linear``: Algorithm 1 with prefix sums kept across steps — its state carries over from step
+    to step, so it is timed over ``block`` consecutive steps from k (state copied afresh each
+    repeat, the copy included) and divided by ``block`` (default max(64, k // 16), so the O(k) copy
+    stays a small share of the block); ``linear_rescan``: one step of Algorithm 1 with the printed
     O(k m) loops; ``sorted_waterfill``: the sort-based water-filling step; ``lp``: HiGHS on eq. (1)
     (only for k <= ``lp_max_k``); ``waterfill``: the event-driven water-filling, whose cost is
     amortised, reported as (time of K arrivals) / K. Uniform random demands; capacity k/n with n = k
     (n = k + block - 1 for the ``linear`` block). Rows for one k share one demand matrix.
 
-    Column ``work`` (``linear`` and ``linear_rescan``): the element operations of one step, counted by the
-    kernel (the ``linear`` block's count divided by ``block``) — deterministic, so the complexity claims are
-    tested on it; ``seconds`` depends on the machine and its load and is shown beside it.
+    Column ``work`` (``linear`` and ``linear_rescan``): the element operations of one step, counted
+    by the kernel (the ``linear`` block's count divided by ``block``) — deterministic, so the
+    complexity claims are tested on it; ``seconds`` depends on the machine and its load and is shown
+    beside it.
 
     Parameters
     ----------
@@ -496,8 +504,9 @@ def total_times(
     methods: Iterable[str] = ("linear", "linear_rescan", "waterfill"),
 ) -> pd.DataFrame:
     """Wall time of processing all n arrivals (one run each, after a warm-up on a small instance).
-    ``linear_rescan`` is Algorithm 1 with the printed O(k m) loops (``sums="rescan"``). Column ``work``: the
-    element operations counted by Algorithm 1's kernel over all steps (NaN for water-filling).
+    ``linear_rescan`` is Algorithm 1 with the printed O(k m) loops (``sums="rescan"``). Column
+    ``work``: the element operations counted by Algorithm 1's kernel over all steps (NaN for
+    water-filling).
 
     Parameters
     ----------
@@ -544,10 +553,10 @@ def total_times(
 
 
 def instance_share_findings(cr1_ms: Iterable[int], cr2_ms: Iterable[int]) -> dict[str, Measurement]:
-    """§4's two instances agent by agent (ε = 1e-9): on the n = m + 1 instance (m in ``cr1_ms``) the largest
-    distance of the last step's shares from the paper's limits (x_1 = … = x_m → m/(m + 1), x_n = x_1/m → 1/(m + 1);
-    static DRF's common share → 1/2), and on the n = m² + 1 instance (m in ``cr2_ms``) the largest distance of
-    every share at step k = m² from m/(m² + 1).
+    """§4's two instances agent by agent (ε = 1e-9): on the n = m + 1 instance (m in ``cr1_ms``)
+    the largest distance of the last step's shares from the paper's limits (x_1 = … = x_m →
+    m/(m + 1), x_n = x_1/m → 1/(m + 1); static DRF's common share → 1/2), and on the n = m² + 1
+    instance (m in ``cr2_ms``) the largest distance of every share at step k = m² from m/(m² + 1).
 
     Parameters
     ----------
@@ -583,9 +592,9 @@ def instance_share_findings(cr1_ms: Iterable[int], cr2_ms: Iterable[int]) -> dic
     return {
         "cr1_individual_shares": Measurement(
             max(dyn_gap, static_gap),
-            note=f"m = {cr1_list}: largest distance of dynamic DRF's last-step shares from m/(m + 1) (agents 1..m) "
-            f"and 1/(m + 1) (agent n), and of x_n m from x_1: {dyn_gap:.2g}; of static DRF's share from 1/2: "
-            f"{static_gap:.2g}",
+            note=f"m = {cr1_list}: largest distance of dynamic DRF's last-step shares from m/(m + "
+            "1) (agents 1..m) and 1/(m + 1) (agent n), and of x_n m from x_1: "
+            f"{dyn_gap:.2g}; of static DRF's share from 1/2: {static_gap:.2g}",
         ),
         "cr2_step_m2_shares": Measurement(
             step_gap,
@@ -601,12 +610,13 @@ def fixed_increment_work(
     m: int = 2,
     rng: int | np.random.Generator | np.random.SeedSequence | None = None,
 ) -> pd.DataFrame:
-    """One arrival step at k (n = k, uniform random demands on 0.01-1, previous shares from the exact water-filling)
-    computed by Kash, Procaccia and Shah's water-filling with a fixed increment (Li et al.'s [6],
-    :func:`fairlib.dynamic.baselines.waterfill_step_fixed_increment`) at each numeric scale S of ``scales``: every
-    resource counted in n S units, shares raised one unit (1/(n S)) at a time; and by Algorithm 1 with the printed
-    loops (line 6 corrected), whose work does not depend on S. One row per S: ``raises``, counted ``work`` of the
-    fixed-increment step, ``alg1_work``, ``gap`` (exact level minus the fixed-increment minimum share).
+    """One arrival step at k (n = k, uniform random demands on 0.01-1, previous shares from the
+    exact water-filling) computed by Kash, Procaccia and Shah's water-filling with a fixed increment
+    (Li et al.'s [6], :func:`fairlib.dynamic.baselines.waterfill_step_fixed_increment`) at each
+    numeric scale S of ``scales``: every resource counted in n S units, shares raised one unit (1/(n
+    S)) at a time; and by Algorithm 1 with the printed loops (line 6 corrected), whose work does not
+    depend on S. One row per S: ``raises``, counted ``work`` of the fixed-increment step,
+    ``alg1_work``, ``gap`` (exact level minus the fixed-increment minimum share).
 
     Parameters
     ----------
@@ -650,10 +660,10 @@ def fixed_increment_work(
 def waterfill_baseline_findings(
     fixed: pd.DataFrame, per_step: pd.DataFrame, *, ks: Iterable[int] = (3000, 10000)
 ) -> dict[str, Measurement]:
-    """Algorithm 1 against the water-fillings: [6]'s fixed increment (:func:`fixed_increment_work`: raises and the
-    work ratio to Algorithm 1 against the numeric scale) and our exact event-driven one, the fastest we have
-    (:func:`per_step_times` rows ``linear`` and ``waterfill``: wall-time ratio event-driven / Algorithm 1 at
-    ``ks``).
+    """Algorithm 1 against the water-fillings: [6]'s fixed increment (:func:`fixed_increment_work`:
+    raises and the work ratio to Algorithm 1 against the numeric scale) and our exact event-driven
+    one, the fastest we have (:func:`per_step_times` rows ``linear`` and ``waterfill``: wall-time
+    ratio event-driven / Algorithm 1 at ``ks``).
 
     Parameters
     ----------
@@ -695,18 +705,21 @@ def waterfill_baseline_findings(
     return {
         "waterfill_pseudo_polynomial": Measurement(
             slope,
-            note=f"raises of one fixed-increment step at k = {int(fixed.k.iloc[0]):,} for S = {scales} units "
-            f"per fair share: {', '.join(str(int(r)) for r in fixed.raises)} (log-log slope {slope:.2f})",
+            note=f"raises of one fixed-increment step at k = {int(fixed.k.iloc[0]):,} for S = "
+            f"{scales} units per fair share: {', '.join(str(int(r)) for r in fixed.raises)} "
+            f"(log-log slope {slope:.2f})",
         ),
         "linear_improves_on_fixed_increment_waterfill": Measurement(
             ratio,
-            note=f"counted work of the fixed-increment step over Algorithm 1's (printed loops) for S = {scales}: "
+            note="counted work of the fixed-increment step over Algorithm 1's (printed loops) "
+            f"for S = {scales}: "
             + ", ".join(f"{r:.3g}" for r in ratio)
             + (f"; above 1 from S = {cross.iloc[0]:,.0f}" if len(cross) else "; never above 1"),
         ),
         "linear_vs_event_waterfill": Measurement(
             event,
-            note="wall time of one event-driven water-filling step (amortised) over one Algorithm 1 step "
-            "(prefix sums): " + ", ".join(f"{r:.2f} at k = {kk:,}" for r, kk in zip(event, ks)),
+            note="wall time of one event-driven water-filling step (amortised) over one Algorithm "
+            "1 step (prefix sums): "
+            + ", ".join(f"{r:.2f} at k = {kk:,}" for r, kk in zip(event, ks)),
         ),
     }

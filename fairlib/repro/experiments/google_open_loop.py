@@ -1,21 +1,25 @@
-"""The Google experiment of Khamse-Ashari et al. (§6.2–6.3, Figs. 13–14) in open loop, over its setups.
+"""The Google experiment of Khamse-Ashari et al. (§6.2–6.3, Figs. 13–14) in open loop, over its
+setups.
 
-The trace notebook's closed-loop replay lets each mechanism decide when a job finishes, so late in the window
-mechanisms are compared on different jobs. Here every mechanism allocates the *same* active sets, taken from
-the trace (:func:`fairlib.sim.open_loop`), and the comparison is repeated over the choices the paper leaves
-open or our copy lost:
+The trace notebook's closed-loop replay lets each mechanism decide when a job finishes, so late in
+the window mechanisms are compared on different jobs. Here every mechanism allocates the *same*
+active sets, taken from the trace (:func:`fairlib.sim.open_loop`), and the comparison is repeated
+over the choices the paper leaves open or our copy lost:
 
-- **demand model** — ``"per-interval"``: §6.2 as reconstructed [INF] (:func:`fairlib.traces.task_event_demands`:
-  the requests of the tasks running at the start of each 5-minute interval, a job never given more than that);
-  ``"lifetime"``: the earlier model, one demand per job (the sum of all its tasks' requests,
-  :func:`fairlib.traces.google_workload`) held from arrival to departure, no cap (a job may absorb any share);
-- **class labels** — ``"proportionality"`` (§6.2: A/B near the total's direction serve everyone, C/D the
-  heterogeneous ones reserved for latency-sensitive jobs) or ``"frequency"`` (A–D by count, the earlier mapping);
+- **demand model** — ``"per-interval"``: §6.2 as reconstructed [INF]
+  (:func:`fairlib.traces.task_event_demands`: the requests of the tasks running at the start of each
+  5-minute interval, a job never given more than that); ``"lifetime"``: the earlier model, one
+  demand per job (the sum of all its tasks' requests, :func:`fairlib.traces.google_workload`) held
+  from arrival to departure, no cap (a job may absorb any share);
+- **class labels** — ``"proportionality"`` (§6.2: A/B near the total's direction serve everyone,
+  C/D the heterogeneous ones reserved for latency-sensitive jobs) or ``"frequency"`` (A–D by
+  count, the earlier mapping);
 - **job sample** — the fraction of jobs and the seed.
 
-Jobs are sampled by job id, so both demand models see the same jobs (the per-interval model drops jobs with no
-task running at any interval start). :func:`sensitivity` runs the grid on :func:`fairlib.sweep.sweep`;
-:func:`leads` turns it into PS-DSF's lead over the better of DRFH and TSF.
+Jobs are sampled by job id, so both demand models see the same jobs (the per-interval model drops
+jobs with no task running at any interval start). :func:`sensitivity` runs the grid on
+:func:`fairlib.sweep.sweep`; :func:`leads` turns it into PS-DSF's lead over the better of DRFH and
+TSF.
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ if TYPE_CHECKING:
 
 DEMAND_MODELS = ("per-interval", "lifetime")
 LABELS = ("proportionality", "frequency")
-#: time-averaged columns of :func:`time_averaged` (normalised CPU and RAM, overall and on classes C/D)
+#: time-averaged columns of :func:`time_averaged` (normalised CPU and RAM, overall and on classes
+#: C/D)
 UTILISATION = {
     "cpu": "utilisation_cpu_normalised",
     "ram": "utilisation_memory_normalised",
@@ -49,15 +54,17 @@ UTILISATION = {
 
 
 def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
-    """Per mechanism of an :func:`fairlib.sim.open_loop` table: utilisation averaged over time (each epoch
-    weighted by its length; idle epochs count as zero), ``utilisation`` = mean of CPU and RAM (the paper's
-    Fig. 13 plots both; we rank by their mean), the same on C/D, the time-averaged number of active jobs and
-    Jain's index of dominant shares, and the number of epochs. From a table run with ``ranges=True``, also
-    ``cpu_CD_low``/``cpu_CD_high`` and ``ram_CD_low``/``ram_CD_high``: the time-averaged lowest and highest C/D
-    utilisation over placements of the same per-job totals (epochs are independent, so these bound the average
-    exactly). From a table run with ``definition4=True``, also ``<measure>_definition4_low``/``_high`` for cpu, ram,
-    cpu_CD and ram_CD: time-averaged certified bounds on the utilisation of every allocation meeting PS-DSF's
-    Definition 4 (the same for every mechanism).
+    """Per mechanism of an :func:`fairlib.sim.open_loop` table: utilisation averaged over time (each
+    epoch weighted by its length; idle epochs count as zero), ``utilisation`` = mean of CPU and RAM
+    (the paper's Fig. 13 plots both; we rank by their mean), the same on C/D, the time-averaged
+    number of active jobs and Jain's index of dominant shares, and the number of epochs. From a
+    table run with ``ranges=True``, also ``cpu_CD_low``/``cpu_CD_high`` and
+    ``ram_CD_low``/``ram_CD_high``: the time-averaged lowest and highest C/D utilisation over
+    placements of the same per-job totals (epochs are independent, so these bound the average
+    exactly). From a table run with ``definition4=True``, also
+    ``<measure>_definition4_low``/``_high`` for cpu, ram, cpu_CD and ram_CD: time-averaged certified
+    bounds on the utilisation of every allocation meeting PS-DSF's Definition 4 (the same for every
+    mechanism).
 
     Parameters
     ----------
@@ -67,8 +74,9 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per mechanism: ``cpu``, ``ram``, ``utilisation``, their ``_CD`` counterparts, ``mean_active_jobs``,
-        ``jain_dominant_share``, ``epochs``, and the range and Definition-4 columns where the table has them.
+        One row per mechanism: ``cpu``, ``ram``, ``utilisation``, their ``_CD`` counterparts,
+        ``mean_active_jobs``, ``jain_dominant_share``, ``epochs``, and the range and Definition-4
+        columns where the table has them.
 
     Raises
     ------
@@ -132,16 +140,17 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def typical_task(task_events: pd.DataFrame) -> float:
-    """The median task's dominant request (normalised units) among the tasks of ``task_events`` that ever run
-    (SCHEDULE or UPDATE_RUNNING), each task counted once with its last such request: the size of one task for
-    :func:`fairlib.multires.drfh_best_fit` on jobs whose demand unit is a whole dominant unit
-    (:func:`fairlib.traces.task_event_demands`). Our choice: the per-job task counts are not carried into the
-    jobs, so every job's tasks are taken to be this size.
+    """The median task's dominant request (normalised units) among the tasks of ``task_events`` that
+    ever run (SCHEDULE or UPDATE_RUNNING), each task counted once with its last such request: the
+    size of one task for :func:`fairlib.multires.drfh_best_fit` on jobs whose demand unit is a whole
+    dominant unit (:func:`fairlib.traces.task_event_demands`). Our choice: the per-job task counts
+    are not carried into the jobs, so every job's tasks are taken to be this size.
 
     Parameters
     ----------
     task_events : pandas.DataFrame
-        Task events with ``job_id``, ``task_index``, ``event_type``, ``cpu_request`` and ``memory_request``.
+        Task events with ``job_id``, ``task_index``, ``event_type``, ``cpu_request`` and
+        ``memory_request``.
 
     Returns
     -------
@@ -169,9 +178,9 @@ def typical_task(task_events: pd.DataFrame) -> float:
 
 
 def paper_setup_mechanisms(task: float) -> dict[str, Callable[[Cluster], Allocation]]:
-    """The mechanisms of the request-based reconstruction of §6.2: PS-DSF, DRFH and TSF (name -> callable of a cluster),
-    and Best-Fit DRFH (:func:`fairlib.multires.drfh_best_fit`, the DRFH paper's own scheduler) placing tasks of ``task``
-    dominant units (:func:`typical_task`).
+    """The mechanisms of the request-based reconstruction of §6.2: PS-DSF, DRFH and TSF (name ->
+    callable of a cluster), and Best-Fit DRFH (:func:`fairlib.multires.drfh_best_fit`, the DRFH
+    paper's own scheduler) placing tasks of ``task`` dominant units (:func:`typical_task`).
 
     Parameters
     ----------
@@ -181,7 +190,8 @@ def paper_setup_mechanisms(task: float) -> dict[str, Callable[[Cluster], Allocat
     Returns
     -------
     dict of str to callable
-        ``{"PS-DSF": ..., "DRFH": ..., "TSF": ..., "Best-Fit DRFH": ...}``, each a callable of a cluster.
+        ``{"PS-DSF": ..., "DRFH": ..., "TSF": ..., "Best-Fit DRFH": ...}``, each a callable of a
+        cluster.
     """
     from ...multires import drfh, drfh_best_fit, psdsf, tsf
 
@@ -196,13 +206,14 @@ def paper_setup_mechanisms(task: float) -> dict[str, Callable[[Cluster], Allocat
 def route_mechanisms(
     alphas: Iterable[float],
 ) -> tuple[dict[str, Callable[[Cluster], Allocation]], dict[str, list[bool]]]:
-    """The paper's route to PS-DSF (PF-VDS(α) as α grows, Theorem 2) under the request-based reconstruction's per-job
-    caps: ``({"PF-VDS(α)": callable, ..., "PS-DSF": psdsf}, certified)``. With caps PF-VDS is our variational
-    equilibrium (:func:`fairlib.multires.pfvds`); ``certified[name]`` collects, call by call, whether the allocation was
-    certified (``converged``: eq. (16)'s gap over the capped set <= ``CAPPED_GAP`` and no job short of its cap with
-    room left on a server it may use, ``CAPPED_SHORTFALL``; PS-DSF: its fixed point's ``converged``), so a table
-    built from uncertified allocations says so. Run them on unmerged servers
-    (``open_loop(..., merge=False)``): a cap price that every server charges makes the equilibrium depend on each
+    """The paper's route to PS-DSF (PF-VDS(α) as α grows, Theorem 2) under the request-based
+    reconstruction's per-job caps: ``({"PF-VDS(α)": callable, ..., "PS-DSF": psdsf}, certified)``.
+    With caps PF-VDS is our variational equilibrium (:func:`fairlib.multires.pfvds`);
+    ``certified[name]`` collects, call by call, whether the allocation was certified (``converged``:
+    eq. (16)'s gap over the capped set <= ``CAPPED_GAP`` and no job short of its cap with room left
+    on a server it may use, ``CAPPED_SHORTFALL``; PS-DSF: its fixed point's ``converged``), so a
+    table built from uncertified allocations says so. Run them on unmerged servers (``open_loop(...,
+    merge=False)``): a cap price that every server charges makes the equilibrium depend on each
     server's utility scale, which merging identical servers changes for α != 1.
 
     Parameters
@@ -291,7 +302,8 @@ def _setup_cell(
     """One job sample in one demand model on one fleet labelling: one row per mechanism."""
     from ... import sim
 
-    # the sample is drawn over every model's ids, so the models of one (fraction, rep) see the same jobs
+    # the sample is drawn over every model's ids, so the models of one (fraction, rep) see the same
+    # jobs
     ids = sample_ids(np.concatenate([j.ids for j in jobs_by_model.values()]), fraction, seed)
     all_jobs, fleet = jobs_by_model[demand_model], fleets[labels]
     keep = np.isin(all_jobs.ids, ids)
@@ -333,15 +345,16 @@ def sensitivity(
     n_jobs: int | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """PS-DSF, DRFH and TSF (or ``mechanisms``) in open loop on every (job fraction, seed) × demand model ×
-    labels; one row per (fraction, rep, demand_model, labels, mechanism) with :func:`time_averaged`'s columns,
-    the job count and the open-loop run's seconds (all its mechanisms).
+    """PS-DSF, DRFH and TSF (or ``mechanisms``) in open loop on every (job fraction, seed) × demand
+    model × labels; one row per (fraction, rep, demand_model, labels, mechanism) with
+    :func:`time_averaged`'s columns, the job count and the open-loop run's seconds (all its
+    mechanisms).
 
-    ``jobs_by_model``: demand model name (:data:`DEMAND_MODELS`) -> all jobs in that model (:class:`fairlib.sim.Jobs`
-    with segment times); the per-interval model runs capped, the lifetime model uncapped. ``fleets``: label
-    mapping (:data:`LABELS`) -> :class:`fairlib.traces.Fleet`. A cell's seed depends on its fraction and rep
-    only (:func:`fairlib.sweep.sweep`'s ``seed_by``), so every model and mapping of one (fraction, rep) sees the
-    same job ids.
+    ``jobs_by_model``: demand model name (:data:`DEMAND_MODELS`) -> all jobs in that model
+    (:class:`fairlib.sim.Jobs` with segment times); the per-interval model runs capped, the lifetime
+    model uncapped. ``fleets``: label mapping (:data:`LABELS`) -> :class:`fairlib.traces.Fleet`. A
+    cell's seed depends on its fraction and rep only (:func:`fairlib.sweep.sweep`'s ``seed_by``), so
+    every model and mapping of one (fraction, rep) sees the same job ids.
 
     Parameters
     ----------
@@ -416,9 +429,9 @@ def sensitivity(
 def leads(
     grid: pd.DataFrame, *, leader: str = "PS-DSF", others: Iterable[str] = ("DRFH", "TSF")
 ) -> pd.DataFrame:
-    """From :func:`sensitivity`'s rows: per (fraction, rep, demand_model, labels), ``leader``'s utilisation minus
-    the best of ``others`` — overall (``lead``), on CPU and RAM, and on classes C/D (``lead_CD``) — and the
-    mean number of active jobs. Positive: the leader utilises more.
+    """From :func:`sensitivity`'s rows: per (fraction, rep, demand_model, labels), ``leader``'s
+    utilisation minus the best of ``others`` — overall (``lead``), on CPU and RAM, and on classes
+    C/D (``lead_CD``) — and the mean number of active jobs. Positive: the leader utilises more.
 
     Parameters
     ----------
@@ -432,8 +445,8 @@ def leads(
     Returns
     -------
     pandas.DataFrame
-        One row per (fraction, rep, demand_model, labels): ``lead``, ``lead_cpu``, ``lead_ram``, ``lead_CD``,
-        ``mean_active_jobs``, ``jobs``.
+        One row per (fraction, rep, demand_model, labels): ``lead``, ``lead_cpu``, ``lead_ram``,
+        ``lead_CD``, ``mean_active_jobs``, ``jobs``.
 
     Raises
     ------

@@ -1,4 +1,5 @@
-"""Experiment drivers for the khamseashari2018 notebook (heterogeneous servers, placement constraints).
+"""Experiment drivers for the khamseashari2018 notebook (heterogeneous servers, placement
+constraints).
 
 Everything with seeds runs on :func:`fairlib.sweep.sweep`.
 """
@@ -55,11 +56,12 @@ __all__ = [
 
 
 def fig1_instance() -> Cluster:
-    """A *hypothetical* instance for the paper's Fig. 1 (the demand vectors were lost, reconstructions §5.2 [NR]).
+    """A *hypothetical* instance for the paper's Fig. 1 (the demand vectors were lost,
+    reconstructions §5.2 [NR]).
 
-    Servers [12 cores, 4 GB, 75 Mb/s] and [8 cores, 16 GB, 0 Mb/s]; users 1–2 need bandwidth (server 1
-    only), users 3–4 need none (both servers); equal weights. Demands chosen to meet every constraint
-    that survives (checked by :func:`fig1_checks`).
+    Servers [12 cores, 4 GB, 75 Mb/s] and [8 cores, 16 GB, 0 Mb/s]; users 1–2 need bandwidth
+    (server 1 only), users 3–4 need none (both servers); equal weights. Demands chosen to meet
+    every constraint that survives (checked by :func:`fig1_checks`).
 
     Returns
     -------
@@ -152,8 +154,8 @@ def random_bottleneck_cluster(
         + [np.zeros(n_users)]
     )
     needs_bw = rng.random(n_users) < 0.4
-    # bandwidth per task between (half/K) and 1 times resource 0's share on a server: globally dominant,
-    # never dominant on a server (c_0 <= 10, c_bw = 100)
+    # bandwidth per task between (half/K) and 1 times resource 0's share on a server: globally
+    # dominant, never dominant on a server (c_0 <= 10, c_bw = 100)
     ratio = rng.uniform(max(0.6, 1.2 * half / n_servers), 0.95, n_users)
     demand[:, -1] = np.where(needs_bw, ratio * demand[:, 0] / 10.0 * 100.0, 0.0)
     eligible = rng.random((n_users, n_servers)) < eligible_fraction
@@ -200,11 +202,12 @@ def property_table(
 ) -> pd.DataFrame:
     """Violations of SI, EF, PO and BF for every mechanism on random instances.
 
-    ``kind``: ``"random"`` (:func:`~fairlib.multires.random_cluster`), ``"bottleneck"`` (a bottleneck everywhere)
-    or ``"pool"`` (:func:`~fairlib.multires.random_pool`, one server). ``mechanisms``: name -> callable of a
-    cluster, or names of registered mechanisms; default every registered run (:func:`fairlib.mechanisms.runs`) of
-    the multi-server mechanisms, and on pools of every mechanism, weighted ones only on weighted instances. One row per
-    (instance, mechanism); weights in {1, 2, 4} when ``weighted``.
+    ``kind``: ``"random"`` (:func:`~fairlib.multires.random_cluster`), ``"bottleneck"`` (a
+    bottleneck everywhere) or ``"pool"`` (:func:`~fairlib.multires.random_pool`, one server).
+    ``mechanisms``: name -> callable of a cluster, or names of registered mechanisms; default every
+    registered run (:func:`fairlib.mechanisms.runs`) of the multi-server mechanisms, and on pools of
+    every mechanism, weighted ones only on weighted instances. One row per (instance, mechanism);
+    weights in {1, 2, 4} when ``weighted``.
 
     Parameters
     ----------
@@ -281,7 +284,8 @@ def _alpha_cell(seed, instance, alphas, n_users, n_servers, n_resources):
                     "distance_to_psdsf": float(
                         np.abs(alloc.totals - ref.totals).max() / ref.totals.max()
                     ),
-                    # how far from meeting Definition 4 at all: 0 at *some* PS-DSF allocation (it has several)
+                    # how far from meeting Definition 4 at all: 0 at *some* PS-DSF allocation (it
+                    # has several)
                     "definition4_gap": float(
                         psdsf_violation(cluster, alloc.tasks, tol=1e-7)["gap"]
                     ),
@@ -304,9 +308,10 @@ def alpha_sweep(
     n_resources: int = 3,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """PF-VDS(α) on random clusters: distance of the totals to PS-DSF (relative to the largest total), Definition 4's
-    gap (:func:`~fairlib.multires.psdsf.psdsf_violation`: 0 at any PS-DSF allocation) and per-resource utilisation,
-    for every α (``np.inf`` = PS-DSF). One row per (instance, α).
+    """PF-VDS(α) on random clusters: distance of the totals to PS-DSF (relative to the largest
+    total), Definition 4's gap (:func:`~fairlib.multires.psdsf.psdsf_violation`: 0 at any PS-DSF
+    allocation) and per-resource utilisation, for every α (``np.inf`` = PS-DSF). One row per
+    (instance, α).
 
     Parameters
     ----------
@@ -348,8 +353,9 @@ def alpha_sweep(
 
 
 def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
-    """Reference for α = 1: max Σ φ_n log x_n over feasible placements with SLSQP (small instances); with
-    per-user caps, x_n <= cap_n are constraints too (a user capped at 0 holds nothing and is left out).
+    """Reference for α = 1: max Σ φ_n log x_n over feasible placements with SLSQP (small
+    instances); with per-user caps, x_n <= cap_n are constraints too (a user capped at 0 holds
+    nothing and is left out).
 
     Parameters
     ----------
@@ -413,20 +419,22 @@ def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
 def theorem_checks(
     seed: np.random.SeedSequence, instance: int, *, alphas: Iterable[float] = (0.5, 1.0, 2.0)
 ) -> dict[str, float]:
-    """One random instance of each kind for Theorems 2, 4 and 5 (a :func:`fairlib.sweep.sweep` cell).
+    """One random instance of each kind for Theorems 2, 4 and 5 (a :func:`fairlib.sweep.sweep`
+    cell).
 
-    - ``pf_objective_shortfall``: Σ φ log x of the SLSQP optimum minus PF-VDS(1)'s (Theorem 2; <= 0 up
-      to SLSQP's accuracy means ours is at least as good);
-    - ``bottleneck_distance``: max over α of |x_n(α) - x_n(PS-DSF)| / max x_n on a bottleneck instance
-      (Theorem 4);
-    - ``time_shared_distance``: the same on time-shared servers (Theorem 5), general instance, against
-      our PS-DSF iteration; ``time_shared_definition4_gap``: Definition 4 checked directly on the
-      time-shared PF-VDS solutions (independent of whether the PS-DSF iteration converged);
-    - ``psdsf_converged``: whether our PS-DSF (the market, :func:`~.psdsf.psdsf`'s default) converged on
-      both variants; ``psdsf_fixed_point_converged``: the same for the fixed-point iteration;
-    - ``psdsf_solutions_distance``: |x_n(market) - x_n(fixed point)| / max x_n on the divisible servers, and
-      ``psdsf_fixed_point_definition4``: whether the fixed point's allocation meets Definition 4 (both
-      meeting it while apart means Definition 4 has several allocations there).
+    - ``pf_objective_shortfall``: Σ φ log x of the SLSQP optimum minus PF-VDS(1)'s (Theorem 2; <=
+      0 up to SLSQP's accuracy means ours is at least as good);
+    - ``bottleneck_distance``: max over α of |x_n(α) - x_n(PS-DSF)| / max x_n on a bottleneck
+      instance (Theorem 4);
+    - ``time_shared_distance``: the same on time-shared servers (Theorem 5), general instance,
+      against our PS-DSF iteration; ``time_shared_definition4_gap``: Definition 4 checked directly
+      on the time-shared PF-VDS solutions (independent of whether the PS-DSF iteration converged);
+    - ``psdsf_converged``: whether our PS-DSF (the market, :func:`~.psdsf.psdsf`'s default)
+      converged on both variants; ``psdsf_fixed_point_converged``: the same for the fixed-point
+      iteration;
+    - ``psdsf_solutions_distance``: |x_n(market) - x_n(fixed point)| / max x_n on the divisible
+      servers, and ``psdsf_fixed_point_definition4``: whether the fixed point's allocation meets
+      Definition 4 (both meeting it while apart means Definition 4 has several allocations there).
 
     Parameters
     ----------
@@ -523,12 +531,13 @@ def definition4_route(
     n_resources: int = 3,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Which PS-DSF allocation the paper's own route selects where Definition 4 admits several: on random weighted
-    clusters (the theorem checks' size), PS-DSF by the market (ours) and by the fixed point, and PF-VDS(α) for
-    growing α (Theorem 2: α → ∞ is PS-DSF; PF-VDS's totals are unique, Theorem 7). One row per (instance, α):
-    whether each PS-DSF meets Definition 4, their distance (max |Δx_n| / max x_n of the market), PF-VDS(α)'s
-    Nash residual, the distance of its totals to each and its own Definition-4 gap (:func:`psdsf_violation`: how far
-    PF-VDS(α) still is from *some* PS-DSF allocation). ``several``: both PS-DSFs meet Definition 4 and are more than
+    """Which PS-DSF allocation the paper's own route selects where Definition 4 admits several: on
+    random weighted clusters (the theorem checks' size), PS-DSF by the market (ours) and by the
+    fixed point, and PF-VDS(α) for growing α (Theorem 2: α → ∞ is PS-DSF; PF-VDS's totals are
+    unique, Theorem 7). One row per (instance, α): whether each PS-DSF meets Definition 4, their
+    distance (max |Δx_n| / max x_n of the market), PF-VDS(α)'s Nash residual, the distance of its
+    totals to each and its own Definition-4 gap (:func:`psdsf_violation`: how far PF-VDS(α) still
+    is from *some* PS-DSF allocation). ``several``: both PS-DSFs meet Definition 4 and are more than
     1e-6 apart.
 
     Parameters
@@ -571,25 +580,27 @@ def definition4_route(
     return out
 
 
-#: Theorem 2's claim at the largest finite α: every instance's relative distance to PS-DSF at most this (the ledger's
-#: rule; the notebook's note counts the instances beyond it)
+#: Theorem 2's claim at the largest finite α: every instance's relative distance to PS-DSF at most
+#: this (the ledger's rule; the notebook's note counts the instances beyond it)
 THEOREM2_DISTANCE = 0.05
 
-#: Nash residual at or below which a solver's allocation counts as an equilibrium (our solvers' tolerance)
+#: Nash residual at or below which a solver's allocation counts as an equilibrium (our solvers'
+#: tolerance)
 EQUILIBRIUM_RESIDUAL = 1e-6
 
 
 def _equilibrium_cell(seed, instance, kind, alphas, n_users, n_servers, n_resources, weighted):
-    """One random cluster of :func:`equilibrium_rates`: PF-VDS(α) by its default solver at every α, divisible and
-    time-shared; one row per (α, time_shared) with the Nash residual, the method, the sweeps and any error."""
+    """One random cluster of :func:`equilibrium_rates`: PF-VDS(α) by its default solver at every
+    α, divisible and time-shared; one row per (α, time_shared) with the Nash residual, the method,
+    the sweeps and any error."""
     from ..._jit import compiled
 
     cluster = random_cluster(
         np.random.default_rng(seed), n_users, n_servers, n_resources, weights=weighted
     )
     rows = []
-    # thousands of small solves: compiled once beats interpreting each; the α list's shared continuation stages
-    # are solved once per instance
+    # thousands of small solves: compiled once beats interpreting each; the α list's shared
+    # continuation stages are solved once per instance
     with compiled(), shared_stages():
         for time_shared in (False, True):
             for alpha in alphas:
@@ -630,10 +641,11 @@ def equilibrium_rates(
     progress: bool = False,
 ) -> pd.DataFrame:
     """PF-VDS(α)'s default solver on the property table's random instances (same seeds as
-    :func:`property_table` with ``kind="random"`` and the same ``rng``: the same clusters), divisible and
-    time-shared: one row per (instance, α, time_shared) with the Nash residual of the returned allocation, the
-    method that finished it, the best-response sweeps it took (``pfvds``'s budget is ``max_sweeps = 2000``) and any
-    error. An instance counts as solved when its residual is at most :data:`EQUILIBRIUM_RESIDUAL`."""
+    :func:`property_table` with ``kind="random"`` and the same ``rng``: the same clusters),
+    divisible and time-shared: one row per (instance, α, time_shared) with the Nash residual of the
+    returned allocation, the method that finished it, the best-response sweeps it took (``pfvds``'s
+    budget is ``max_sweeps = 2000``) and any error. An instance counts as solved when its residual
+    is at most :data:`EQUILIBRIUM_RESIDUAL`."""
     grid = [{"instance": i, "kind": "random"} for i in range(int(n_instances))]
     out = sweep(
         _equilibrium_cell,
@@ -661,8 +673,9 @@ def with_random_caps(
     share: float = 0.6,
     high: float = 0.6,
 ) -> Cluster:
-    """``cluster`` with about ``share`` of its users capped (at least one), each at a uniform fraction in
-    [0, ``high``) of the tasks it could run on all its servers alone (Σ_i γ[n, i]): caps that bind for most.
+    """``cluster`` with about ``share`` of its users capped (at least one), each at a uniform
+    fraction in [0, ``high``) of the tasks it could run on all its servers alone (Σ_i γ[n, i]):
+    caps that bind for most.
 
     Parameters
     ----------
@@ -729,10 +742,10 @@ def capped_equilibrium_rates(
     n_resources: int = 3,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """PF-VDS(α) with per-user caps (our variational equilibrium, :func:`fairlib.multires.pfvds`) on random weighted
-    clusters of the property table's size with :func:`with_random_caps`, divisible and time-shared: one row per
-    (instance, α, time_shared) with eq. (16)'s gap over the capped set; ``certified`` when it is at most
-    :data:`fairlib.multires.pfvds.CAPPED_GAP`.
+    """PF-VDS(α) with per-user caps (our variational equilibrium, :func:`fairlib.multires.pfvds`)
+    on random weighted clusters of the property table's size with :func:`with_random_caps`,
+    divisible and time-shared: one row per (instance, α, time_shared) with eq. (16)'s gap over the
+    capped set; ``certified`` when it is at most :data:`fairlib.multires.pfvds.CAPPED_GAP`.
 
     Parameters
     ----------
@@ -777,8 +790,9 @@ def capped_equilibrium_rates(
 
 
 def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
-    """The capped solver's check (held means every instance certified at every α, divisible and time-shared), from
-    :func:`capped_equilibrium_rates`' table; the note gives the share per α and the worst gaps left.
+    """The capped solver's check (held means every instance certified at every α, divisible and
+    time-shared), from :func:`capped_equilibrium_rates`' table; the note gives the share per α and
+    the worst gaps left.
 
     Parameters
     ----------
@@ -800,10 +814,13 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
             + ", ".join(f"{a:g}: {r:.1%}" for a, r in shares.loc[False].items())
             + "; time-shared: "
             + ", ".join(f"{a:g}: {r:.1%}" for a, r in shares.loc[True].items())
-            + f"; the {len(missed)} uncertified allocations have eq. (16) gaps {missed.variational_gap.min():.1e}–"
-            f"{missed.variational_gap.max():.1e} ({int((missed.error != '').sum())} errors): the interior point's "
-            "continuation stops short at large α (marginals x^-α beyond its reach), and best responses, which finish "
-            "the uncapped equilibrium, would leave the variational one under caps"
+            + f"; the {len(missed)} uncertified allocations have eq. (16) gaps "
+            f"{missed.variational_gap.min():.1e}–"
+            f"{missed.variational_gap.max():.1e} ({int((missed.error != '').sum())} errors): "
+            "the interior point's "
+            "continuation stops short at large α (marginals x^-α beyond its reach), and best "
+            "responses, which finish the uncapped equilibrium, would leave the variational "
+            "one under caps"
         )
     )
     return {"pfvds_capped_equilibrium_every_alpha": Measurement(float(shares.min()), note)}
@@ -812,8 +829,9 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
 def _continued(
     cluster: Cluster, alpha: float, alloc: Allocation, max_sweeps: int = 50_000
 ) -> Allocation:
-    """``alloc``, or best-response sweeps continued from it with a tighter stopping rule when its Nash residual
-    exceeds a hundredth of :data:`EQUILIBRIUM_RESIDUAL` — whichever is closer to an equilibrium."""
+    """``alloc``, or best-response sweeps continued from it with a tighter stopping rule when its
+    Nash residual exceeds a hundredth of :data:`EQUILIBRIUM_RESIDUAL` — whichever is closer to an
+    equilibrium."""
     if alloc.diagnostics["nash_residual"] <= EQUILIBRIUM_RESIDUAL / 100:
         return alloc
     more = pfvds(
@@ -823,8 +841,9 @@ def _continued(
 
 
 def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_resources):
-    """One random weighted cluster: PF-VDS equilibria from the interior point, best responses and ``n_starts`` random
-    starts, per α; Theorem 1's conditions, Lemma 1's merit and the totals' spread over the equilibria found."""
+    """One random weighted cluster: PF-VDS equilibria from the interior point, best responses and
+    ``n_starts`` random starts, per α; Theorem 1's conditions, Lemma 1's merit and the totals'
+    spread over the equilibria found."""
     rng = np.random.default_rng(seed)
     cluster = random_cluster(rng, n_users, n_servers, n_resources, weights=True)
     rows = []
@@ -839,8 +858,9 @@ def _conditions_cell(seed, instance, alphas, n_starts, n_users, n_servers, n_res
             )
             for _ in range(n_starts)
         ]
-        # the theorems are about equilibria: a solver run that stopped short (its sweeps' change fell below tol
-        # while still off equilibrium) is continued, and one still above EQUILIBRIUM_RESIDUAL is left out, counted
+        # the theorems are about equilibria: a solver run that stopped short (its sweeps' change
+        # fell below tol while still off equilibrium) is continued, and one still above
+        # EQUILIBRIUM_RESIDUAL is left out, counted
         tried = [_continued(cluster, alpha, a) for a in tried]
         found = [a for a in tried if a.diagnostics["nash_residual"] <= EQUILIBRIUM_RESIDUAL]
         totals = np.array([a.totals for a in found])
@@ -884,20 +904,22 @@ def equilibrium_conditions(
     n_resources: int = 3,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Theorem 1, Lemmas 1–2 and Theorem 7 on random weighted clusters, one row per (instance, α).
+    """Theorem 1, Lemmas 1–2 and Theorem 7 on random weighted clusters, one row per (instance,
+    α).
 
-    Equilibria of Problem 1 are found ``2 + n_starts`` ways (interior point; best responses from no tasks and
-    from ``n_starts`` random feasible placements). Columns:
+    Equilibria of Problem 1 are found ``2 + n_starts`` ways (interior point; best responses from no
+    tasks and from ``n_starts`` random feasible placements). Columns:
 
     - ``equilibrium_nash_residual``: the largest Nash residual among them (how tight they are);
-    - ``totals_spread`` / ``placement_spread``: the largest difference of x_n / of x[n, i] between them, relative
-      to the largest total (Theorem 7: totals unique; placements need not be);
-    - ``midpoint_nash_residual``: Nash residual of the midpoint of the two most different placements (Lemma 2:
-      the solution set is connected);
+    - ``totals_spread`` / ``placement_spread``: the largest difference of x_n / of x[n, i] between
+      them, relative to the largest total (Theorem 7: totals unique; placements need not be);
+    - ``midpoint_nash_residual``: Nash residual of the midpoint of the two most different placements
+      (Lemma 2: the solution set is connected);
     - ``equilibrium_variational_gap`` / ``equilibrium_least_merit``: eq. (16)'s gap
-      (:func:`~.pfvds_conditions.variational_gap`) and min_λ Ψ (:func:`~.pfvds_conditions.least_merit`) there;
-    - ``other_*``: the same at PF-VDS(2α), judged as an allocation for α (a non-equilibrium unless α does not
-      matter on that instance, as with a bottleneck at every server).
+      (:func:`~.pfvds_conditions.variational_gap`) and min_λ Ψ
+      (:func:`~.pfvds_conditions.least_merit`) there;
+    - ``other_*``: the same at PF-VDS(2α), judged as an allocation for α (a non-equilibrium unless
+      α does not matter on that instance, as with a bottleneck at every server).
 
     Parameters
     ----------
@@ -941,7 +963,8 @@ def equilibrium_conditions(
     return out.drop(columns="rep")
 
 
-#: the property-table cells the paper marks ✓ (Theorem 3 for PF-VDS): their violation rate must be zero
+#: the property-table cells the paper marks ✓ (Theorem 3 for PF-VDS): their violation rate must be
+#: zero
 NEVER_VIOLATED = (
     ("drfh", ("EF", "PO")),
     ("tsf", ("EF", "PO")),
@@ -954,7 +977,8 @@ NEVER_VIOLATED = (
 
 
 def _alpha_spread(fig3: pd.DataFrame, prefix: str) -> float:
-    """The largest change, over α, of a user's tasks on server 2 in the Fig. 3 rows whose instance starts so."""
+    """The largest change, over α, of a user's tasks on server 2 in the Fig. 3 rows whose instance
+    starts so."""
     part = fig3[fig3.instance.str.startswith(prefix)]
     if part.empty:
         raise InvalidInputError(f"fig3: no rows whose instance starts with {prefix!r}")
@@ -967,11 +991,12 @@ def fig1_findings(
     utilisation: pd.DataFrame,
     fig3: pd.DataFrame,
 ) -> dict[str, Measurement]:
-    """The §2 claims (Figs. 1–3) on the hypothetical Fig. 1 instance: ``checks`` from :func:`fig1_checks`,
-    ``bottleneck_fairness`` the BF violation of each mechanism's allocation ("PS-DSF", "DRFH", "TSF"),
-    ``utilisation`` one column per mechanism over the (server, resource) pairs (NaN where a server lacks the
-    resource), ``fig3`` PF-VDS's tasks on server 2 per α for the Fig. 1 instance (``instance`` starting "Fig") and
-    the variant without a RAM bottleneck ("variant").
+    """The §2 claims (Figs. 1–3) on the hypothetical Fig. 1 instance: ``checks`` from
+    :func:`fig1_checks`, ``bottleneck_fairness`` the BF violation of each mechanism's allocation
+    ("PS-DSF", "DRFH", "TSF"), ``utilisation`` one column per mechanism over the (server, resource)
+    pairs (NaN where a server lacks the resource), ``fig3`` PF-VDS's tasks on server 2 per α for
+    the Fig. 1 instance (``instance`` starting "Fig") and the variant without a RAM bottleneck
+    ("variant").
 
     Parameters
     ----------
@@ -1000,7 +1025,8 @@ def fig1_findings(
         "fig1_psdsf_bottleneck_fair": Measurement(bottleneck_fairness["PS-DSF"]),
         "fig2_psdsf_more_efficient": Measurement(
             float(mean_util["PS-DSF"] - mean_util[["DRFH", "TSF"]].max()),
-            note="mean utilisation over servers and resources on our stand-in for the lost instance: "
+            note="mean utilisation over servers and resources on our stand-in for the lost "
+            "instance: "
             + ", ".join(f"{k} {v:.4f}" for k, v in mean_util.items())
             + f" (PS-DSF ahead by {mean_util['PS-DSF'] - mean_util[['DRFH', 'TSF']].max():.2g})",
         ),
@@ -1012,8 +1038,9 @@ def fig1_findings(
 def property_rates(
     random_table: pd.DataFrame, bottleneck_table: pd.DataFrame, tol: float = 1e-6
 ) -> pd.DataFrame:
-    """Violation rates per mechanism (rows, in table order) of SI, EF and PO over :func:`property_table`'s random
-    instances and of BF over its bottleneck instances; a property counts as violated above ``tol`` (relative).
+    """Violation rates per mechanism (rows, in table order) of SI, EF and PO over
+    :func:`property_table`'s random instances and of BF over its bottleneck instances; a property
+    counts as violated above ``tol`` (relative).
 
     Parameters
     ----------
@@ -1039,8 +1066,9 @@ def property_rates(
 
 
 def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
-    """The property-table claims (§2–3, Theorem 3) on :func:`property_rates`: every ✓ cell of the paper's table
-    (:data:`NEVER_VIOLATED`) is a zero rate; the ✗ cells and α < 1 say a property *can* fail.
+    """The property-table claims (§2–3, Theorem 3) on :func:`property_rates`: every ✓ cell of
+    the paper's table (:data:`NEVER_VIOLATED`) is a zero rate; the ✗ cells and α < 1 say a
+    property *can* fail.
 
     Parameters
     ----------
@@ -1067,8 +1095,8 @@ def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
             "tsf_SI_placement_aware": Measurement(
                 float(rates.loc["tsf", "SI"]),
                 note="TSF's SI is against γ_n over all servers, placement ignored; against the "
-                "placement-aware bound of "
-                "Theorem 3 it fails when a user's eligible servers are fewer than those counted in its γ_n",
+                "placement-aware bound of Theorem 3 it fails when a user's eligible servers "
+                "are fewer than those counted in its γ_n",
             ),
             "alpha_below_1_can_violate_EF": Measurement(float(rates.loc["pfvds_0.5", "EF"])),
         }
@@ -1076,15 +1104,17 @@ def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
     return out
 
 
-#: a step of one instance's distance to PS-DSF up by at most this (relative; our solvers' tolerance) is no rise
+#: a step of one instance's distance to PS-DSF up by at most this (relative; our solvers' tolerance)
+#: is no rise
 APPROACH_TOL = 1e-6
 
 
 def approach_per_instance(alpha_table: pd.DataFrame) -> pd.DataFrame:
-    """Theorem 2's limit, instance by instance, from :func:`alpha_sweep`'s table: per instance, the distance of
-    PF-VDS(α)'s totals to PS-DSF at the largest finite α (``final``) and at the smallest (``first``), whether it never
-    rises by more than :data:`APPROACH_TOL` along α (``non_increasing``), its distances in the order of α
-    (``series``) and Definition 4's gap at the largest finite α (``definition4_gap``, when the table has it).
+    """Theorem 2's limit, instance by instance, from :func:`alpha_sweep`'s table: per instance, the
+    distance of PF-VDS(α)'s totals to PS-DSF at the largest finite α (``final``) and at the
+    smallest (``first``), whether it never rises by more than :data:`APPROACH_TOL` along α
+    (``non_increasing``), its distances in the order of α (``series``) and Definition 4's gap at
+    the largest finite α (``definition4_gap``, when the table has it).
 
     Parameters
     ----------
@@ -1140,9 +1170,10 @@ def alpha_means(alpha_table: pd.DataFrame) -> pd.DataFrame:
 
 
 def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[str, Measurement]:
-    """Theorems 2, 4 and 5 and the α trade-off: ``theorem`` has one row of :func:`theorem_checks` per random
-    instance, ``alpha_table`` is :func:`alpha_sweep`'s (α = inf included). PF-VDS counts as at the equilibrium where
-    its Nash residual is at most 1e-5 (α > 16: the continuation's reach).
+    """Theorems 2, 4 and 5 and the α trade-off: ``theorem`` has one row of :func:`theorem_checks`
+    per random instance, ``alpha_table`` is :func:`alpha_sweep`'s (α = inf included). PF-VDS counts
+    as at the equilibrium where its Nash residual is at most 1e-5 (α > 16: the continuation's
+    reach).
 
     Parameters
     ----------
@@ -1178,7 +1209,8 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
         "theorem2_alpha_to_infinity_psdsf": Measurement(
             float(per_instance.final.max()),
             note=f"at α = {top_alpha:g}, {len(far)} of {len(per_instance)} clusters are more than "
-            f"{THEOREM2_DISTANCE:g} from our PS-DSF (median distance {per_instance.final.median():.2g})"
+            f"{THEOREM2_DISTANCE:g} from our PS-DSF (median distance "
+            f"{per_instance.final.median():.2g})"
             + "".join(
                 f"; cluster {i}: distance along α "
                 + ", ".join(f"{x:.3g}" for x in r.series)
@@ -1205,8 +1237,10 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
             float(converged),
             note=""
             if converged == 1
-            else f"the per-server progressive-filling iteration did not converge on {(1 - converged):.0%} of the small "
-            "random instances within psdsf's max_sweeps; the market, our default, converges on all of them",
+            else "the per-server progressive-filling iteration did not converge on "
+            f"{(1 - converged):.0%} of the small "
+            "random instances within psdsf's max_sweeps; the market, our default, converges "
+            "on all of them",
         ),
         "definition4_has_several_allocations": Measurement(
             float((both.psdsf_solutions_distance > 1e-6).mean())
@@ -1223,16 +1257,17 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
             note=""
             if reached == 1.0
             else f"at α = {large.alpha.max():g} the interior point's continuation stops short on "
-            f"{(large.solver != 'interior_point').sum()} of {len(large)} instances (marginals x^-α beyond its reach) "
-            f"and best responses finish; on {(large.nash_residual > 1e-5).sum()} they end after the sweeps' budget at "
-            f"Nash residual {large.nash_residual.max():.2g}",
+            f"{(large.solver != 'interior_point').sum()} of {len(large)} instances "
+            "(marginals x^-α beyond its reach) and best responses finish; on "
+            f"{(large.nash_residual > 1e-5).sum()} they end after the sweeps' budget at Nash "
+            f"residual {large.nash_residual.max():.2g}",
         ),
     }
 
 
 def solver_rates(rates_table: pd.DataFrame) -> pd.DataFrame:
-    """Per (time_shared, α) of :func:`equilibrium_rates`' table: the share solved (Nash residual ≤ 1e-6), the worst
-    residual, the share that best responses finished, and the number of errors.
+    """Per (time_shared, α) of :func:`equilibrium_rates`' table: the share solved (Nash residual
+    ≤ 1e-6), the worst residual, the share that best responses finished, and the number of errors.
 
     Parameters
     ----------
@@ -1260,8 +1295,8 @@ def solver_rates(rates_table: pd.DataFrame) -> pd.DataFrame:
 
 
 def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
-    """Our PF-VDS solver's convergence checks (held means every instance solved at every α), on divisible and on
-    time-shared servers, from :func:`equilibrium_rates`' table.
+    """Our PF-VDS solver's convergence checks (held means every instance solved at every α), on
+    divisible and on time-shared servers, from :func:`equilibrium_rates`' table.
 
     Parameters
     ----------
@@ -1293,17 +1328,18 @@ def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
                 f"{int((unsolved.method == m).sum())} finished by {m}"
                 for m in sorted(set(unsolved.method))
             )
-            + f"; {int((unsolved.sweeps >= 2000).sum())} of them stopped at the best responses' budget of 2,000 "
-            "sweeps while still changing (at α = 64 the sweeps can oscillate for thousands of sweeps before they "
-            "settle), the others on the change rule",
+            + f"; {int((unsolved.sweeps >= 2000).sum())} of them stopped at the best "
+            "responses' budget of 2,000 "
+            "sweeps while still changing (at α = 64 the sweeps can oscillate for thousands "
+            "of sweeps before they settle), the others on the change rule",
         )
     return out
 
 
 def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
-    """Which PS-DSF PF-VDS(α → ∞) approaches, from :func:`definition4_route`'s table: at the largest α, on the
-    clusters with several Definition-4 allocations solved to Nash residual 1e-6, the share closer to the market's
-    totals than to the fixed point's.
+    """Which PS-DSF PF-VDS(α → ∞) approaches, from :func:`definition4_route`'s table: at the
+    largest α, on the clusters with several Definition-4 allocations solved to Nash residual 1e-6,
+    the share closer to the market's totals than to the fixed point's.
 
     Parameters
     ----------
@@ -1329,18 +1365,19 @@ def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
     return {
         "pfvds_limit_selects_market_psdsf": Measurement(
             closer,
-            note=f"on {len(top)} clusters with several Definition-4 allocations, PF-VDS({top_alpha:g}) is closer "
-            f"to the market's totals on {closer:.0%}; median distance to the market's "
-            f"{top.to_market.median():.2g}, to the fixed point's {top.to_fixed_point.median():.2g} (where "
-            f"Definition 4 has one allocation: {one:.2g}); Definition-4 gap of PF-VDS "
-            f"{top.definition4_gap.median():.2g}",
+            note=f"on {len(top)} clusters with several Definition-4 allocations, "
+            f"PF-VDS({top_alpha:g}) is closer to the market's totals on {closer:.0%}; median "
+            f"distance to the market's {top.to_market.median():.2g}, to the fixed point's "
+            f"{top.to_fixed_point.median():.2g} (where Definition 4 has one allocation: "
+            f"{one:.2g}); Definition-4 gap of PF-VDS {top.definition4_gap.median():.2g}",
         )
     }
 
 
 def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
-    """Theorem 1, Lemmas 1–2 and Theorem 7 on :func:`equilibrium_conditions`' table: non-equilibria are the
-    (instance, α) pairs whose PF-VDS(2α) has Nash residual above 1e-4 at α; placements differ above 1e-6.
+    """Theorem 1, Lemmas 1–2 and Theorem 7 on :func:`equilibrium_conditions`' table:
+    non-equilibria are the (instance, α) pairs whose PF-VDS(2α) has Nash residual above 1e-4 at
+    α; placements differ above 1e-6.
 
     Parameters
     ----------
@@ -1357,13 +1394,15 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
     return {
         "theorem1_equilibria_satisfy_eq16": Measurement(
             float(conditions.equilibrium_variational_gap.max()),
-            note=f"largest Nash residual among the equilibria: {conditions.equilibrium_nash_residual.max():.1e}; "
-            f"solver runs left out (still above Nash residual 1e-6 after continuing): "
-            f"{int(conditions.left_out.sum())} of {5 * len(conditions)}",
+            note="largest Nash residual among the equilibria: "
+            f"{conditions.equilibrium_nash_residual.max():.1e}; solver runs left out (still "
+            f"above Nash residual 1e-6 after continuing): {int(conditions.left_out.sum())} "
+            f"of {5 * len(conditions)}",
         ),
         "theorem1_non_equilibria_violate_eq16": Measurement(
             float(non_eq.other_variational_gap.min()) if len(non_eq) else np.nan,
-            note=f"{len(non_eq)} non-equilibria of {len(conditions)} (the others: α does not change the allocation)",
+            note=f"{len(non_eq)} non-equilibria of {len(conditions)} (the others: α does not "
+            "change the allocation)",
         ),
         "lemma1_merit_zero_at_equilibria": Measurement(
             float(conditions.equilibrium_least_merit.max())
@@ -1374,18 +1413,20 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
         ),
         "lemma2_midpoints_are_equilibria": Measurement(
             float(differ.midpoint_nash_residual.max()) if len(differ) else np.nan,
-            note=f"placements differ between equilibria in {len(differ)} of {len(conditions)} (instance, α) pairs",
+            note=f"placements differ between equilibria in {len(differ)} of {len(conditions)} "
+            "(instance, α) pairs",
         ),
         "theorem7_totals_unique": Measurement(
             float(conditions.totals_spread.max()),
-            note=f"placements differ by up to {conditions.placement_spread.max():.2f} of the largest total in "
-            f"{len(differ)} of {len(conditions)} (instance, α) pairs",
+            note=f"placements differ by up to {conditions.placement_spread.max():.2f} of the "
+            f"largest total in {len(differ)} of {len(conditions)} (instance, α) pairs",
         ),
     }
 
 
 def relative_gap(totals: npt.ArrayLike, reference: npt.ArrayLike) -> float:
-    """max |totals − reference| / max reference: how far one solver's per-user totals are from another's.
+    """max |totals − reference| / max reference: how far one solver's per-user totals are from
+    another's.
 
     Parameters
     ----------
@@ -1403,10 +1444,11 @@ def relative_gap(totals: npt.ArrayLike, reference: npt.ArrayLike) -> float:
 
 
 def convergence_findings(exact: Allocation, by_best_response: Allocation) -> dict[str, Measurement]:
-    """§5's check on one cluster and α: ``exact`` (interior point) against ``by_best_response`` (the exact best-response
-    iteration). PS-MFA (§5.1) and the distributed heuristic (§5.2) are not judged: their update equations were lost in
-    our copy, so the claims psmfa_decreases_merit and distributed_converges are declared not tested (the notebook still
-    runs our [INF] reconstructions and says, with :mod:`fairlib.multires.pfvds_stalls`, why they stall).
+    """§5's check on one cluster and α: ``exact`` (interior point) against ``by_best_response``
+    (the exact best-response iteration). PS-MFA (§5.1) and the distributed heuristic (§5.2) are
+    not judged: their update equations were lost in our copy, so the claims psmfa_decreases_merit
+    and distributed_converges are declared not tested (the notebook still runs our [INF]
+    reconstructions and says, with :mod:`fairlib.multires.pfvds_stalls`, why they stall).
 
     Parameters
     ----------
@@ -1434,10 +1476,10 @@ def one_server_reductions(
     n_users: int = 6,
     n_resources: int = 3,
 ) -> dict[str, Measurement]:
-    """§2.2 ("when there is only one server ... TSF reduces to DRF") and §2.3 ("PS-DSF reduces to DRF when there is
-    only one server"): on ``n_instances`` random one-server clusters with weights, the largest relative difference
-    of TSF's and PS-DSF's task counts from weighted divisible DRF (:func:`fairlib.multires.edrf`, progressive
-    filling on the dominant shares).
+    """§2.2 ("when there is only one server ... TSF reduces to DRF") and §2.3 ("PS-DSF reduces to
+    DRF when there is only one server"): on ``n_instances`` random one-server clusters with weights,
+    the largest relative difference of TSF's and PS-DSF's task counts from weighted divisible DRF
+    (:func:`fairlib.multires.edrf`, progressive filling on the dominant shares).
 
     Parameters
     ----------
@@ -1497,13 +1539,14 @@ def fds_kkt_residual(
     *,
     tol: float = 1e-7,
 ) -> float:
-    """How far ``tasks`` is from α-proportional fairness on dominant shares (FDS, Joe-Wong et al.) on one server with
-    ``capacity``: the optimum of max Σ_n f_α(x_n s_n) subject to Σ_n x_n d[n] <= c, with s_n = max_r d[n, r] / c_r the
-    dominant share of one task and f_α the α-fair utility (log at α = 1). The problem is convex, so ``tasks`` is its
-    optimum iff it is feasible and the KKT conditions hold: every user's marginal utility g_n = s_n^(1-α) x_n^(-α)
-    equals Σ_r λ_r d[n, r] for some λ >= 0 on the saturated resources (every x_n > 0: the marginal is infinite at 0).
-    Returns the relative residual max_n |Σ_r λ_r d[n, r] − g_n| / max_n g_n of the best such λ (non-negative least
-    squares); infinite if ``tasks`` is infeasible or a user gets nothing.
+    """How far ``tasks`` is from α-proportional fairness on dominant shares (FDS, Joe-Wong et al.)
+    on one server with ``capacity``: the optimum of max Σ_n f_α(x_n s_n) subject to Σ_n x_n d[n]
+    <= c, with s_n = max_r d[n, r] / c_r the dominant share of one task and f_α the α-fair utility
+    (log at α = 1). The problem is convex, so ``tasks`` is its optimum iff it is feasible and the
+    KKT conditions hold: every user's marginal utility g_n = s_n^(1-α) x_n^(-α) equals Σ_r λ_r
+    d[n, r] for some λ >= 0 on the saturated resources (every x_n > 0: the marginal is infinite at
+    0). Returns the relative residual max_n |Σ_r λ_r d[n, r] − g_n| / max_n g_n of the best such
+    λ (non-negative least squares); infinite if ``tasks`` is infeasible or a user gets nothing.
 
     Parameters
     ----------
@@ -1521,14 +1564,17 @@ def fds_kkt_residual(
     Returns
     -------
     float
-        The relative KKT residual (infinite when infeasible, when a user gets nothing, or when nothing binds).
+        The relative KKT residual (infinite when infeasible, when a user gets nothing, or when
+        nothing binds).
 
     Examples
     --------
     >>> d, c = np.array([[1.0, 4.0], [3.0, 1.0]]), np.array([9.0, 18.0])
-    >>> fds_kkt_residual(d, c, [4.090909090909, 1.636363636364], 1.0) < 1e-9     # pfvds's one-server example
+    >>> # pfvds's one-server example
+    >>> fds_kkt_residual(d, c, [4.090909090909, 1.636363636364], 1.0) < 1e-9
     True
-    >>> fds_kkt_residual(d, c, [3.0, 2.0], 1.0) > 0.1                               # DRF's allocation is not FDS
+    >>> # DRF's allocation is not FDS
+    >>> fds_kkt_residual(d, c, [3.0, 2.0], 1.0) > 0.1
     True
     """
     from scipy.optimize import nnls
@@ -1560,9 +1606,10 @@ def one_server_fds(
     n_users: int = 6,
     n_resources: int = 3,
 ) -> Measurement:
-    """§3 ("PF-VDS reduces to α-proportional FDS when there exists only one server"): on ``n_instances`` random
-    unweighted one-server clusters, PF-VDS(α)'s allocation (our interior point) checked against FDS's optimality
-    conditions (:func:`fds_kkt_residual`) at each α of ``alphas``: the largest relative KKT residual.
+    """§3 ("PF-VDS reduces to α-proportional FDS when there exists only one server"): on
+    ``n_instances`` random unweighted one-server clusters, PF-VDS(α)'s allocation (our interior
+    point) checked against FDS's optimality conditions (:func:`fds_kkt_residual`) at each α of
+    ``alphas``: the largest relative KKT residual.
 
     Parameters
     ----------

@@ -1,9 +1,11 @@
-"""What the trace-driven experiments of Khamse-Ashari et al. (§6) measured, as the ledger's claims read them.
+"""What the trace-driven experiments of Khamse-Ashari et al. (§6) measured, as the ledger's claims
+read them.
 
-The khamseashari2018_traces notebook runs the experiments with :mod:`fairlib.sim` (Bitbrains snapshots, the Google
-closed-loop replay) and :mod:`.google_open_loop` (the request-based reconstruction of §6.2 and its sensitivity grid);
-the functions here turn their tables into one :class:`fairlib.repro.ledger.Measurement` per declared claim, so that the
-arithmetic behind every claim is library code with tests and the notebook's claims cell only hands it over
+The khamseashari2018_traces notebook runs the experiments with :mod:`fairlib.sim` (Bitbrains
+snapshots, the Google closed-loop replay) and :mod:`.google_open_loop` (the request-based
+reconstruction of §6.2 and its sensitivity grid); the functions here turn their tables into one
+:class:`fairlib.repro.ledger.Measurement` per declared claim, so that the arithmetic behind every
+claim is library code with tests and the notebook's claims cell only hands it over
 (:meth:`fairlib.repro.ledger.ClaimLog.measure_all`)."""
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ __all__ = [
 
 #: the three mechanisms Figs. 12–14 compare
 TRIO = ("PS-DSF", "DRFH", "TSF")
-#: the share of the Google jobs the paper samples (§6.2–6.3: "2% of jobs in the Google traces are randomly chosen")
+#: the share of the Google jobs the paper samples (§6.2–6.3: "2% of jobs in the Google traces are
+#: randomly chosen")
 PAPER_JOB_FRACTION = 0.02
 #: §6.1's Bitbrains servers: (count, GHz of CPU, GB of RAM) per type, over 3 locations (Fig. 5)
 PAPER_BITBRAINS_TYPES = ((75, 4.0, 12.0), (100, 8.0, 8.0), (75, 16.0, 4.0))
@@ -54,10 +57,11 @@ def order_margins(
     bottom: str = "PS-DSF",
     resources: Iterable[str] = ("cpu", "ram"),
 ) -> list[float]:
-    """Fig. 9's ordering, per resource, as a margin: for each of ``resources`` (columns of ``per_resource``, one row
-    per variant), the smaller of ``top``'s lead over the highest other variant and the lowest other variant's lead
-    over ``bottom``. Positive: ``top`` highest and ``bottom`` lowest on that resource, by that much; negative: the
-    order is broken by that much; zero: a tie.
+    """Fig. 9's ordering, per resource, as a margin: for each of ``resources`` (columns of
+    ``per_resource``, one row per variant), the smaller of ``top``'s lead over the highest other
+    variant and the lowest other variant's lead over ``bottom``. Positive: ``top`` highest and
+    ``bottom`` lowest on that resource, by that much; negative: the order is broken by that much;
+    zero: a tie.
 
     Parameters
     ----------
@@ -109,10 +113,11 @@ def bitbrains_findings(
 ) -> dict[str, Measurement]:
     """Figs. 6, 7 and 12 (§6.1, Bitbrains random instants).
 
-    ``exact``: PF-VDS(2) on one snapshot by the interior point (Fig. 6's equilibrium; the distributed heuristic of
-    Fig. 6 is not judged: its equations were lost, claim fig6_distributed_converges is declared not tested);
-    ``utilisation``: mean utilisation per mechanism (rows) and resource (columns); ``variants``: the PF-VDS variants
-    in increasing α, PS-DSF last; ``resources``: the fleet's resources, CPU and RAM first. ``full_mode``: whether the
+    ``exact``: PF-VDS(2) on one snapshot by the interior point (Fig. 6's equilibrium; the
+    distributed heuristic of Fig. 6 is not judged: its equations were lost, claim
+    fig6_distributed_converges is declared not tested); ``utilisation``: mean utilisation per
+    mechanism (rows) and resource (columns); ``variants``: the PF-VDS variants in increasing α,
+    PS-DSF last; ``resources``: the fleet's resources, CPU and RAM first. ``full_mode``: whether the
     run had the paper's size (else the up-to-20% claim's note always says what was measured).
 
     Parameters
@@ -156,8 +161,10 @@ def bitbrains_findings(
             float(gain.max()),
             note=""
             if full_mode and 0.05 <= gain.max() <= 0.25
-            else f"largest gain of PS-DSF over the better of DRFH and TSF on CPU or RAM: {gain.max():.1%} on our fleet "
-            "(storage and network sized from our 150 VMs' peak total usage, 150 of the paper's 1,750 VMs)",
+            else "largest gain of PS-DSF over the better of DRFH and TSF on CPU or RAM: "
+            f"{gain.max():.1%} on our fleet "
+            "(storage and network sized from our 150 VMs' peak total usage, 150 of the "
+            "paper's 1,750 VMs)",
         ),
     }
 
@@ -170,10 +177,10 @@ def replay_findings(
 ) -> dict[str, Measurement]:
     """Figs. 9–11, 13 and 14 on the Google closed-loop replay (lifetime-sum demands, no caps).
 
-    ``summary``: one row per mechanism with time-averaged ``cpu``, ``ram``, ``cpu_CD``, ``ram_CD`` and the PF-VDS
-    variants' ``deviation_mean``; ``variants``: the PF-VDS variants in increasing α, PS-DSF last (``alphas`` their
-    finite α); ``short_jobs``: the finished jobs of less than one quantum, one row per (job, ``mechanism``), with
-    their ``delay``.
+    ``summary``: one row per mechanism with time-averaged ``cpu``, ``ram``, ``cpu_CD``, ``ram_CD``
+    and the PF-VDS variants' ``deviation_mean``; ``variants``: the PF-VDS variants in increasing α,
+    PS-DSF last (``alphas`` their finite α); ``short_jobs``: the finished jobs of less than one
+    quantum, one row per (job, ``mechanism``), with their ``delay``.
 
     Parameters
     ----------
@@ -218,7 +225,8 @@ def replay_findings(
     return {
         "fig9_alpha1_highest_psdsf_lowest": Measurement(  # Fig. 9 is per resource: CPU, then RAM
             fig9,
-            note=f"margin of the order (PF-VDS(1) highest, PS-DSF lowest) {fig9[0]:+.4f} on CPU, {fig9[1]:+.4f} "
+            note=f"margin of the order (PF-VDS(1) highest, PS-DSF lowest) {fig9[0]:+.4f} on CPU, "
+            f"{fig9[1]:+.4f} "
             "on RAM; time-averaged utilisation, CPU / RAM: "
             + ", ".join(
                 f"{v} {float(summary.loc[v, 'cpu']):.4f} / {float(summary.loc[v, 'ram']):.4f}"
@@ -230,36 +238,46 @@ def replay_findings(
             spread_ok,
             note=""
             if spread_ok
-            else f"std of the short jobs' delay: {spread[0]:.0f} s at α = {alphas[0]} vs {spread[-1]:.0f} s at "
-            f"α = {alphas[-1]} (means {delay['mean'].iloc[0]:.0f} s and {delay['mean'].loc[finite[-1]]:.0f} s, "
-            f"{len(short_jobs) // len(variants)} short jobs): a short job's delay is dominated by the wait for the "
-            "next reallocation (arrivals wait up to 5 minutes under our [INF] arrival rule), which α does not change",
+            else f"std of the short jobs' delay: {spread[0]:.0f} s at α = {alphas[0]} vs "
+            f"{spread[-1]:.0f} s at "
+            f"α = {alphas[-1]} (means {delay['mean'].iloc[0]:.0f} s and "
+            f"{delay['mean'].loc[finite[-1]]:.0f} s, "
+            f"{len(short_jobs) // len(variants)} short jobs): a short job's delay is "
+            "dominated by the wait for the "
+            "next reallocation (arrivals wait up to 5 minutes under our [INF] arrival rule), "
+            "which α does not change",
         ),
         "fig13_psdsf_highest": Measurement(
             psdsf_top,
             note=""
             if psdsf_top
-            else f"time-averaged utilisation (mean of CPU and RAM): PS-DSF {trio_util['PS-DSF']:.3f}, DRFH "
-            f"{trio_util['DRFH']:.3f}, TSF {trio_util['TSF']:.3f}. On our Google replay PS-DSF is behind: on "
+            else "time-averaged utilisation (mean of CPU and RAM): PS-DSF "
+            f"{trio_util['PS-DSF']:.3f}, DRFH "
+            f"{trio_util['DRFH']:.3f}, TSF {trio_util['TSF']:.3f}. On our Google replay "
+            "PS-DSF is behind: on "
             f"classes C/D it fills RAM ({trio.loc['PS-DSF', 'ram_CD']:.2f}) and leaves "
-            f"CPU idle ({trio.loc['PS-DSF', 'cpu_CD']:.2f}), where DRFH fills CPU. This is the lifetime-sum model "
-            "without caps; the request-based reconstruction and the sensitivity grid (fig13_psdsf_highest_paper_setup, "
-            "open_loop_sensitivity) show when and why PS-DSF trails",
+            f"CPU idle ({trio.loc['PS-DSF', 'cpu_CD']:.2f}), where DRFH fills CPU. This is "
+            "the lifetime-sum model "
+            "without caps; the request-based reconstruction and the sensitivity grid "
+            "(fig13_psdsf_highest_paper_setup, open_loop_sensitivity) show when and why "
+            "PS-DSF trails",
         ),
         "fig13_drfh_close_to_tsf": Measurement(float(abs(trio_util["DRFH"] - trio_util["TSF"]))),
         "fig14_gain_larger_on_classes_cd": Measurement(
             cd_ok,
             note=""
             if cd_ok
-            else f"PS-DSF minus the better of DRFH and TSF (mean of CPU and RAM utilisation): {gain_all:+.3f} overall, "
-            f"{gain_cd:+.3f} on classes C/D — PS-DSF trails on our replay (see fig13_psdsf_highest)",
+            else "PS-DSF minus the better of DRFH and TSF (mean of CPU and RAM utilisation): "
+            f"{gain_all:+.3f} overall, {gain_cd:+.3f} on classes C/D — PS-DSF trails on our "
+            "replay (see fig13_psdsf_highest)",
         ),
     }
 
 
 def _definition4_bounds(summary: pd.DataFrame, where: str) -> dict[str, float]:
-    """PS-DSF's certified low and high utilisation (mean of CPU and RAM) over every Definition-4 allocation, overall
-    (``where=""``) or on classes C/D (``"_CD"``), from an open loop run with ``definition4=True``."""
+    """PS-DSF's certified low and high utilisation (mean of CPU and RAM) over every Definition-4
+    allocation, overall (``where=""``) or on classes C/D (``"_CD"``), from an open loop run with
+    ``definition4=True``."""
     try:
         return {
             e: float(
@@ -278,10 +296,11 @@ def _definition4_bounds(summary: pd.DataFrame, where: str) -> dict[str, float]:
 
 
 def definition4_finding(summary: pd.DataFrame) -> Measurement:
-    """Whether Definition 4 alone makes PS-DSF trail in the request-based reconstruction of §6.2: the better of DRFH's
-    and TSF's utilisation (mean of time-averaged CPU and RAM) minus the certified upper bound over every Definition-4
-    allocation (``summary``: :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``); the
-    note gives both bounds, overall and on classes C/D, beside our PS-DSF's value.
+    """Whether Definition 4 alone makes PS-DSF trail in the request-based reconstruction of §6.2:
+    the better of DRFH's and TSF's utilisation (mean of time-averaged CPU and RAM) minus the
+    certified upper bound over every Definition-4 allocation (``summary``:
+    :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``); the note
+    gives both bounds, overall and on classes C/D, beside our PS-DSF's value.
 
     Parameters
     ----------
@@ -305,15 +324,16 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
     margin = better - whole["high"]
     return Measurement(
         margin,
-        note=f"every Definition-4 allocation's utilisation lies in [{whole['low']:.4f}, {whole['high']:.4f}] "
-        f"(certified bounds, time-averaged; ours {s.loc['PS-DSF', 'utilisation']:.4f}), on classes C/D in "
-        f"[{cd['low']:.4f}, {cd['high']:.4f}] (ours {s.loc['PS-DSF', ['cpu_CD', 'ram_CD']].mean():.4f}); the "
+        note=f"every Definition-4 allocation's utilisation lies in [{whole['low']:.4f}, "
+        f"{whole['high']:.4f}] (certified bounds, time-averaged; ours "
+        f"{s.loc['PS-DSF', 'utilisation']:.4f}), on classes C/D in [{cd['low']:.4f}, "
+        f"{cd['high']:.4f}] (ours {s.loc['PS-DSF', ['cpu_CD', 'ram_CD']].mean():.4f}); the "
         f"better of DRFH and TSF {better:.4f}: "
         + (
             "PS-DSF trails whichever allocation the paper's algorithm returns"
             if margin > 1e-6
-            else "Definition 4 alone does not make PS-DSF trail here — which PS-DSF allocation the paper's "
-            "algorithm returns decides it, and these bounds do not say which"
+            else "Definition 4 alone does not make PS-DSF trail here — which PS-DSF allocation "
+            "the paper's algorithm returns decides it, and these bounds do not say which"
         ),
     )
 
@@ -321,12 +341,13 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
 def route_finding(
     route: pd.DataFrame, certified: Mapping[str, list[bool]], paper_summary: pd.DataFrame
 ) -> Measurement:
-    """Fig. 9 in the request-based reconstruction of §6.2, along the paper's route to PS-DSF: by how much PF-VDS(1) has
-    the highest utilisation and PS-DSF the lowest (:func:`order_margins`, one margin per resource: positive where the
-    order holds), on time-averaged CPU and on RAM each (Fig. 9 is per resource), among the
-    capped PF-VDS(α) and PS-DSF on unmerged servers (``route``: :func:`.google_open_loop.time_averaged` of
-    :func:`.google_open_loop.route_mechanisms`' run, ``certified`` its record). The note gives each variant's value and
-    certified share, and where the route ends against the request-based reconstruction's PS-DSF (merged servers), the
+    """Fig. 9 in the request-based reconstruction of §6.2, along the paper's route to PS-DSF: by
+    how much PF-VDS(1) has the highest utilisation and PS-DSF the lowest (:func:`order_margins`, one
+    margin per resource: positive where the order holds), on time-averaged CPU and on RAM each (Fig.
+    9 is per resource), among the capped PF-VDS(α) and PS-DSF on unmerged servers (``route``:
+    :func:`.google_open_loop.time_averaged` of :func:`.google_open_loop.route_mechanisms`' run,
+    ``certified`` its record). The note gives each variant's value and certified share, and where
+    the route ends against the request-based reconstruction's PS-DSF (merged servers), the
     Definition-4 bounds and DRFH/TSF (``paper_summary``).
 
     Parameters
@@ -357,7 +378,8 @@ def route_finding(
     shares = {n: (sum(certified.get(n, [])), len(certified.get(n, []))) for n in names}
     uncertified = [f"{n} {k} of {m}" for n, (k, m) in shares.items() if k < m]
     finite = [n for n in names if n != "PS-DSF"]
-    # Fig. 9 is per resource: the order must hold on CPU and on RAM, each on its own (a margin per resource)
+    # Fig. 9 is per resource: the order must hold on CPU and on RAM, each on its own (a margin per
+    # resource)
     ordered = order_margins(per_resource, finite[0])
     p = paper_summary.astype(float)
     bounds = _definition4_bounds(p, "")
@@ -377,10 +399,11 @@ def route_finding(
                 if not uncertified
                 else "all but " + "; ".join(uncertified) + " (used as returned)"
             )
-            + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} (mean of CPU and RAM) against the "
-            f"request-based reconstruction's PS-DSF (merged servers) {p.loc['PS-DSF', 'utilisation']:.4f}, every "
-            f"Definition-4 allocation in [{bounds['low']:.4f}, "
-            f"{bounds['high']:.4f}], DRFH {p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"
+            + f". The route's last step {finite[-1]} {util[finite[-1]]:.4f} (mean of CPU and "
+            "RAM) against the request-based reconstruction's PS-DSF (merged servers) "
+            f"{p.loc['PS-DSF', 'utilisation']:.4f}, every Definition-4 allocation in "
+            f"[{bounds['low']:.4f}, {bounds['high']:.4f}], DRFH "
+            f"{p.loc['DRFH', 'utilisation']:.4f}, TSF {p.loc['TSF', 'utilisation']:.4f}"
         ),
     )
 
@@ -388,13 +411,14 @@ def route_finding(
 def paper_setup_findings(
     summary: pd.DataFrame, task: float, leads: pd.DataFrame
 ) -> dict[str, Measurement]:
-    """Figs. 13–14 on the request-based reconstruction of §6.2 (open loop, per-interval capped demands [INF], classes
-    by proportionality).
+    """Figs. 13–14 on the request-based reconstruction of §6.2 (open loop, per-interval capped
+    demands [INF], classes by proportionality).
 
-    ``summary``: :func:`.google_open_loop.time_averaged` of the request-based reconstruction's run (rows PS-DSF, DRFH,
-    TSF and "DRFH Best-Fit"; with the C/D placement ranges and the Definition-4 bounds); ``task``: Best-Fit DRFH's task
-    size; ``leads``: :func:`.google_open_loop.leads` of the sensitivity grid (its per-interval, proportionality rows are
-    the request-based reconstruction's samples).
+    ``summary``: :func:`.google_open_loop.time_averaged` of the request-based reconstruction's run
+    (rows PS-DSF, DRFH, TSF and "DRFH Best-Fit"; with the C/D placement ranges and the Definition-4
+    bounds); ``task``: Best-Fit DRFH's task size; ``leads``: :func:`.google_open_loop.leads` of the
+    sensitivity grid (its per-interval, proportionality rows are the request-based reconstruction's
+    samples).
 
     Parameters
     ----------
@@ -430,7 +454,8 @@ def paper_setup_findings(
     bf_lead = float(s.loc["PS-DSF", "utilisation"] - bf.utilisation)
     bf_lead_cd = float(s.loc["PS-DSF", "utilisation_CD"] - bf.utilisation_CD)
     paper_grid = leads[(leads.demand_model == "per-interval") & (leads.labels == "proportionality")]
-    # the paper ran one random 2% sample: each 2% sample of ours is judged on its own (a list, one lead per sample)
+    # the paper ran one random 2% sample: each 2% sample of ours is judged on its own (a list, one
+    # lead per sample)
     paper_samples = paper_grid[np.isclose(paper_grid.fraction, PAPER_JOB_FRACTION)]
     if paper_samples.empty:
         raise InvalidInputError(
@@ -447,9 +472,11 @@ def paper_setup_findings(
             bool(top),
             note=""
             if top
-            else "time-averaged utilisation (mean of CPU and RAM) in the request-based reconstruction of §6.2: "
+            else "time-averaged utilisation (mean of CPU and RAM) in the request-based "
+            "reconstruction of §6.2: "
             + ", ".join(
-                f"{m} {s.loc[m, 'utilisation']:.4f} (CPU {s.loc[m, 'cpu']:.3f}, RAM {s.loc[m, 'ram']:.3f})"
+                f"{m} {s.loc[m, 'utilisation']:.4f} (CPU {s.loc[m, 'cpu']:.3f}, RAM "
+                f"{s.loc[m, 'ram']:.3f})"
                 for m in TRIO
             )
             + f"; PS-DSF's lead {lead:+.4f}",
@@ -458,33 +485,36 @@ def paper_setup_findings(
             bool(lead_cd > lead),
             note=""
             if lead_cd > lead
-            else f"PS-DSF minus the better of DRFH and TSF: {lead:+.4f} overall, {lead_cd:+.4f} on classes C/D",
+            else f"PS-DSF minus the better of DRFH and TSF: {lead:+.4f} overall, {lead_cd:+.4f} "
+            "on classes C/D",
         ),
         "fig14_cd_gain_beyond_any_placement_paper_setup": Measurement(
             float(psdsf_cd - best_cd_placement),
-            note=f"PS-DSF's C/D utilisation {psdsf_cd:.4f}; DRFH and TSF's totals can be placed to reach up to "
-            f"{best_cd_placement:.4f} there (their own placement: "
+            note=f"PS-DSF's C/D utilisation {psdsf_cd:.4f}; DRFH and TSF's totals can be placed "
+            f"to reach up to {best_cd_placement:.4f} there (their own placement: "
             f"{s.loc[['DRFH', 'TSF'], ['cpu_CD', 'ram_CD']].mean(axis=1).max():.4f})",
         ),
         "fig13_psdsf_above_best_fit_drfh_paper_setup": Measurement(
             bf_lead,
-            note=f"PS-DSF {s.loc['PS-DSF', 'utilisation']:.4f} vs Best-Fit DRFH {bf.utilisation:.4f} (CPU "
-            f"{s.loc[bf_name, 'cpu']:.3f}, RAM {s.loc[bf_name, 'ram']:.3f}; DRFH on the optimal face "
+            note=f"PS-DSF {s.loc['PS-DSF', 'utilisation']:.4f} vs Best-Fit DRFH "
+            f"{bf.utilisation:.4f} (CPU {s.loc[bf_name, 'cpu']:.3f}, RAM "
+            f"{s.loc[bf_name, 'ram']:.3f}; DRFH on the optimal face "
             f"{s.loc['DRFH', 'utilisation']:.4f}); tasks of {task:.4f}",
         ),
         "fig14_gain_over_best_fit_drfh_larger_on_classes_cd_paper_setup": Measurement(
             float(bf_lead_cd - bf_lead),
-            note=f"PS-DSF minus Best-Fit DRFH: {bf_lead:+.4f} overall, {bf_lead_cd:+.4f} on classes C/D",
+            note=f"PS-DSF minus Best-Fit DRFH: {bf_lead:+.4f} overall, {bf_lead_cd:+.4f} on "
+            "classes C/D",
         ),
         "fig13_psdsf_highest_every_sample_paper_setup": Measurement(
             sample_leads,
-            note=f"PS-DSF is ahead by more than 1e-6 in {ahead} of the {len(sample_leads)} samples of "
-            f"{PAPER_JOB_FRACTION:.0%} of the jobs (the paper's fraction; leads "
+            note=f"PS-DSF is ahead by more than 1e-6 in {ahead} of the {len(sample_leads)} "
+            f"samples of {PAPER_JOB_FRACTION:.0%} of the jobs (the paper's fraction; leads "
             + ", ".join(f"{x:+.4f}" for x in sample_leads)
             + ")"
             + "".join(
-                f"; not judged, {f:.0%} of jobs: ahead in {int((g.lead > 1e-6).sum())} of {len(g)}, leads "
-                f"{g.lead.min():+.4f} to {g.lead.max():+.4f}"
+                f"; not judged, {f:.0%} of jobs: ahead in {int((g.lead > 1e-6).sum())} of "
+                f"{len(g)}, leads {g.lead.min():+.4f} to {g.lead.max():+.4f}"
                 for f, g in paper_grid.groupby("fraction")
                 if not np.isclose(f, PAPER_JOB_FRACTION)
             ),
@@ -500,19 +530,21 @@ def setup_findings(
     scheduling_class: np.ndarray,
     sampled_share: float,
 ) -> dict[str, Measurement]:
-    """§6's set-up (Figs. 4–5), as our fleets and samples build it, from the objects the notebook ran on.
+    """§6's set-up (Figs. 4–5), as our fleets and samples build it, from the objects the notebook
+    ran on.
 
-    ``bitbrains_fleet``: the §6.1 fleet (:class:`fairlib.traces.Fleet`, CPU in GHz and RAM in GB first, with
-    locations); ``snapshots``: :func:`fairlib.sim.snapshot_utilisation`'s table (its ``run`` column counts the random
-    instants); ``google_fleet`` and ``eligible[job, server]`` (:func:`fairlib.sim.class_eligibility`) with the jobs'
-    ``scheduling_class``: the §6.2 cluster and its placement; ``sampled_share``: the share of the Google jobs the
-    replay drew.
+    ``bitbrains_fleet``: the §6.1 fleet (:class:`fairlib.traces.Fleet`, CPU in GHz and RAM in GB
+    first, with locations); ``snapshots``: :func:`fairlib.sim.snapshot_utilisation`'s table (its
+    ``run`` column counts the random instants); ``google_fleet`` and ``eligible[job, server]``
+    (:func:`fairlib.sim.class_eligibility`) with the jobs' ``scheduling_class``: the §6.2 cluster
+    and its placement; ``sampled_share``: the share of the Google jobs the replay drew.
 
-    - ``fig5_bitbrains_fleet_as_paper``: the servers of each §6.1 type (4/12, 8/8, 16/4 GHz/GB), the servers of any
-      other (CPU, RAM) and the number of locations;
-    - ``fig4_google_fleet_as_paper``: the servers, the classes (labels A–D), and 1 if classes C/D serve exactly the
-      latency-sensitive jobs (scheduling classes 2–3) and A/B every job, else 0;
-    - ``google_job_sample_2_percent``: the share of jobs drawn; ``bitbrains_100_runs``: the random instants run.
+    - ``fig5_bitbrains_fleet_as_paper``: the servers of each §6.1 type (4/12, 8/8, 16/4 GHz/GB),
+      the servers of any other (CPU, RAM) and the number of locations;
+    - ``fig4_google_fleet_as_paper``: the servers, the classes (labels A–D), and 1 if classes C/D
+      serve exactly the latency-sensitive jobs (scheduling classes 2–3) and A/B every job, else 0;
+    - ``google_job_sample_2_percent``: the share of jobs drawn; ``bitbrains_100_runs``: the random
+      instants run.
 
     Parameters
     ----------
@@ -574,7 +606,8 @@ def setup_findings(
             [int(len(labels)), int(np.unique(labels).size), int(placement)],
             note=f"{len(labels)} servers in classes "
             + ", ".join(f"{c}: {int((labels == c).sum())}" for c in np.unique(labels))
-            + f"; {int(sensitive.sum())} of {len(sc)} jobs latency-sensitive (scheduling class 2–3)",
+            + f"; {int(sensitive.sum())} of {len(sc)} jobs latency-sensitive (scheduling class "
+            "2–3)",
         ),
         "google_job_sample_2_percent": Measurement(float(sampled_share)),
         "bitbrains_100_runs": Measurement(int(snapshots["run"].nunique())),

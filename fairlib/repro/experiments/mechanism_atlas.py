@@ -1,33 +1,40 @@
-"""The mechanism atlas: every registered mechanism on the same jobs of three real clusters, whole cells included.
+"""The mechanism atlas: every registered mechanism on the same jobs of three real clusters, whole
+cells included.
 
-A *cell* (:class:`Cell`) is one instant of one cluster: the machines up then, with their capacities, and the users
-present then, with their per-task demands, their caps (the tasks they ask for, or none) and where they may run.
+A *cell* (:class:`Cell`) is one instant of one cluster: the machines up then, with their capacities,
+and the users present then, with their per-task demands, their caps (the tasks they ask for, or
+none) and where they may run.
 
-- **Google clusterdata-2011-2** (:func:`google_cells`): every machine up at the instant (about 12,500) and every job
-  with tasks pending or running, as :func:`.scheduler_semantics.cell_snapshots` builds them: per-task demand the
-  median (CPU, memory) *request* of its present tasks (``task_usage`` is not in the excerpt), cap its present tasks.
+- **Google clusterdata-2011-2** (:func:`google_cells`): every machine up at the instant (about
+  12,500) and every job with tasks pending or running, as
+  :func:`.scheduler_semantics.cell_snapshots` builds them: per-task demand the median (CPU, memory)
+  *request* of its present tasks (``task_usage`` is not in the excerpt), cap its present tasks.
 - **Alibaba** (:func:`alibaba_cells`): the machines of v2018 ``machine_meta`` up at the instant
   (:func:`fairlib.traces.machines_up`) and the v2017 ``batch_task`` tasks present then
-  (:func:`fairlib.traces.tasks_present`): a task is a group of identical instances, one user with its
-  per-instance plan as demand and its instance count as cap. The two tables come from different trace releases (the
-  excerpt holds no v2018 ``batch_task``), so the jobs are v2017's on v2018's machines at the same trace time.
-- **Bitbrains GWA-T-12** (:func:`bitbrains_cells`): §6.1's 250-server fleet as the trace notebook builds it
-  (:func:`fairlib.traces.bitbrains_fleet` with storage and network sized from the VMs) and the VMs active at the
-  instant, each demanding its peak usage, at a random one of 3 locations and eligible for its own and adjacent ones
-  (:func:`fairlib.sim.location_eligibility`); uncapped, as the paper's users are.
+  (:func:`fairlib.traces.tasks_present`): a task is a group of identical instances, one user with
+  its per-instance plan as demand and its instance count as cap. The two tables come from different
+  trace releases (the excerpt holds no v2018 ``batch_task``), so the jobs are v2017's on v2018's
+  machines at the same trace time.
+- **Bitbrains GWA-T-12** (:func:`bitbrains_cells`): §6.1's 250-server fleet as the trace notebook
+  builds it (:func:`fairlib.traces.bitbrains_fleet` with storage and network sized from the VMs) and
+  the VMs active at the instant, each demanding its peak usage, at a random one of 3 locations and
+  eligible for its own and adjacent ones (:func:`fairlib.sim.location_eligibility`); uncapped, as
+  the paper's users are.
 
-:func:`atlas_table` runs every mechanism of :func:`mechanism_runs` on each cell (:func:`cell_rows`): the pooled
-mechanisms on the cell's pooled capacity (what a scheduler that pools its machines promises), the multi-server ones
-on the merged identical machines (:func:`fairlib.multires.merge_identical_servers`, exact for them) and the whole-task
-placement heuristics (:func:`fairlib.multires.keeps_servers`) on every machine as it is. Every allocation is then
-measured the same way: utilisation per resource, tasks and users served, the spread of dominant shares (Jain's index,
-smallest and largest), and the library's property checkers (:func:`fairlib.multires.property_violations`: sharing
-incentive, envy-freeness, Pareto slack, bottleneck fairness) on the cluster it was computed for, a machine-level
-allocation summed over each class of identical machines first (exact for SI, EF and PO, which depend on the
-per-class totals only). :func:`strategyproofness_spot_checks` runs
-:func:`fairlib.properties.strategyproofness_violation` on small random sub-cells. A mechanism that refuses a cell (a
-cap it does not honour, an instance beyond its placement cap, a size above the atlas's :data:`SIZE_CAPS`) is a row
-with its ``status`` saying why, never a silent gap.
+:func:`atlas_table` runs every mechanism of :func:`mechanism_runs` on each cell (:func:`cell_rows`):
+the pooled mechanisms on the cell's pooled capacity (what a scheduler that pools its machines
+promises), the multi-server ones on the merged identical machines
+(:func:`fairlib.multires.merge_identical_servers`, exact for them) and the whole-task placement
+heuristics (:func:`fairlib.multires.keeps_servers`) on every machine as it is. Every allocation is
+then measured the same way: utilisation per resource, tasks and users served, the spread of dominant
+shares (Jain's index, smallest and largest), and the library's property checkers
+(:func:`fairlib.multires.property_violations`: sharing incentive, envy-freeness, Pareto slack,
+bottleneck fairness) on the cluster it was computed for, a machine-level allocation summed over each
+class of identical machines first (exact for SI, EF and PO, which depend on the per-class totals
+only). :func:`strategyproofness_spot_checks` runs
+:func:`fairlib.properties.strategyproofness_violation` on small random sub-cells. A mechanism that
+refuses a cell (a cap it does not honour, an instance beyond its placement cap, a size above the
+atlas's :data:`SIZE_CAPS`) is a row with its ``status`` saying why, never a silent gap.
 """
 
 from __future__ import annotations
@@ -94,8 +101,8 @@ __all__ = [
 #: the three clusters, in the order of the notebook's sections and the figure's panels
 TRACES = ("google", "alibaba", "bitbrains")
 
-#: instants per trace (seconds of trace time; Bitbrains: days into the excerpt) and the sub-cells of the
-#: strategy-proofness spot checks, per mode
+#: instants per trace (seconds of trace time; Bitbrains: days into the excerpt) and the sub-cells of
+#: the strategy-proofness spot checks, per mode
 SIZES = {
     "quick": {
         "google": [3600.0],
@@ -117,37 +124,43 @@ SIZES = {
     },
 }
 
-#: the instants one notebook cell runs (:func:`batches`): two, one per core, so that a cell of Google's whole cell
-#: stays within a few minutes
+#: the instants one notebook cell runs (:func:`batches`): two, one per core, so that a cell of
+#: Google's whole cell stays within a few minutes
 BATCH = 2
 
-#: the largest problem (users × servers it solves: distinct machines, or 1 for a pool) the atlas gives each mechanism
-#: that has a cap here; a larger cell is a row saying so. PF-VDS's interior point on a whole Google cell (about 4,000
-#: jobs × 10 classes, every registered α) does not finish within the notebook's time budget.
+#: the largest problem (users × servers it solves: distinct machines, or 1 for a pool) the atlas
+#: gives each mechanism that has a cap here; a larger cell is a row saying so. PF-VDS's interior
+#: point on a whole Google cell (about 4,000 jobs × 10 classes, every registered α) does not
+#: finish within the notebook's time budget.
 SIZE_CAPS = {"pfvds": 10_000}
 
-#: a capped user is served in full when its tasks reach its cap within this share of it (at least of one task): the
-#: divisible solvers' totals carry rounding (as in :func:`.scheduler_semantics.machine_allocations`)
+#: a capped user is served in full when its tasks reach its cap within this share of it (at least of
+#: one task): the divisible solvers' totals carry rounding (as in
+#: :func:`.scheduler_semantics.machine_allocations`)
 SERVED_TOL = 1e-6
 
-#: a property holds when its checker's relative violation is at most this (the checkers' solvers round)
+#: a property holds when its checker's relative violation is at most this (the checkers' solvers
+#: round)
 PROPERTY_TOL = 1e-6
 
-#: two mechanisms' measures within this of each other are a tie when a sentence names the highest or lowest (the
-#: per-trace tables print three decimals)
+#: two mechanisms' measures within this of each other are a tie when a sentence names the highest or
+#: lowest (the per-trace tables print three decimals)
 TIE_TOL = 1e-3
 
-#: how a row's ``status`` opens when the mechanism's solver returned an allocation it does not certify
-#: (``converged`` False): the allocation is in the row, but it is not the mechanism's, so no mean or claim reads it
+#: how a row's ``status`` opens when the mechanism's solver returned an allocation it does not
+#: certify (``converged`` False): the allocation is in the row, but it is not the mechanism's, so no
+#: mean or claim reads it
 UNCERTIFIED = "solver did not certify"
 
-#: the envy checker divides a user's gain by its own tasks floored at 1e-300, so a user holding nothing who would
-#: gain from another's bundle comes out near 1e300: such envy is unbounded and the row says inf
+#: the envy checker divides a user's gain by its own tasks floored at 1e-300, so a user holding
+#: nothing who would gain from another's bundle comes out near 1e300: such envy is unbounded and the
+#: row says inf
 _UNBOUNDED_ENVY = 1e250
 
-#: the measures of the summary figure: column -> (reader's name, higher is better). Bottleneck fairness is not one:
-#: its checker (Definition 4) says nothing with per-user caps (Google, Alibaba) or when some machine has no bottleneck
-#: resource (Bitbrains' fleet), so it is NaN on every cell of the atlas; the tables keep its column.
+#: the measures of the summary figure: column -> (reader's name, higher is better). Bottleneck
+#: fairness is not one: its checker (Definition 4) says nothing with per-user caps (Google, Alibaba)
+#: or when some machine has no bottleneck resource (Bitbrains' fleet), so it is NaN on every cell of
+#: the atlas; the tables keep its column.
 MEASURES = {
     "util_mean": ("utilisation (mean)", True),
     "served_full": ("users served in full", True),
@@ -197,11 +210,17 @@ class Cell:
     def cluster(self) -> Cluster:
         """The cell on its machines."""
         # Cluster takes None for "no caps" and "every pair" (its fields are typed by what it stores)
-        return Cluster(self.capacity, self.demand, max_tasks=self.caps, eligible=self.eligible)  # type: ignore[arg-type]
+        return Cluster(
+            self.capacity,
+            self.demand,
+            max_tasks=self.caps,  # type: ignore[arg-type]
+            eligible=self.eligible,  # type: ignore[arg-type]
+        )
 
     @property
     def pooled_capacity(self) -> np.ndarray:
-        """The machines' capacities summed per resource (``math.fsum``: the same last bit on every CPU)."""
+        """The machines' capacities summed per resource (``math.fsum``: the same last bit on every
+        CPU)."""
         return np.array([math.fsum(column) for column in self.capacity.T])
 
     @property
@@ -219,18 +238,20 @@ def google_cells(
     rng: int | np.random.SeedSequence | None = None,
     source: str = "real",
 ) -> list[Cell]:
-    """One :class:`Cell` per instant (seconds of trace time) of Google's cell: every machine up and every job with
-    tasks pending or running (:func:`.scheduler_semantics.cell_snapshots`), capped at its present tasks.
+    """One :class:`Cell` per instant (seconds of trace time) of Google's cell: every machine up and
+    every job with tasks pending or running (:func:`.scheduler_semantics.cell_snapshots`), capped at
+    its present tasks.
 
     Parameters
     ----------
     task_events, machine_events : pandas.DataFrame
-        Rows of :func:`fairlib.traces.read_task_events` and :func:`fairlib.traces.read_machine_events`.
+        Rows of :func:`fairlib.traces.read_task_events` and
+        :func:`fairlib.traces.read_machine_events`.
     instants : sequence of float
         Trace times in seconds.
     fraction : float
-        Share of the jobs and of the machines kept (1: the whole cell; less: a random sample, contention kept on
-        average, for quick runs).
+        Share of the jobs and of the machines kept (1: the whole cell; less: a random sample,
+        contention kept on average, for quick runs).
     rng : int or numpy SeedSequence, optional
         The samples' randomness.
     source : str
@@ -267,8 +288,9 @@ def alibaba_cells(
     rng: int | np.random.SeedSequence | None = None,
     source: str = "real",
 ) -> list[Cell]:
-    """One :class:`Cell` per instant of the Alibaba cluster: the machines up (:func:`fairlib.traces.machines_up`)
-    and the batch tasks present (:func:`fairlib.traces.tasks_present`), each capped at its instances.
+    """One :class:`Cell` per instant of the Alibaba cluster: the machines up
+    (:func:`fairlib.traces.machines_up`) and the batch tasks present
+    (:func:`fairlib.traces.tasks_present`), each capped at its instances.
 
     Parameters
     ----------
@@ -298,7 +320,8 @@ def alibaba_cells(
             tasks = tasks[gen.random(len(tasks)) < fraction]
         if len(machines) == 0 or tasks.empty:
             raise InvalidInputError(
-                f"instants: at {at} s {len(machines)} machines are up and {len(tasks)} tasks present"
+                f"instants: at {at} s {len(machines)} machines are up and {len(tasks)} tasks "
+                "present"
             )
         out.append(
             Cell(
@@ -322,11 +345,11 @@ def bitbrains_cells(
     *,
     reach: int = 1,
 ) -> list[Cell]:
-    """One :class:`Cell` per instant (``days`` after the excerpt's first sample) of §6.1's Bitbrains set-up: the
-    250-server fleet over 3 locations, storage and network sized from ``vms``
+    """One :class:`Cell` per instant (``days`` after the excerpt's first sample) of §6.1's
+    Bitbrains set-up: the 250-server fleet over 3 locations, storage and network sized from ``vms``
     (:func:`fairlib.traces.bitbrains_fleet`), the VMs active then demanding their peaks
-    (:func:`fairlib.traces.bitbrains_workload`), each at a random location (one draw of ``rng`` for the whole run)
-    and eligible within ``reach`` of it; uncapped.
+    (:func:`fairlib.traces.bitbrains_workload`), each at a random location (one draw of ``rng`` for
+    the whole run) and eligible within ``reach`` of it; uncapped.
 
     Parameters
     ----------
@@ -384,7 +407,8 @@ def mechanism_runs() -> dict:
 
 
 def _label(run_name: str, mech: registry.Mechanism) -> str:
-    """The reader's name of a run: the mechanism's label, with a variant's options (α per server as a list)."""
+    """The reader's name of a run: the mechanism's label, with a variant's options (α per server as
+    a list)."""
     options = mech.variants.get(run_name)
     if not options:
         return mech.label
@@ -403,20 +427,22 @@ def _per_class(tasks: np.ndarray, group: np.ndarray, n_classes: int) -> np.ndarr
 
 
 def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> list[dict]:
-    """Every run of ``runs`` (:func:`mechanism_runs` when None) on ``cell``, one row each (module docstring).
+    """Every run of ``runs`` (:func:`mechanism_runs` when None) on ``cell``, one row each (module
+    docstring).
 
-    Columns: ``trace``, ``at_s``, ``mechanism`` (run name), ``label``, ``model`` ("pool", "merged machines" or
-    "machines"), ``status`` ("ran" or why not), ``users``, ``machines``, ``classes`` (distinct machines),
-    ``tasks``, ``served_full`` (share of capped users given all their tasks, within :data:`SERVED_TOL`; NaN
-    uncapped), ``served_any`` (share given at least one task's worth), ``util_<resource>`` and ``util_mean`` (of
-    the pooled capacity), ``jain``, ``min_share``, ``max_share`` (dominant shares of the pooled capacity), ``SI``,
-    ``EF``, ``PO``, ``BF`` (relative violations, <= :data:`PROPERTY_TOL` holds; EF inf where a user holding nothing
-    would gain from another's bundle; BF NaN where Definition 4 says nothing: caps or a machine without a
-    bottleneck), ``converged``, ``seconds`` (the mechanism's wall time) and ``cpu_seconds`` (its process time),
-    ``check_seconds``; for PS-DSF ``definition4``, whether its allocation meets Definition 4
-    (:func:`fairlib.multires.psdsf.psdsf_violation`). A run whose solver does not certify its allocation
-    (``converged`` False) keeps its measures but its ``status`` opens with :data:`UNCERTIFIED` and the solver's
-    message: it is not counted as a run of the mechanism.
+    Columns: ``trace``, ``at_s``, ``mechanism`` (run name), ``label``, ``model`` ("pool", "merged
+    machines" or "machines"), ``status`` ("ran" or why not), ``users``, ``machines``, ``classes``
+    (distinct machines), ``tasks``, ``served_full`` (share of capped users given all their tasks,
+    within :data:`SERVED_TOL`; NaN uncapped), ``served_any`` (share given at least one task's
+    worth), ``util_<resource>`` and ``util_mean`` (of the pooled capacity), ``jain``, ``min_share``,
+    ``max_share`` (dominant shares of the pooled capacity), ``SI``, ``EF``, ``PO``, ``BF`` (relative
+    violations, <= :data:`PROPERTY_TOL` holds; EF inf where a user holding nothing would gain from
+    another's bundle; BF NaN where Definition 4 says nothing: caps or a machine without a
+    bottleneck), ``converged``, ``seconds`` (the mechanism's wall time) and ``cpu_seconds`` (its
+    process time), ``check_seconds``; for PS-DSF ``definition4``, whether its allocation meets
+    Definition 4 (:func:`fairlib.multires.psdsf.psdsf_violation`). A run whose solver does not
+    certify its allocation (``converged`` False) keeps its measures but its ``status`` opens with
+    :data:`UNCERTIFIED` and the solver's message: it is not counted as a run of the mechanism.
 
     Parameters
     ----------
@@ -459,8 +485,10 @@ def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> l
             rows.append(
                 {
                     **row,
-                    "status": f"not run: {target.n_users:,} users × {target.n_servers:,} servers = {size:,}, above "
-                    f"the atlas's cap of {SIZE_CAPS[mech_name]:,} for {mech.label} (its solver does not finish "
+                    "status": f"not run: {target.n_users:,} users × {target.n_servers:,} servers "
+                    f"= {size:,}, above "
+                    f"the atlas's cap of {SIZE_CAPS[mech_name]:,} for {mech.label} (its "
+                    "solver does not finish "
                     "within the notebook's time budget at that size)",
                 }
             )
@@ -500,8 +528,8 @@ def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> l
         if checks:
             c0 = time.process_time()
             if mech_name == "psdsf":
-                # PS-DSF is not Pareto optimal in general: whether its slack is the mechanism's or its solver's
-                # is whether the allocation meets the mechanism's own condition
+                # PS-DSF is not Pareto optimal in general: whether its slack is the mechanism's or
+                # its solver's is whether the allocation meets the mechanism's own condition
                 row["definition4"] = bool(psdsf_violation(target, tasks)["holds"])
             found = property_violations(checked_on, checked)
             if found["EF"] > _UNBOUNDED_ENVY:
@@ -519,8 +547,8 @@ def _cell_task(seed, index, cells, runs, checks):
 def atlas_table(
     cells: Sequence[Cell], runs: dict | None = None, *, checks: bool = True, progress: bool = False
 ) -> pd.DataFrame:
-    """:func:`cell_rows` of every cell, the cells in parallel on :func:`fairlib.sweep.sweep`: the tidy table, one
-    row per (cell, run), with the data's ``source``.
+    """:func:`cell_rows` of every cell, the cells in parallel on :func:`fairlib.sweep.sweep`: the
+    tidy table, one row per (cell, run), with the data's ``source``.
 
     Parameters
     ----------
@@ -555,8 +583,8 @@ def atlas_table(
 
 
 def batches(cells: Sequence[Cell], size: int = BATCH) -> list[list[Cell]]:
-    """``cells`` in consecutive groups of ``size`` (the last may be shorter), one :func:`atlas_table` each: a
-    notebook runs a long trace's instants over several cells.
+    """``cells`` in consecutive groups of ``size`` (the last may be shorter), one
+    :func:`atlas_table` each: a notebook runs a long trace's instants over several cells.
 
     Parameters
     ----------
@@ -575,8 +603,8 @@ def batches(cells: Sequence[Cell], size: int = BATCH) -> list[list[Cell]]:
 
 
 def concat_tables(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """The :func:`atlas_table` tables of one trace's :func:`batches` as one table, ordered by instant as
-    :func:`atlas_table` orders it.
+    """The :func:`atlas_table` tables of one trace's :func:`batches` as one table, ordered by
+    instant as :func:`atlas_table` orders it.
 
     Parameters
     ----------
@@ -595,9 +623,9 @@ def concat_tables(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _sub_cell(cell: Cell, n_users: int, rng: np.random.Generator) -> Cell:
-    """``n_users`` random users of ``cell`` on a random share of its machines in the same proportion (at least two),
-    uncapped: strategy-proofness is defined for users who take all they are given (a capped user's gain beyond its
-    cap would count)."""
+    """``n_users`` random users of ``cell`` on a random share of its machines in the same proportion
+    (at least two), uncapped: strategy-proofness is defined for users who take all they are given (a
+    capped user's gain beyond its cap would count)."""
     users = np.sort(
         rng.choice(len(cell.demand), size=min(n_users, len(cell.demand)), replace=False)
     )
@@ -630,11 +658,11 @@ def strategyproofness_spot_checks(
     n_checks: int = 2,
     rng: int | np.random.SeedSequence | None = None,
 ) -> pd.DataFrame:
-    """Strategy-proofness by search (:func:`fairlib.properties.strategyproofness_violation`, 2 random misreports per
-    user besides the scaled ones) of every run on ``n_checks`` small random sub-cells of the first cell: ``n_users``
-    users, uncapped, on machines drawn in the cell's proportion. One row per (check, run): ``SP`` (>
-    :data:`PROPERTY_TOL`: some user gains by lying), the sub-cell's ``users`` and ``machines``, or ``status`` when
-    the mechanism refuses it.
+    """Strategy-proofness by search (:func:`fairlib.properties.strategyproofness_violation`, 2
+    random misreports per user besides the scaled ones) of every run on ``n_checks`` small random
+    sub-cells of the first cell: ``n_users`` users, uncapped, on machines drawn in the cell's
+    proportion. One row per (check, run): ``SP`` (> :data:`PROPERTY_TOL`: some user gains by lying),
+    the sub-cell's ``users`` and ``machines``, or ``status`` when the mechanism refuses it.
 
     Parameters
     ----------
@@ -702,13 +730,15 @@ PER_MECHANISM_NAMES = {
 
 
 def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
-    """One trace's :func:`atlas_table` per mechanism: the instants it ran (a solve its solver did not certify is not
-    a run), the means over them of utilisation (mean of the resources), users served in full and Jain's index; per
-    property (SI, EF, PO, BF) the instants where it is violated (beyond :data:`PROPERTY_TOL`; "—" where the property
-    says nothing at any instant) and the largest violation over all four (inf: a user holding nothing would gain from
-    another's bundle); the mean run time; and ``status``, why a mechanism did not run at some instant. The smallest
-    dominant share is left out: it stays in :func:`atlas_table` and the figure (relative to the best mechanism's), but
-    as a mean it prints 0.0000 on the capped cells, where a job of one small task holds about 1e-6 of the cell.
+    """One trace's :func:`atlas_table` per mechanism: the instants it ran (a solve its solver did
+    not certify is not a run), the means over them of utilisation (mean of the resources), users
+    served in full and Jain's index; per property (SI, EF, PO, BF) the instants where it is violated
+    (beyond :data:`PROPERTY_TOL`; "—" where the property says nothing at any instant) and the
+    largest violation over all four (inf: a user holding nothing would gain from another's bundle);
+    the mean run time; and ``status``, why a mechanism did not run at some instant. The smallest
+    dominant share is left out: it stays in :func:`atlas_table` and the figure (relative to the best
+    mechanism's), but as a mean it prints 0.0000 on the capped cells, where a job of one small task
+    holds about 1e-6 of the cell.
 
     Parameters
     ----------
@@ -750,7 +780,8 @@ def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def run_labels(runs: dict | None = None) -> dict:
-    """The reader's name of every run: the mechanism's label, with a variant's options (α per server as a list).
+    """The reader's name of every run: the mechanism's label, with a variant's options (α per
+    server as a list).
 
     Parameters
     ----------
@@ -767,8 +798,8 @@ def run_labels(runs: dict | None = None) -> dict:
 
 
 def leaders(values: pd.Series, *, highest: bool = True, tol: float = TIE_TOL) -> str:
-    """The name of the highest (or lowest) of ``values``, or, when others are within ``tol`` of it, "a tie of" all of
-    them: a sentence never names one winner among equals.
+    """The name of the highest (or lowest) of ``values``, or, when others are within ``tol`` of it,
+    "a tie of" all of them: a sentence never names one winner among equals.
 
     Parameters
     ----------
@@ -801,8 +832,9 @@ def leaders(values: pd.Series, *, highest: bool = True, tol: float = TIE_TOL) ->
 
 
 def spread(values: pd.Series, *, decimals: int = 3, tol: float = TIE_TOL) -> str:
-    """How ``values`` (one per mechanism) spread, for a sentence: "spans a–b across mechanisms, highest …, lowest …"
-    (:func:`leaders`), or, when every value is within ``tol`` of every other, "is x for every mechanism".
+    """How ``values`` (one per mechanism) spread, for a sentence: "spans a–b across mechanisms,
+    highest …, lowest …" (:func:`leaders`), or, when every value is within ``tol`` of every
+    other, "is x for every mechanism".
 
     Parameters
     ----------
@@ -828,14 +860,15 @@ def spread(values: pd.Series, *, decimals: int = 3, tol: float = TIE_TOL) -> str
     if values.max() - values.min() <= tol:
         return f"is {number(values.mean(), decimals)} for every mechanism (all within {tol:g})"
     return (
-        f"spans {span(values.min(), values.max(), decimals)} across mechanisms, highest {leaders(values, tol=tol)}, "
-        f"lowest {leaders(values, highest=False, tol=tol)}"
+        f"spans {span(values.min(), values.max(), decimals)} across mechanisms, highest "
+        f"{leaders(values, tol=tol)}, lowest {leaders(values, highest=False, tol=tol)}"
     )
 
 
 def distinct_instants(cells: Sequence[Cell]) -> list[list[float]]:
-    """The instants of ``cells`` grouped by identical cells (the same machines, users, demands, caps and
-    eligibility): a trace whose users and demands do not change between instants repeats one cell.
+    """The instants of ``cells`` grouped by identical cells (the same machines, users, demands, caps
+    and eligibility): a trace whose users and demands do not change between instants repeats one
+    cell.
 
     Parameters
     ----------
@@ -859,11 +892,12 @@ def distinct_instants(cells: Sequence[Cell]) -> list[list[float]]:
 
 
 def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
-    """Mechanisms (rows) × :data:`MEASURES` (columns) of one trace's :func:`atlas_table` on one scale, 1 the best:
-    each measure's mean over the instants a mechanism ran; utilisation, users served in full and Jain's index as they
-    are (shares); a property's violation as 1 − violation, a violation within :data:`PROPERTY_TOL` counting as 0 and
-    one above 1 (more than the user's own tasks, or envy of a user holding nothing) as 1; the smallest dominant share
-    relative to the largest among the mechanisms; run time log-scaled from the fastest (1) to the slowest (0). NaN
+    """Mechanisms (rows) × :data:`MEASURES` (columns) of one trace's :func:`atlas_table` on one
+    scale, 1 the best: each measure's mean over the instants a mechanism ran; utilisation, users
+    served in full and Jain's index as they are (shares); a property's violation as 1 − violation,
+    a violation within :data:`PROPERTY_TOL` counting as 0 and one above 1 (more than the user's own
+    tasks, or envy of a user holding nothing) as 1; the smallest dominant share relative to the
+    largest among the mechanisms; run time log-scaled from the fastest (1) to the slowest (0). NaN
     where the measure says nothing (service without caps) or the mechanism did not run.
 
     Parameters
@@ -905,19 +939,23 @@ def _uncertified(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def findings(tables: dict) -> dict:
-    """The atlas's claims (``notebooks/claims/atlas.toml``) from the per-trace :func:`atlas_table` tables.
+    """The atlas's claims (``notebooks/claims/atlas.toml``) from the per-trace :func:`atlas_table`
+    tables.
 
-    - ``psdsf_lead_over_drfh_google``: the smallest, over the Google instants, of PS-DSF's utilisation (mean of CPU
-      and memory) minus DRFH's, on the whole cell; the note gives PS-DSF's Pareto slack on the same cells;
-    - ``offers_gap_to_drfh_google``: the smallest, over the Google instants, of DRFH's utilisation minus that of pooled
-      DRF served machine by machine (:func:`fairlib.multires.drf_machine_offers`), in points (hundredths of the
-      capacity); the note gives the gap to Best-Fit DRFH too, whole tasks on both sides;
-    - ``alibaba_served_full``: the smallest share of tasks given all their instances, over every mechanism that ran
-      and every Alibaba instant (a solve its solver did not certify, :data:`UNCERTIFIED`, is not a run: the note
-      names them);
-    - ``drfh_tsf_pareto_slack``: the largest Pareto slack of DRFH and TSF over every instant of every trace;
-    - ``edrf_pooled_envy``: the largest envy violation of EDRF (on the pooled capacity) over every instant of every
-      trace.
+    - ``psdsf_lead_over_drfh_google``: the smallest, over the Google instants, of PS-DSF's
+      utilisation (mean of CPU and memory) minus DRFH's, on the whole cell; the note gives PS-DSF's
+      Pareto slack on the same cells;
+    - ``offers_gap_to_drfh_google``: the smallest, over the Google instants, of DRFH's utilisation
+      minus that of pooled DRF served machine by machine
+      (:func:`fairlib.multires.drf_machine_offers`), in points (hundredths of the capacity); the
+      note gives the gap to Best-Fit DRFH too, whole tasks on both sides;
+    - ``alibaba_served_full``: the smallest share of tasks given all their instances, over every
+      mechanism that ran and every Alibaba instant (a solve its solver did not certify,
+      :data:`UNCERTIFIED`, is not a run: the note names them);
+    - ``drfh_tsf_pareto_slack``: the largest Pareto slack of DRFH and TSF over every instant of
+      every trace;
+    - ``edrf_pooled_envy``: the largest envy violation of EDRF (on the pooled capacity) over every
+      instant of every trace.
 
     Parameters
     ----------
@@ -952,20 +990,27 @@ def findings(tables: dict) -> dict:
             float(lead.min()),
             note=f"PS-DSF minus DRFH, mean of CPU and memory utilisation, over {n} instants: "
             f"{lead.min():+.4f} to {lead.max():+.4f}; PS-DSF's Pareto slack on the same cells "
-            f"{psdsf_po.min():.3f} to {psdsf_po.max():.3f} (relative tasks; PS-DSF is not Pareto optimal in general, "
-            "Khamse-Ashari et al., TPDS 2018, §2.3)",
+            f"{psdsf_po.min():.3f} to {psdsf_po.max():.3f} (relative tasks; PS-DSF is not "
+            "Pareto "
+            "optimal in general, Khamse-Ashari et al., TPDS 2018, §2.3)",
         ),
         "offers_gap_to_drfh_google": Measurement(
             float(100 * gap.min()),
-            note=f"DRFH (divisible tasks) minus DRF served machine by machine (whole tasks), over {n} instants: "
-            f"{100 * gap.min():.1f} to {100 * gap.max():.1f} points; whole tasks on both sides, Best-Fit DRFH "
-            f"minus the offer loop: {100 * whole_gap.min():.1f} to {100 * whole_gap.max():.1f} points; machine "
-            f"offers leave {1 - offers.max():.4f} to {1 - offers.min():.4f} of the capacity unused (mean of CPU "
-            "and memory)",
+            note="DRFH (divisible tasks) minus DRF served machine by machine (whole tasks), over "
+            f"{n} instants: "
+            f"{100 * gap.min():.1f} to {100 * gap.max():.1f} points; whole tasks on both "
+            "sides, Best-Fit DRFH "
+            f"minus the offer loop: {100 * whole_gap.min():.1f} to "
+            f"{100 * whole_gap.max():.1f} "
+            "points; machine "
+            f"offers leave {1 - offers.max():.4f} to {1 - offers.min():.4f} of the capacity "
+            "unused "
+            "(mean of CPU and memory)",
         ),
         "alibaba_served_full": Measurement(
             float(served.min()),
-            note=f"over {ali.at_s.nunique()} instants and {len(served)} mechanisms that ran; lowest: "
+            note=f"over {ali.at_s.nunique()} instants and {len(served)} mechanisms that ran; "
+            "lowest: "
             + ", ".join(f"{m} {v:.4f}" for m, v in served.nsmallest(3).items())
             + (
                 "; not runs of the mechanism, their solver not certifying its allocation: "
@@ -990,8 +1035,9 @@ def findings(tables: dict) -> dict:
 
 
 def figure(tables: dict, labels: dict | None = None) -> Figure:
-    """The atlas's summary figure: one heatmap panel per trace, mechanisms × :data:`MEASURES` on the common scale of
-    :func:`normalised_measures` (1 the best; grey where a measure says nothing or a mechanism did not run).
+    """The atlas's summary figure: one heatmap panel per trace, mechanisms × :data:`MEASURES` on
+    the common scale of :func:`normalised_measures` (1 the best; grey where a measure says nothing
+    or a mechanism did not run).
 
     Parameters
     ----------
@@ -1062,12 +1108,15 @@ def summary(tables: dict, measured: dict) -> str:
     n = google.at_s.nunique()
     offers = _mean_util(google, "drf_machine_offers")
     return (
-        f"On Google's cell ({n} instant{'s' if n > 1 else ''}, {number(google.users.mean(), 0)} jobs and "
-        f"{number(google.machines.mean(), 0)} machines on average), PS-DSF's utilisation minus DRFH's is at least "
-        f"{number(measured['psdsf_lead_over_drfh_google'].value, 4, sign=True)}; DRF served machine by machine "
-        f"leaves {percent(1 - offers.max(), 1)} to {percent(1 - offers.min(), 1)} of the capacity unused (mean of CPU "
-        f"and memory). On Alibaba every mechanism that ran gives at least "
-        f"{percent(measured['alibaba_served_full'].value, 1)} of the tasks all their instances."
+        f"On Google's cell ({n} instant{'s' if n > 1 else ''}, "
+        f"{number(google.users.mean(), 0)} jobs and {number(google.machines.mean(), 0)} "
+        "machines on average), PS-DSF's utilisation minus DRFH's is at least "
+        f"{number(measured['psdsf_lead_over_drfh_google'].value, 4, sign=True)}; DRF served "
+        f"machine by machine leaves {percent(1 - offers.max(), 1)} to "
+        f"{percent(1 - offers.min(), 1)} of the capacity unused (mean of CPU and memory). On "
+        "Alibaba every mechanism that ran gives at least "
+        f"{percent(measured['alibaba_served_full'].value, 1)} of the tasks all their "
+        "instances."
     )
 
 

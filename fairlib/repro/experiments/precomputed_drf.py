@@ -1,9 +1,10 @@
-"""PDRF against DRF: per-user task deviations counted as in Metin's Tables 1–2, and the experiment.
+"""PDRF against DRF: per-user task deviations counted as in Metin's Tables 1–2, and the
+experiment.
 
-The author's scripts (reconstructions §2.2) print ten integers per run; :func:`deviation_counts` returns the
-same fields, and :func:`table_row` aggregates runs exactly as the paper's tables do (column means;
-"Maximum" = max over runs of the per-run maximum; "Avg."/"St. Dev." = mean and population std of the
-per-run number of users under- or over-allocated).
+The author's scripts (reconstructions §2.2) print ten integers per run; :func:`deviation_counts`
+returns the same fields, and :func:`table_row` aggregates runs exactly as the paper's tables do
+(column means; "Maximum" = max over runs of the per-run maximum; "Avg."/"St. Dev." = mean and
+population std of the per-run number of users under- or over-allocated).
 """
 
 from __future__ import annotations
@@ -75,12 +76,13 @@ DEVIATION_FIELDS = (
     "over_total",
 )
 
-#: Metin (2025) Tables 1–2 as printed (reconstructions §2.3); "Over >2" of the 1–100 row prints the std (0.48),
-#: the mean in the author's data is 0.13, and "Over 1" of the 1–1000 row is 56.451 in the data.
+#: Metin (2025) Tables 1–2 as printed (reconstructions §2.3); "Over >2" of the 1–100 row prints
+#: the std (0.48), the mean in the author's data is 0.13, and "Over 1" of the 1–1000 row is 56.451
+#: in the data.
 PAPER_TABLES = pd.DataFrame(
     [
-        # table, resources, demand_low, demand_high, under_1, under_2, under_gt2, under_max, under_avg, under_sd,
-        # over_1, over_2, over_gt2, over_max, over_avg, over_sd
+        # table, resources, demand_low, demand_high, under_1, under_2, under_gt2, under_max,
+        # under_avg, under_sd, over_1, over_2, over_gt2, over_max, over_avg, over_sd
         (1, 10, 1, 10, 477.623, 0, 0, 1, 477.623, 86.373, 0.693, 0.001, 0, 2, 0.694, 2.137),
         (1, 10, 1, 20, 474.932, 0, 0, 1, 474.932, 38.381, 0.191, 0.001, 0, 2, 0.192, 0.526),
         (1, 10, 10, 20, 486.521, 0, 0, 1, 486.521, 50.526, 0, 0, 0, 0, 0, 0),
@@ -135,9 +137,9 @@ def deviation_counts(
     """Count per-user task differences ``diff = drf_tasks - pdrf_tasks`` as the paper's scripts do.
 
     Under-allocation is ``diff > 0`` (PDRF gave fewer tasks), over-allocation ``diff < 0``.
-    ``entries_quirk=True`` reproduces the scripts' third field, which counts (user, resource) entries
-    with diff > 2 over all ``n_resources`` columns (a factor ``n_resources`` too large; zero in all
-    the paper's data).
+    ``entries_quirk=True`` reproduces the scripts' third field, which counts (user, resource)
+    entries with diff > 2 over all ``n_resources`` columns (a factor ``n_resources`` too large; zero
+    in all the paper's data).
 
     Parameters
     ----------
@@ -151,11 +153,15 @@ def deviation_counts(
     Returns
     -------
     dict of str to int
-        The counts of :data:`DEVIATION_FIELDS` (under/over-allocated users by size of the difference, totals, maxima).
+        The counts of :data:`DEVIATION_FIELDS` (under/over-allocated users by size of the
+        difference, totals, maxima).
 
     Examples
     --------
-    >>> deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["under_1"], deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["over_1"]
+    >>> (
+    ...     deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["under_1"],
+    ...     deviation_counts([3, 5, 2, 7], [2, 5, 3, 7])["over_1"],
+    ... )
     (1, 1)
     """
     diff = np.asarray(drf_tasks, dtype=np.int64) - np.asarray(pdrf_tasks, dtype=np.int64)
@@ -186,8 +192,8 @@ def table_row(runs: pd.DataFrame) -> dict[str, float]:
     Returns
     -------
     dict of str to float
-        Per side (under, over): the fields' means and standard deviations, the maximum, the total's mean and
-        standard deviation; and ``runs``.
+        Per side (under, over): the fields' means and standard deviations, the maximum, the total's
+        mean and standard deviation; and ``runs``.
     """
     missing = [f for f in DEVIATION_FIELDS if f not in runs]
     if missing:
@@ -196,7 +202,8 @@ def table_row(runs: pd.DataFrame) -> dict[str, float]:
     for side in ("under", "over"):
         for f in ("1", "2", "gt2"):
             row[f"{side}_{f}"] = float(runs[f"{side}_{f}"].mean())
-            # the paper prints no spread for these columns; their claims' rule pools ours with it (SUBCOUNT_SD)
+            # the paper prints no spread for these columns; their claims' rule pools ours with it
+            # (SUBCOUNT_SD)
             row[f"{side}_{f}_sd"] = float(runs[f"{side}_{f}"].std(ddof=0))
         row[f"{side}_max"] = int(runs[f"{side}_max"].max())
         row[f"{side}_avg"] = float(runs[f"{side}_total"].mean())
@@ -219,9 +226,11 @@ def random_single_pool(
     reserve_range: tuple[int, int] = (50_000, 100_000),
     demand_range: tuple[int, int] = (1, 10),
 ) -> SinglePool:
-    """One random instance as in Metin §4: integer reserves and demands, uniform on inclusive ranges.
+    """One random instance as in Metin §4: integer reserves and demands, uniform on inclusive
+    ranges.
 
-    Returns ``(demands, capacity)`` as float64 arrays of shapes (n_users, n_resources), (n_resources,).
+    Returns ``(demands, capacity)`` as float64 arrays of shapes (n_users, n_resources),
+    (n_resources,).
 
     Parameters
     ----------
@@ -254,9 +263,9 @@ def random_single_pool(
 
 @dataclass(frozen=True)
 class DeviationExperiment:
-    """Settings of one table row (DRF semantics default to the author's scripts: the literal stop rule, ties to the
-    lowest index, shares accumulated as ``s += ds`` in floating point; ``share_arithmetic="exact"`` compares them
-    exactly, see :func:`fairlib.multires.drf`).
+    """Settings of one table row (DRF semantics default to the author's scripts: the literal stop
+    rule, ties to the lowest index, shares accumulated as ``s += ds`` in floating point;
+    ``share_arithmetic="exact"`` compares them exactly, see :func:`fairlib.multires.drf`).
 
     Parameters
     ----------
@@ -313,7 +322,8 @@ def _deviation_cell(
 
 
 def _setup_grid(setups: Mapping[str, DeviationExperiment], key: str) -> list[dict]:
-    """One sweep grid point per named :class:`DeviationExperiment` (tuples as lists, the name under ``key``)."""
+    """One sweep grid point per named :class:`DeviationExperiment` (tuples as lists, the name under
+    ``key``)."""
     from dataclasses import asdict
 
     for name, setup in setups.items():
@@ -338,10 +348,11 @@ def deviation_runs(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """Run ``n_runs`` random instances of every setup in ``setups`` (name -> :class:`DeviationExperiment`)
-    as one sweep (:func:`fairlib.sweep.sweep`). One row per (setup, run): the name in column ``key``,
-    ``run``, :data:`DEVIATION_FIELDS` and diagnostics. A run's instance depends on its setup's name and
-    run number only, so run i is the same whatever ``n_runs`` is and whichever other setups run beside it.
+    """Run ``n_runs`` random instances of every setup in ``setups`` (name ->
+    :class:`DeviationExperiment`) as one sweep (:func:`fairlib.sweep.sweep`). One row per (setup,
+    run): the name in column ``key``, ``run``, :data:`DEVIATION_FIELDS` and diagnostics. A run's
+    instance depends on its setup's name and run number only, so run i is the same whatever
+    ``n_runs`` is and whichever other setups run beside it.
 
     Parameters
     ----------
@@ -392,8 +403,8 @@ def run_deviation_experiment(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """Run ``n_runs`` random instances of one setup; one row per run with :data:`DEVIATION_FIELDS` and
-    diagnostics (see :func:`deviation_runs`).
+    """Run ``n_runs`` random instances of one setup; one row per run with :data:`DEVIATION_FIELDS`
+    and diagnostics (see :func:`deviation_runs`).
 
     Parameters
     ----------
@@ -420,7 +431,8 @@ def run_deviation_experiment(
     ).drop(columns="_")
 
 
-#: bins of the rate ds*/ds_i (Metin §3.3) for :func:`over_allocation_profile`: [1, 1.5), [1.5, 2), ..., [500, inf)
+#: bins of the rate ds*/ds_i (Metin §3.3) for :func:`over_allocation_profile`: [1, 1.5), [1.5, 2),
+#: ..., [500, inf)
 RATE_EDGES = (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0)
 
 
@@ -437,9 +449,9 @@ def _profile_cell(
     edges,
     **_,
 ):
-    """One run of :func:`over_allocation_profile`: DRF and PDRF on a random pool, and per rate bin of ds*/ds_i (and
-    for the all-ones users, the over-allocated users and all users) the users, the over-allocated ones among them
-    and the sum of their rates."""
+    """One run of :func:`over_allocation_profile`: DRF and PDRF on a random pool, and per rate bin
+    of ds*/ds_i (and for the all-ones users, the over-allocated users and all users) the users, the
+    over-allocated ones among them and the sum of their rates."""
     d, cap = random_single_pool(
         np.random.default_rng(seed), n_users, n_resources, reserve_range, demand_range
     )
@@ -503,13 +515,15 @@ def over_allocation_profile(
     n_jobs: int | None = None,
     backend: str | None = None,
 ) -> pd.DataFrame:
-    """Who PDRF over-allocates (Metin §4: users with a small dominant share, i.e. a large rate ds*/ds_i,
-    "especially the demands containing 1"). The same instances as :func:`deviation_runs` with the same
-    ``setups``, ``rng`` and ``key`` (a run's seed depends on its setup's name and number only).
+    """Who PDRF over-allocates (Metin §4: users with a small dominant share, i.e. a large rate
+    ds*/ds_i, "especially the demands containing 1"). The same instances as :func:`deviation_runs`
+    with the same ``setups``, ``rng`` and ``key`` (a run's seed depends on its setup's name and
+    number only).
 
-    One row per (setup, group) summed over the runs: groups are the rate bins ``[edges[j], edges[j+1])``, users
-    whose demand is 1 on every resource, the over-allocated users and all users; columns ``users``, ``over``
-    (over-allocated users among them), ``over_rate`` (their fraction) and ``mean_rate`` (mean ds*/ds_i).
+    One row per (setup, group) summed over the runs: groups are the rate bins ``[edges[j],
+    edges[j+1])``, users whose demand is 1 on every resource, the over-allocated users and all
+    users; columns ``users``, ``over`` (over-allocated users among them), ``over_rate`` (their
+    fraction) and ``mean_rate`` (mean ds*/ds_i).
 
     Parameters
     ----------
@@ -521,8 +535,9 @@ def over_allocation_profile(
         The sweep's root seed.
     key : str, default "setup"
         The column naming the setup.
-    edges : iterable of float, default (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0)
-        The rate bins' edges.
+    edges : iterable of float, optional
+        The rate bins' edges; by default (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0,
+        500.0).
     progress : bool, default False
         Show the sweep's progress bar.
     n_jobs : int, optional
@@ -583,11 +598,12 @@ def first_blocked_deviation_bound(
     """Per-user bounds on ``edrf - drf(stop="first_blocked")`` for strictly positive demands.
 
     Derivation (any tie-break): the heap minimum never decreases, so when the loop halts on user i
-    with share s_i every user holds s_j <= s_i + ds_j, and s_i <= x* (else the resource EDRF saturates
-    would be over-full). Hence ``drf_j <= edrf_j + 1``. The task that did not fit needs some resource r:
-    R_r - d_ir < sum_j t_j d_jr <= s_i C_r + D_r with C_r = sum_j d_jr/ds_j and D_r = sum_j d_jr,
-    so ``edrf_j - drf_j < max_r (D_r + max_i d_ir) / (C_r ds_j)`` — roughly (mean ds)/ds_j: users
-    with small per-task shares can fall far behind EDRF, which is where PDRF over-allocates.
+    with share s_i every user holds s_j <= s_i + ds_j, and s_i <= x* (else the resource EDRF
+    saturates would be over-full). Hence ``drf_j <= edrf_j + 1``. The task that did not fit needs
+    some resource r: R_r - d_ir < sum_j t_j d_jr <= s_i C_r + D_r with C_r = sum_j d_jr/ds_j and D_r
+    = sum_j d_jr, so ``edrf_j - drf_j < max_r (D_r + max_i d_ir) / (C_r ds_j)`` — roughly (mean
+    ds)/ds_j: users with small per-task shares can fall far behind EDRF, which is where PDRF
+    over-allocates.
 
     Parameters
     ----------
@@ -599,7 +615,8 @@ def first_blocked_deviation_bound(
     Returns
     -------
     DeviationBounds
-        ``(lower, upper)``, arrays of shape (n_users,) with ``lower < edrf - drf < upper`` (lower = -1, inclusive).
+        ``(lower, upper)``, arrays of shape (n_users,) with ``lower < edrf - drf < upper`` (lower =
+        -1, inclusive).
     """
     d = as_demands(demands)
     cap = as_capacities(capacity, n_resources=d.shape[1])
@@ -615,8 +632,8 @@ def first_blocked_deviation_bound(
 def pdrf_edrf_identity(
     demands: npt.ArrayLike, capacity: npt.ArrayLike, *, variant: str = "ds_max"
 ) -> dict[str, int]:
-    """Compare PDRF (``variant`` as in :func:`pdrf`) with ``floor(EDRF tasks)``; mismatches are allowed only at
-    float boundaries.
+    """Compare PDRF (``variant`` as in :func:`pdrf`) with ``floor(EDRF tasks)``; mismatches are
+    allowed only at float boundaries.
 
     Returns counts: ``equal`` users, ``boundary`` users whose EDRF task count lies within 1e-9
     (relative) of an integer and differ by one, and ``other`` (a genuine violation; always 0).
@@ -658,7 +675,8 @@ def _identity_cell(seed, run, n_users, keep_points):
     lower, upper = first_blocked_deviation_bound(d, c)
     gap = e - literal_run.tasks
     identity = pdrf_edrf_identity(d, c)
-    # Metin §3.4: the algebraically equal k' = k ds* form is "less accurate": users off floor(EDRF), each form
+    # Metin §3.4: the algebraically equal k' = k ds* form is "less accurate": users off
+    # floor(EDRF), each form
     simplified = pdrf_edrf_identity(d, c, variant="simplified")
     row = {
         "resources": m,
@@ -697,8 +715,8 @@ def identity_runs(
     backend: str | None = None,
 ) -> IdentityRuns:
     """Random instances (2 or 10 resources; demands up to 10, 20 or 100): the PDRF = EDRF identity
-    (:func:`pdrf_edrf_identity`), whether PDRF with top-up equals DRF with blocked users skipped, whether
-    PDRF over-allocates against the literal loop, and EDRF − literal DRF against
+    (:func:`pdrf_edrf_identity`), whether PDRF with top-up equals DRF with blocked users skipped,
+    whether PDRF over-allocates against the literal loop, and EDRF − literal DRF against
     :func:`first_blocked_deviation_bound`. Returns (one row per run, per-user points of the first
     ``keep_points`` runs: ``ratio`` = ds*/ds_j, ``gap``, ``bound``).
 
@@ -764,10 +782,11 @@ def speed_sweep(
     Parameters
     ----------
     instances : list of (dict, array_like, array_like)
-        ``(label, demands, capacity)``: ``label`` columns are copied into each result row (e.g. ``{"n": 1000}``).
+        ``(label, demands, capacity)``: ``label`` columns are copied into each result row (e.g.
+        ``{"n": 1000}``).
     max_size : dict of str to int, optional
-        Method → largest ``n_users * tasks-per-run`` work it is timed on: slow baselines are skipped above their
-        limit (``None``: time everything).
+        Method → largest ``n_users * tasks-per-run`` work it is timed on: slow baselines are
+        skipped above their limit (``None``: time everything).
     repeat : int, default 3
         Median of this many samples (slow baselines above 1 s use one sample).
     progress : bool, default False
@@ -776,9 +795,10 @@ def speed_sweep(
     Returns
     -------
     pandas.DataFrame
-        Label columns, ``method``, ``seconds`` (median), ``tasks`` allocated, ``work``: the element operations
-        counted by ``drf`` and ``pdrf`` (:attr:`DRFResult.work`, :attr:`PDRFResult.work`; NaN for the baselines) —
-        deterministic, so complexity claims are tested on it, not on ``seconds``.
+        Label columns, ``method``, ``seconds`` (median), ``tasks`` allocated, ``work``: the element
+        operations counted by ``drf`` and ``pdrf`` (:attr:`DRFResult.work`, :attr:`PDRFResult.work`;
+        NaN for the baselines) — deterministic, so complexity claims are tested on it, not on
+        ``seconds``.
     """
     from tqdm import tqdm
 
@@ -813,9 +833,10 @@ def work_in_resources(
     *,
     n_users: int = 1000,
 ) -> pd.DataFrame:
-    """§5's O(nm) in m: the element operations PDRF and DRF count (:attr:`PDRFResult.work`, :attr:`DRFResult.work`)
-    on one :func:`scaled_instances` instance per number of resource types, ``n_users`` users each. Counted work is
-    deterministic, so the exponent in m is a property of the kernels, not of the machine.
+    """§5's O(nm) in m: the element operations PDRF and DRF count (:attr:`PDRFResult.work`,
+    :attr:`DRFResult.work`) on one :func:`scaled_instances` instance per number of resource types,
+    ``n_users`` users each. Counted work is deterministic, so the exponent in m is a property of the
+    kernels, not of the machine.
 
     >>> t = work_in_resources(0, (2, 4), n_users=50)
     >>> sorted(t.columns), sorted(set(t.method))
@@ -922,8 +943,9 @@ def parameter_search(
 ) -> pd.DataFrame:
     """Which (reserve range, demand range) reproduce a published row? One table row per grid cell.
 
-    ``grid`` is a list of ``(reserve_range, demand_range)`` pairs; the result has the measured row, the
-    settings and ``distance`` (:func:`row_distance`), sorted by distance. All cells x runs form one sweep.
+    ``grid`` is a list of ``(reserve_range, demand_range)`` pairs; the result has the measured row,
+    the settings and ``distance`` (:func:`row_distance`), sorted by distance. All cells x runs form
+    one sweep.
 
     Parameters
     ----------
@@ -991,30 +1013,33 @@ TABLE_COLUMNS = (
     "over_avg",
     "over_sd",
 )
-#: the count columns whose spread the paper does not print: their claims' standard-error rule pools the column's
-#: standard deviation over our runs with the paper's least (``se = {sd = "pooled"}``,
+#: the count columns whose spread the paper does not print: their claims' standard-error rule pools
+#: the column's standard deviation over our runs with the paper's least (``se = {sd = "pooled"}``,
 #: :func:`fairlib.repro.ledger.pooled_count_sd`); :func:`table_row` measures ours as ``<column>_sd``
 SUBCOUNT_SD = ("over_1", "over_2", "over_gt2")
 _TABLE2_NOTE = (
-    "; Table 2 does not follow from its stated parameters (see the parameter search: the 1-1000 row "
-    "matches reserves 10^6-10^7 with demands 1-100)"
+    "; Table 2 does not follow from its stated parameters (see the parameter search: the "
+    "1-1000 row matches reserves 10^6-10^7 with demands 1-100)"
 )
-#: Table 1's columns of a rare count whose claims are decided on the runs themselves (:func:`table1_tail_findings`):
-#: the standard deviation of the over-allocated users per run and the largest over-allocation
+#: Table 1's columns of a rare count whose claims are decided on the runs themselves
+#: (:func:`table1_tail_findings`): the standard deviation of the over-allocated users per run and
+#: the largest over-allocation
 TAIL_CLAIMS = ("over_sd", "over_max")
 
 
 def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Measurement]:
-    """One claim per cell of Tables 1–2 (§4): ``table1`` and ``table2`` have a row per demand range (column
-    ``demands``, e.g. "1-10") of :func:`table_row` statistics and ``runs``; each cell is measured with its number
-    of runs (the claims' rule is four standard errors of a difference of run-means) and, for the columns of
-    :data:`SUBCOUNT_SD`, with its standard deviation over our runs. Table 1's columns of :data:`TAIL_CLAIMS` are
-    left to :func:`table1_tail_findings`, which needs the runs themselves.
+    """One claim per cell of Tables 1–2 (§4): ``table1`` and ``table2`` have a row per demand
+    range (column ``demands``, e.g. "1-10") of :func:`table_row` statistics and ``runs``; each cell
+    is measured with its number of runs (the claims' rule is four standard errors of a difference of
+    run-means) and, for the columns of :data:`SUBCOUNT_SD`, with its standard deviation over our
+    runs. Table 1's columns of :data:`TAIL_CLAIMS` are left to :func:`table1_tail_findings`, which
+    needs the runs themselves.
 
     Parameters
     ----------
     table1, table2 : pandas.DataFrame
-        Our Tables 1 and 2: a row of :func:`table_row` statistics per demand range (column ``demands``).
+        Our Tables 1 and 2: a row of :func:`table_row` statistics per demand range (column
+        ``demands``).
 
     Returns
     -------
@@ -1035,8 +1060,8 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
                 if table_no == 1 and col in TAIL_CLAIMS:
                     continue  # measured on the runs themselves: table1_tail_findings
                 note = (
-                    f"{row[col]:.4g} over {int(row['runs'])} runs of the stated parameters (scripts' DRF)"
-                    + (_TABLE2_NOTE if table_no == 2 else "")
+                    f"{row[col]:.4g} over {int(row['runs'])} runs of the stated parameters "
+                    "(scripts' DRF)" + (_TABLE2_NOTE if table_no == 2 else "")
                 )
                 sd = float(row[f"{col}_sd"]) if col in SUBCOUNT_SD else None
                 if sd is not None:
@@ -1053,9 +1078,9 @@ def over_allocation_search_findings(
     exact_table_runs: pd.DataFrame,
     exact_extra_runs: pd.DataFrame,
 ) -> dict[str, Measurement]:
-    """§4's "demands of at least 10 are never over-allocated": over-allocated users in the Table 1 runs with demands
-    10-20 plus the extra runs searching for one, with the scripts' accumulated shares and with exact shares (the
-    same instances; tables of :func:`deviation_runs`).
+    """§4's "demands of at least 10 are never over-allocated": over-allocated users in the Table 1
+    runs with demands 10-20 plus the extra runs searching for one, with the scripts' accumulated
+    shares and with exact shares (the same instances; tables of :func:`deviation_runs`).
 
     Parameters
     ----------
@@ -1078,8 +1103,10 @@ def over_allocation_search_findings(
         arithmetic = "exact" if suffix else "accumulated (the scripts')"
         out[f"table1_10-20_never_over_allocates{suffix}"] = Measurement(
             n_over,
-            note=f"{n_over} over-allocated user(s) in {len(runs_1) + len(runs_2)} runs (the {len(runs_1)} "
-            f"Table 1 runs and {len(runs_2)} more) with {arithmetic} shares; the derived bound allows "
+            note=f"{n_over} over-allocated user(s) in {len(runs_1) + len(runs_2)} runs (the "
+            f"{len(runs_1)} "
+            f"Table 1 runs and {len(runs_2)} more) with {arithmetic} shares; the derived "
+            "bound allows "
             "over-allocation whenever ds*/ds_j > 1",
         )
     return out
@@ -1088,9 +1115,10 @@ def over_allocation_search_findings(
 def parameter_search_findings(
     searches: Mapping[str, pd.DataFrame], grid_runs: int, *, ranked: bool = True
 ) -> dict[str, Measurement]:
-    """Which settings reproduce Table 2's rows: ``searches`` maps each published row ("1-100", "1-1000") to
-    :func:`parameter_search`'s table scored against it (sorted by distance). ``ranked``: whether ``grid_runs`` runs
-    per grid cell are enough to rank the settings (False in quick mode: the note says so).
+    """Which settings reproduce Table 2's rows: ``searches`` maps each published row ("1-100",
+    "1-1000") to :func:`parameter_search`'s table scored against it (sorted by distance).
+    ``ranked``: whether ``grid_runs`` runs per grid cell are enough to rank the settings (False in
+    quick mode: the note says so).
 
     Parameters
     ----------
@@ -1113,31 +1141,34 @@ def parameter_search_findings(
     return {
         "table2_1-1000_row_from_reserves_1e6_1e7_demands_1_100": Measurement(
             float(ref_setting.distance),
-            note=f"mean relative distance {ref_setting.distance:.3f} over {grid_runs} runs per grid cell",
+            note=f"mean relative distance {ref_setting.distance:.3f} over {grid_runs} runs per "
+            "grid cell",
         ),
         "table2_1-1000_row_needs_reserves_above_stated": Measurement(
             float(stated.distance.min()),
             note=(
-                f"no demand range with the stated reserves comes within 0.1 (closest: demands "
-                f"{int(stated.iloc[0].demand_low)}-{int(stated.iloc[0].demand_high)} at "
-                f"{stated.distance.min():.2f}); with reserves 10^6-10^7 the demand range barely matters "
-                f"({int((close.reserve_low == 1_000_000).sum())} of 5 demand ranges within 0.1)"
+                "no demand range with the stated reserves comes within 0.1 (closest: "
+                f"demands {int(stated.iloc[0].demand_low)}-{int(stated.iloc[0].demand_high)} "
+                f"at {stated.distance.min():.2f}); with reserves 10^6-10^7 the demand range "
+                f"barely matters ({int((close.reserve_low == 1_000_000).sum())} of 5 demand "
+                "ranges within 0.1)"
             )
             if ranked
             else "quick mode: too few runs per grid cell to rank the settings reliably",
         ),
         "table2_1-100_row_found_in_grid": Measurement(
             float(best_100.distance),
-            note=f"no setting of the grid reproduces the 1-100 row: the closest (reserves "
-            f"{int(best_100.reserve_low):,}-{int(best_100.reserve_high):,}, demands {int(best_100.demand_low)}-"
-            f"{int(best_100.demand_high)}) is at mean relative distance {best_100.distance:.2f}",
+            note="no setting of the grid reproduces the 1-100 row: the closest (reserves "
+            f"{int(best_100.reserve_low):,}-{int(best_100.reserve_high):,}, demands "
+            f"{int(best_100.demand_low)}-{int(best_100.demand_high)}) is at mean relative "
+            f"distance {best_100.distance:.2f}",
         ),
     }
 
 
 def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
-    """PDRF = ⌊EDRF⌋ (§3.4), the simplified k' form, the derived bound on the literal loop and the top-up round, on
-    :func:`identity_runs`' table.
+    """PDRF = ⌊EDRF⌋ (§3.4), the simplified k' form, the derived bound on the literal loop and
+    the top-up round, on :func:`identity_runs`' table.
 
     Parameters
     ----------
@@ -1164,8 +1195,9 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
         "drf_never_exceeds_edrf_plus_one": Measurement(
             float(identity["drf_minus_edrf_max"].max()),
             note=f"largest literal-DRF minus EDRF tasks over {len(identity)} random instances: "
-            f"{identity['drf_minus_edrf_max'].max():.3g}; with blocked users skipped (corrected DRF, not the "
-            f"claim's loop): {identity['corrected_drf_minus_edrf_max'].max():.3g}",
+            f"{identity['drf_minus_edrf_max'].max():.3g}; with blocked users skipped "
+            "(corrected DRF, not the claim's loop): "
+            f"{identity['corrected_drf_minus_edrf_max'].max():.3g}",
         ),
         "topup_equals_corrected_drf_when_no_over_allocation": Measurement(
             bool(identity.loc[~identity.pdrf_over_allocates, "topup_equals_corrected_drf"].all())
@@ -1174,8 +1206,8 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
 
 
 def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
-    """§5: DRF's counted work per allocated task against log2 n (the slope of a least-squares line), on
-    :func:`speed_sweep`'s table over n (rows of method "drf" with counted ``work``).
+    """§5: DRF's counted work per allocated task against log2 n (the slope of a least-squares
+    line), on :func:`speed_sweep`'s table over n (rows of method "drf" with counted ``work``).
 
     Parameters
     ----------
@@ -1204,8 +1236,9 @@ def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
 
 
 def repository_example_findings() -> dict[str, Measurement]:
-    """The author's repository example (demands ⟨1, 4⟩ and ⟨3, 1⟩, reserves ⟨7583, 4649⟩): PDRF and the scripts'
-    literal DRF (first blocked user stops it, ties to the lowest index, accumulated shares).
+    """The author's repository example (demands ⟨1, 4⟩ and ⟨3, 1⟩, reserves ⟨7583,
+    4649⟩): PDRF and the scripts' literal DRF (first blocked user stops it, ties to the lowest
+    index, accumulated shares).
 
     Returns
     -------
@@ -1230,10 +1263,10 @@ def repository_example_findings() -> dict[str, Measurement]:
 def over_allocation_findings(
     profile: pd.DataFrame, types_table: pd.DataFrame
 ) -> dict[str, Measurement]:
-    """Who PDRF over-allocates (§4, after Table 1), from :func:`over_allocation_profile`'s table for Tables 1–2
-    (column ``table``) and the over-allocations per run by number of resource types (``types_table``: columns
-    ``resource_types`` and ``over_avg``, in increasing order of types). Bins of ds*/ds_i with fewer than 100 users
-    are left out of the rate comparisons.
+    """Who PDRF over-allocates (§4, after Table 1), from :func:`over_allocation_profile`'s table
+    for Tables 1–2 (column ``table``) and the over-allocations per run by number of resource types
+    (``types_table``: columns ``resource_types`` and ``over_avg``, in increasing order of types).
+    Bins of ds*/ds_i with fewer than 100 users are left out of the rate comparisons.
 
     Parameters
     ----------
@@ -1273,8 +1306,9 @@ def over_allocation_findings(
         ),
         "all_ones_demand_most_favoured": Measurement(
             bool(ones.over_rate > full_bins.over_rate.max()),
-            note=f"{int(ones.over)} of {int(ones.users)} all-ones users over-allocated ({ones.over_rate:.0%}); the "
-            f"highest bin rate is {full_bins.over_rate.max():.0%} (ds*/ds_i from "
+            note=f"{int(ones.over)} of {int(ones.users)} all-ones users over-allocated "
+            f"({ones.over_rate:.0%}); the highest bin rate is "
+            f"{full_bins.over_rate.max():.0%} (ds*/ds_i from "
             f"{full_bins.loc[full_bins.over_rate.idxmax(), 'rate_low']:g})",
         ),
         "over_allocation_grows_with_rate": Measurement(
@@ -1288,15 +1322,17 @@ def over_allocation_findings(
     }
 
 
-#: Metin §6.1's single-resource example: reserve 35, demands of A, B, C, and the cycle counts the text prints for them
+#: Metin §6.1's single-resource example: reserve 35, demands of A, B, C, and the cycle counts the
+#: text prints for them
 SECTION_6_1: dict[str, Any] = {"reserve": 35, "demands": (2, 4, 10), "printed_counts": (4, 2, 1)}
 
 
 def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> list[int]:
-    """Metin §3.3's subcycles of two users on one resource whose per-task dominant shares are ``ds_high`` >
-    ``ds_low`` (integers, ratio ds_high/ds_low): DRF's progressive filling with the paper's tie rule (higher
-    per-task share first), its allocation sequence split into subcycles each starting at an allocation of the ds*
-    user; returns how many tasks the other user takes in each of the first ``n_subcycles`` subcycles.
+    """Metin §3.3's subcycles of two users on one resource whose per-task dominant shares are
+    ``ds_high`` > ``ds_low`` (integers, ratio ds_high/ds_low): DRF's progressive filling with the
+    paper's tie rule (higher per-task share first), its allocation sequence split into subcycles
+    each starting at an allocation of the ds* user; returns how many tasks the other user takes in
+    each of the first ``n_subcycles`` subcycles.
 
     Parameters
     ----------
@@ -1317,7 +1353,8 @@ def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> l
 
     Examples
     --------
-    >>> subcycle_lower_counts(5, 4, 6)   # ratio 1.25: an extra task in the first and every 4th subcycle
+    >>> # ratio 1.25: an extra task in the first and every 4th subcycle
+    >>> subcycle_lower_counts(5, 4, 6)
     [2, 1, 1, 1, 2, 1]
     """
     ds_high, ds_low, n_subcycles = (
@@ -1327,7 +1364,8 @@ def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> l
     )
     if not ds_high > ds_low > 0:
         raise InvalidInputError(f"need ds_high > ds_low > 0, got {ds_high} and {ds_low}")
-    # each subcycle uses ds_high plus at most (ratio + 1) ds_low < 2 ds_high: room for n_subcycles + 1 of them
+    # each subcycle uses ds_high plus at most (ratio + 1) ds_low < 2 ds_high: room for n_subcycles +
+    # 1 of them
     capacity = 3.0 * ds_high * (n_subcycles + 2)
     order = drf(
         np.array([[float(ds_high)], [float(ds_low)]]),
@@ -1347,9 +1385,10 @@ def subcycle_lower_counts(ds_high: int, ds_low: int, n_subcycles: int = 20) -> l
 
 
 def worked_example_findings() -> dict[str, Measurement]:
-    """The paper's small examples that need no table: §3.3's subcycles for ratios 1.25 and 1.4, §6.1's cycle (its
-    printed counts' units, and the reserve one cycle leaves with the counts of the paper's basic-subcycle formula
-    ⌊ds*/ds_i⌋) and §6.2's count of iterations before the literal loop halts.
+    """The paper's small examples that need no table: §3.3's subcycles for ratios 1.25 and 1.4,
+    §6.1's cycle (its printed counts' units, and the reserve one cycle leaves with the counts of
+    the paper's basic-subcycle formula ⌊ds*/ds_i⌋) and §6.2's count of iterations before the
+    literal loop halts.
 
     Returns
     -------
@@ -1395,20 +1434,21 @@ def worked_example_findings() -> dict[str, Measurement]:
         ),
         "higher_order_cycle_uses_26_units": Measurement(
             printed_units,
-            note=f"the printed counts (A, B, C) = ({', '.join(str(c) for c in printed)}) use {printed_units} units; "
-            f"the paper's own basic-subcycle counts ⌊ds*/ds_i⌋ are {counts} (rates "
-            f"{', '.join(f'{r:g}' for r in ds.max() / ds)}), which use {basic_units}",
+            note=f"the printed counts (A, B, C) = ({', '.join(str(c) for c in printed)}) use "
+            f"{printed_units} units; the paper's own basic-subcycle counts ⌊ds*/ds_i⌋ are "
+            f"{counts} (rates {', '.join(f'{r:g}' for r in ds.max() / ds)}), which use "
+            f"{basic_units}",
         ),
         "higher_order_nine_units_left": Measurement(
             int(reserve - basic_units),
-            note=f"one cycle of the counts ⌊ds*/ds_i⌋ = {counts} uses {basic_units} of {reserve} units and leaves "
-            f"{reserve - basic_units} (PDRF leaves {pdrf_left:g}); the printed counts would leave "
-            f"{reserve - printed_units}",
+            note=f"one cycle of the counts ⌊ds*/ds_i⌋ = {counts} uses {basic_units} of {reserve} "
+            f"units and leaves {reserve - basic_units} (PDRF leaves {pdrf_left:g}); the "
+            f"printed counts would leave {reserve - printed_units}",
         ),
         "pareto_halts_after_10_iterations": Measurement(
             int(literal.n_allocations),
-            note=f"tasks the literal loop allocates before it halts: {literal.n_allocations} with ties to the lowest "
-            f"index, {higher.n_allocations} with ties to the higher share",
+            note=f"tasks the literal loop allocates before it halts: {literal.n_allocations} with "
+            f"ties to the lowest index, {higher.n_allocations} with ties to the higher share",
         ),
     }
 
@@ -1421,12 +1461,13 @@ def sd_bootstrap_interval(
     level: float = 0.99,
     seed: int = 0,
 ) -> tuple[float, float]:
-    """Where another sample of ``n_paper`` runs from the distribution of ``per_run`` puts its (population)
-    standard deviation, given ours: the percentile interval [ours − q_hi, ours − q_lo] of D = sd(resample of
-    len(per_run) runs) − sd(resample of n_paper runs), both resampled with replacement from ``per_run``
-    (``resamples`` pairs, ``level`` central mass, a fixed ``seed``). A paper's printed standard deviation outside it
-    is not what the runs' distribution gives; no normality is assumed (a rare, skewed count's sd has a much wider
-    spread than the normal approximation sd/√(2n)).
+    """Where another sample of ``n_paper`` runs from the distribution of ``per_run`` puts its
+    (population) standard deviation, given ours: the percentile interval [ours − q_hi, ours −
+    q_lo] of D = sd(resample of len(per_run) runs) − sd(resample of n_paper runs), both resampled
+    with replacement from ``per_run`` (``resamples`` pairs, ``level`` central mass, a fixed
+    ``seed``). A paper's printed standard deviation outside it is not what the runs' distribution
+    gives; no normality is assumed (a rare, skewed count's sd has a much wider spread than the
+    normal approximation sd/√(2n)).
 
     Parameters
     ----------
@@ -1465,14 +1506,16 @@ def sd_bootstrap_interval(
 def max_plausibility(
     per_run_max: npt.ArrayLike, paper_max: int, *, n_paper: int = 1000, alpha: float = 0.01
 ) -> dict[str, float]:
-    """How likely ``n_paper`` runs end with largest value exactly ``paper_max``, given our runs' per-run maxima:
-    P = (1 − p_gt)^n − (1 − p_ge)^n with p_ge, p_gt the per-run rates of a maximum >= and > ``paper_max``, each
-    anywhere in its exact (Clopper–Pearson) 1 − ``alpha`` interval from our counts. Returns ``p_low``, ``p_high``
-    (the least and largest P over those intervals), the counts and ``score``: ``p_low`` when at least ``alpha`` (the
-    paper's maximum is a likely outcome at any plausible rate), ``p_high`` when below ``alpha`` (unlikely at every
-    plausible rate), else ``alpha`` itself (our runs cannot decide). With no more runs than ``n_paper`` and none
-    above ``paper_max``, ``p_low`` < ``alpha`` always (a rate of exceeding it that makes ``n_paper`` runs without one
-    unlikely cannot be excluded): a maximum is confirmed only by more runs than it was printed from.
+    """How likely ``n_paper`` runs end with largest value exactly ``paper_max``, given our runs'
+    per-run maxima: P = (1 − p_gt)^n − (1 − p_ge)^n with p_ge, p_gt the per-run rates of a
+    maximum >= and > ``paper_max``, each anywhere in its exact (Clopper–Pearson) 1 − ``alpha``
+    interval from our counts. Returns ``p_low``, ``p_high`` (the least and largest P over those
+    intervals), the counts and ``score``: ``p_low`` when at least ``alpha`` (the paper's maximum is
+    a likely outcome at any plausible rate), ``p_high`` when below ``alpha`` (unlikely at every
+    plausible rate), else ``alpha`` itself (our runs cannot decide). With no more runs than
+    ``n_paper`` and none above ``paper_max``, ``p_low`` < ``alpha`` always (a rate of exceeding it
+    that makes ``n_paper`` runs without one unlikely cannot be excluded): a maximum is confirmed
+    only by more runs than it was printed from.
 
     Parameters
     ----------
@@ -1520,10 +1563,11 @@ def max_plausibility(
 def table1_tail_findings(
     table1_runs: pd.DataFrame, *, n_paper: int = 1000, resamples: int = 2000, seed: int = 2025
 ) -> dict[str, Measurement]:
-    """Table 1's tail cells on the runs themselves (:func:`deviation_runs`' table: ``demands``, ``over_total``,
-    ``over_max`` per run): ``over_sd`` — the paper's printed value against :func:`sd_bootstrap_interval` (99%,
-    ``resamples`` pairs, ``seed``), measured as [paper − low, high − paper] (both >= 0: inside); ``over_max`` —
-    :func:`max_plausibility`'s score of the paper's printed maximum.
+    """Table 1's tail cells on the runs themselves (:func:`deviation_runs`' table: ``demands``,
+    ``over_total``, ``over_max`` per run): ``over_sd`` — the paper's printed value against
+    :func:`sd_bootstrap_interval` (99%, ``resamples`` pairs, ``seed``), measured as [paper − low,
+    high − paper] (both >= 0: inside); ``over_max`` — :func:`max_plausibility`'s score of the
+    paper's printed maximum.
 
     Parameters
     ----------
@@ -1558,9 +1602,9 @@ def table1_tail_findings(
         sd_paper = float(row.over_sd)
         out[f"table1_{name}_over_sd"] = Measurement(
             [sd_paper - lo, hi - sd_paper],
-            note=f"our sd {runs.over_total.std(ddof=0):.4g} over {len(runs)} runs; a sample of {n_paper} runs from "
-            f"their distribution has sd in [{lo:.4g}, {hi:.4g}] (99% percentile bootstrap, {resamples} "
-            f"resamples); the paper prints {sd_paper:g}",
+            note=f"our sd {runs.over_total.std(ddof=0):.4g} over {len(runs)} runs; a sample of "
+            f"{n_paper} runs from their distribution has sd in [{lo:.4g}, {hi:.4g}] (99% "
+            f"percentile bootstrap, {resamples} resamples); the paper prints {sd_paper:g}",
         )
         m_paper = int(row.over_max)
         pl = max_plausibility(runs.over_max.to_numpy(), m_paper, n_paper=n_paper)
@@ -1573,10 +1617,11 @@ def table1_tail_findings(
         )
         out[f"table1_{name}_over_max"] = Measurement(
             pl["score"],
-            note=f"our largest over-allocation {int(runs.over_max.max())} over {len(runs)} runs; {pl['runs_at_least']} "
-            f"run(s) reach the paper's {m_paper}, {pl['runs_above']} exceed it; the chance that {n_paper} runs "
-            f"end with maximum exactly {m_paper} is {pl['p_low']:.2g} to {pl['p_high']:.2g} over 99% exact "
-            f"intervals of those rates: {verdict}",
+            note=f"our largest over-allocation {int(runs.over_max.max())} over {len(runs)} runs; "
+            f"{pl['runs_at_least']} run(s) reach the paper's {m_paper}, {pl['runs_above']} "
+            f"exceed it; the chance that {n_paper} runs end with maximum exactly {m_paper} "
+            f"is {pl['p_low']:.2g} to {pl['p_high']:.2g} over 99% exact intervals of those "
+            f"rates: {verdict}",
         )
     return out
 
@@ -1584,9 +1629,10 @@ def table1_tail_findings(
 def median_interval(
     values: npt.ArrayLike, level: float = 0.95
 ) -> tuple[float, float, float, float]:
-    """The median of ``values`` and a distribution-free confidence interval for it from order statistics: [x_(j),
-    x_(R+1-j)] with the largest j such that P(Binomial(R, 1/2) < j) <= (1 - level)/2; returns (median, low, high,
-    coverage). With too few values for ``level`` (R < 6 at 95%) the interval is the full range, with its coverage.
+    """The median of ``values`` and a distribution-free confidence interval for it from order
+    statistics: [x_(j), x_(R+1-j)] with the largest j such that P(Binomial(R, 1/2) < j) <= (1 -
+    level)/2; returns (median, low, high, coverage). With too few values for ``level`` (R < 6 at
+    95%) the interval is the full range, with its coverage.
 
     Parameters
     ----------
@@ -1602,7 +1648,8 @@ def median_interval(
 
     Examples
     --------
-    >>> median_interval(range(1, 16))   # R = 15: the 4th and 12th values, coverage 1 - 2 P(Bin(15, 1/2) <= 3)
+    >>> # R = 15: the 4th and 12th values, coverage 1 - 2 P(Bin(15, 1/2) <= 3)
+    >>> median_interval(range(1, 16))
     (8.0, 4.0, 12.0, 0.96484375)
     """
     from scipy.stats import binom
@@ -1622,9 +1669,9 @@ def variant_time_ratios(
     demands: npt.ArrayLike, capacity: npt.ArrayLike, *, repetitions: int = 15, repeat: int = 5
 ) -> pd.DataFrame:
     """§3.4's two PDRF forms timed in alternation on one instance: ``repetitions`` rounds, each the
-    :func:`fairlib.timing.median_time` (``repeat`` samples) of the simplified k' form and of the ds* form, in an
-    order that alternates between rounds (so a load change on the machine hits both); one row per round with both
-    times and ``ratio`` = simplified / ds*.
+    :func:`fairlib.timing.median_time` (``repeat`` samples) of the simplified k' form and of the ds*
+    form, in an order that alternates between rounds (so a load change on the machine hits both);
+    one row per round with both times and ``ratio`` = simplified / ds*.
 
     Parameters
     ----------
@@ -1666,9 +1713,9 @@ def variant_time_ratios(
 
 
 def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
-    """§3.4 "poorer algorithm performance" of the simplified form, on :func:`variant_time_ratios`' table: the low end
-    of the 95% distribution-free interval of the median ratio simplified / ds* (above 1: slower beyond the
-    rounds' spread).
+    """§3.4 "poorer algorithm performance" of the simplified form, on :func:`variant_time_ratios`'
+    table: the low end of the 95% distribution-free interval of the median ratio simplified / ds*
+    (above 1: slower beyond the rounds' spread).
 
     Parameters
     ----------
@@ -1686,7 +1733,8 @@ def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
     return {
         "simplified_variant_slower": Measurement(
             lo,
-            note=f"time of the simplified form over the ds* form: median {med:.3f} over {len(ratios)} alternating "
-            f"rounds, {cover:.0%} interval [{lo:.3f}, {hi:.3f}] (one shared machine)",
+            note=f"time of the simplified form over the ds* form: median {med:.3f} over "
+            f"{len(ratios)} alternating rounds, {cover:.0%} interval [{lo:.3f}, {hi:.3f}] "
+            "(one shared machine)",
         )
     }

@@ -1,12 +1,14 @@
-"""Experiment drivers for the ``schedulers`` notebook: one real moment of a cluster allocated under the DRF
-semantics production schedulers implement, and on its real machines by the heterogeneity-aware mechanisms.
+"""Experiment drivers for the ``schedulers`` notebook: one real moment of a cluster allocated under
+the DRF semantics production schedulers implement, and on its real machines by the
+heterogeneity-aware mechanisms.
 
-A snapshot (:func:`cell_snapshot`) is every job with tasks pending or running at one instant of Google's
-clusterdata-2011-2 ``task_events`` and every machine up at that instant. A job is a scheduler's client (a Mesos
-framework, a YARN application, a Kueue workload, a Volcano job): its per-task demand is the median (CPU, memory)
-request of its present tasks (a job's tasks almost always share one request; :attr:`CellSnapshot.mixed_requests`
-counts the exceptions), its cap is the number of its present tasks, and its tenant is the trace's (hashed) user —
-the queue, role or namespace it would belong to.
+A snapshot (:func:`cell_snapshot`) is every job with tasks pending or running at one instant of
+Google's clusterdata-2011-2 ``task_events`` and every machine up at that instant. A job is a
+scheduler's client (a Mesos framework, a YARN application, a Kueue workload, a Volcano job): its
+per-task demand is the median (CPU, memory) request of its present tasks (a job's tasks almost
+always share one request; :attr:`CellSnapshot.mixed_requests` counts the exceptions), its cap is the
+number of its present tasks, and its tenant is the trace's (hashed) user — the queue, role or
+namespace it would belong to.
 
 :func:`semantics_allocations` allocates the snapshot's pooled capacity under each scheduler's rule
 (:data:`SEMANTICS`); :func:`semantics_summary` says how far each lands from the DRF paper's rule;
@@ -58,7 +60,8 @@ __all__ = [
     "MACHINE_DECIMALS",
 ]
 
-#: task event types after which a task is waiting (SUBMIT, UPDATE_PENDING) or running (SCHEDULE, UPDATE_RUNNING)
+#: task event types after which a task is waiting (SUBMIT, UPDATE_PENDING) or running (SCHEDULE,
+#: UPDATE_RUNNING)
 PENDING_EVENTS, RUNNING_EVENTS = (0, 7), (1, 8)
 #: the trace's production tier: priorities 9-11 (clusterdata-2011-2 schema notes)
 PRODUCTION_PRIORITY = 9
@@ -67,15 +70,17 @@ RESOURCES = ("cpu", "memory")
 
 @dataclass(frozen=True, eq=False)
 class CellSnapshot:
-    """Jobs present at one instant (``jobs``: one row per job) and the machines up then (``machines``: capacity
-    rows, normalised CPU and memory). ``skipped`` counts what was left out and why.
+    """Jobs present at one instant (``jobs``: one row per job) and the machines up then
+    (``machines``: capacity rows, normalised CPU and memory). ``skipped`` counts what was left out
+    and why.
 
     Parameters
     ----------
     at_s : float
         The instant, trace seconds.
     jobs : pandas.DataFrame
-        One row per job: its tenant, priority, tasks present and running, per-task (CPU, memory) request.
+        One row per job: its tenant, priority, tasks present and running, per-task (CPU, memory)
+        request.
     machines : numpy.ndarray, shape (K, 2)
         ``machines[machine, (cpu, memory)]``, normalised capacities of the machines up.
     source : str
@@ -105,19 +110,21 @@ class CellSnapshot:
 
     @property
     def capacity(self) -> np.ndarray:
-        """The pooled capacity of the machines up at the instant, summed exactly (``math.fsum``): NumPy's pairwise
-        sum may differ by an ulp between CPUs, and DRF's whole-task ties follow the shares' last bits."""
+        """The pooled capacity of the machines up at the instant, summed exactly (``math.fsum``):
+        NumPy's pairwise sum may differ by an ulp between CPUs, and DRF's whole-task ties follow the
+        shares' last bits."""
         return np.array([math.fsum(column) for column in self.machines.T])
 
     @property
     def per_task_share(self) -> np.ndarray:
-        """Each job's dominant share of the pooled capacity per task, ``max_r demand[r] / capacity[r]``."""
+        """Each job's dominant share of the pooled capacity per task, ``max_r demand[r] /
+        capacity[r]``."""
         return (self.demand / self.capacity).max(axis=1)
 
     @property
     def tenant_paths(self) -> list[str]:
-        """``tenant<k>/<job id>`` leaf paths for hierarchical DRF (tenants numbered in job order: the trace's
-        user hashes contain ``/``)."""
+        """``tenant<k>/<job id>`` leaf paths for hierarchical DRF (tenants numbered in job order:
+        the trace's user hashes contain ``/``)."""
         codes = pd.factorize(self.jobs.tenant)[0]
         return [f"tenant{k}/{j}" for k, j in zip(codes, self.jobs.job_id)]
 
@@ -126,8 +133,8 @@ class CellSnapshot:
         fraction: float,
         rng: int | np.random.SeedSequence | np.random.Generator | None = None,
     ) -> CellSnapshot:
-        """A scaled-down cell: each job and each machine kept with probability ``fraction`` (contention is kept
-        on average). ``fraction = 1`` returns the snapshot itself.
+        """A scaled-down cell: each job and each machine kept with probability ``fraction``
+        (contention is kept on average). ``fraction = 1`` returns the snapshot itself.
 
         Parameters
         ----------
@@ -168,7 +175,8 @@ class CellSnapshot:
         )
 
     def requested(self, which: str = "present") -> np.ndarray:
-        """Requested (CPU, memory) of the ``"present"`` or ``"running"`` tasks, over the pooled capacity.
+        """Requested (CPU, memory) of the ``"present"`` or ``"running"`` tasks, over the pooled
+        capacity.
 
         Parameters
         ----------
@@ -191,8 +199,8 @@ class CellSnapshot:
 
 
 def _machines_up(machine_events: pd.DataFrame, at_us: int) -> np.ndarray:
-    """Capacities of the machines whose last event at or before ``at_us`` is not a REMOVE, at their last
-    non-empty capacities so far."""
+    """Capacities of the machines whose last event at or before ``at_us`` is not a REMOVE, at their
+    last non-empty capacities so far."""
     ev = machine_events[machine_events.time <= at_us].sort_values(
         ["machine_id", "time"], kind="stable"
     )
@@ -207,16 +215,16 @@ def _machines_up(machine_events: pd.DataFrame, at_us: int) -> np.ndarray:
 def cell_snapshot(
     task_events: pd.DataFrame, machine_events: pd.DataFrame, at_s: float, *, source: str = "real"
 ) -> CellSnapshot:
-    """Jobs with tasks pending or running at trace time ``at_s`` seconds and the machines up then (module
-    docstring). A task's request missing from an event is carried over from its previous event. Left out, and
-    counted in ``skipped``: tasks with no known request, and jobs whose median request is zero in every resource
-    (no DRF share is defined for them).
+    """Jobs with tasks pending or running at trace time ``at_s`` seconds and the machines up then
+    (module docstring). A task's request missing from an event is carried over from its previous
+    event. Left out, and counted in ``skipped``: tasks with no known request, and jobs whose median
+    request is zero in every resource (no DRF share is defined for them).
 
     Parameters
     ----------
     task_events : pandas.DataFrame
-        Google task events (``time`` in µs, ``job_id``, ``task_index``, ``event_type``, ``user``, ``priority``,
-        ``scheduling_class``, ``cpu_request``, ``memory_request``).
+        Google task events (``time`` in µs, ``job_id``, ``task_index``, ``event_type``, ``user``,
+        ``priority``, ``scheduling_class``, ``cpu_request``, ``memory_request``).
     machine_events : pandas.DataFrame
         Google machine events.
     at_s : float
@@ -295,8 +303,9 @@ def cell_snapshots(
     rng: int | np.random.SeedSequence | None = None,
     source: str = "real",
 ) -> dict[float, CellSnapshot]:
-    """:func:`cell_snapshot` at each instant (seconds), each scaled down by :meth:`CellSnapshot.sample` with its own
-    child seed of ``rng`` (an int, a ``SeedSequence`` or ``None``): ``{at_s: CellSnapshot}``.
+    """:func:`cell_snapshot` at each instant (seconds), each scaled down by
+    :meth:`CellSnapshot.sample` with its own child seed of ``rng`` (an int, a ``SeedSequence`` or
+    ``None``): ``{at_s: CellSnapshot}``.
 
     Parameters
     ----------
@@ -329,8 +338,8 @@ def cell_snapshots(
 
 
 def _production_guarantee(snapshot: CellSnapshot, production_priority: int) -> np.ndarray:
-    """Each production job is guaranteed the tasks it runs now (as resource vectors), scaled down together when
-    they do not fit the pool (a guarantee cannot exceed the capacity)."""
+    """Each production job is guaranteed the tasks it runs now (as resource vectors), scaled down
+    together when they do not fit the pool (a guarantee cannot exceed the capacity)."""
     prod = (snapshot.jobs.priority >= production_priority).to_numpy()
     guarantee = snapshot.demand * (snapshot.jobs.running.to_numpy(float) * prod)[:, None]
     over = (guarantee.sum(axis=0) / snapshot.capacity).max()
@@ -338,8 +347,8 @@ def _production_guarantee(snapshot: CellSnapshot, production_priority: int) -> n
 
 
 def _timed(runs: dict, desc: str, progress: bool) -> Iterator[tuple[str, Any, float]]:
-    """Call each of ``runs`` (name -> callable) in turn, yielding ``(name, result, seconds)``; a progress bar
-    named ``desc`` when ``progress``."""
+    """Call each of ``runs`` (name -> callable) in turn, yielding ``(name, result, seconds)``; a
+    progress bar named ``desc`` when ``progress``."""
     items = list(runs.items())
     if progress:
         from tqdm import tqdm
@@ -351,7 +360,8 @@ def _timed(runs: dict, desc: str, progress: bool) -> Iterator[tuple[str, Any, fl
         yield name, result, time.perf_counter() - t0
 
 
-#: the rules compared: name -> (scheduler mirrored, what it changes); :func:`semantics_allocations` runs them
+#: the rules compared: name -> (scheduler mirrored, what it changes); :func:`semantics_allocations`
+#: runs them
 SEMANTICS = {
     "DRF, lowest index": (
         "DRF paper's Algorithm 1; Volcano's drf job order (jobs by creation)",
@@ -383,7 +393,8 @@ SEMANTICS = {
 }
 
 
-#: the rules of :data:`SEMANTICS` that differ only in how they break ties, change guarantees, or add a tree
+#: the rules of :data:`SEMANTICS` that differ only in how they break ties, change guarantees, or add
+#: a tree
 TIE_RULES = (
     "DRF, lowest index",
     "DRF, higher share first",
@@ -396,11 +407,13 @@ QUOTA_RULES = (
     "Kueue nominal quota (production)",
 )
 HIERARCHY_RULES = ("hierarchical, naive", "hierarchical, H-DRF")
-#: the marker of each tree rule in the notebook's per-tenant scatter (a marker per group, not colour alone)
+#: the marker of each tree rule in the notebook's per-tenant scatter (a marker per group, not colour
+#: alone)
 HIERARCHY_MARKERS = {"hierarchical, naive": "o", "hierarchical, H-DRF": "^"}
 
-#: reader's column names and decimals of :func:`semantics_summary` (for :func:`fairlib.repro.tables.show_table`), and
-#: its columns in narrow groups, one table each (caption -> columns)
+#: reader's column names and decimals of :func:`semantics_summary` (for
+#: :func:`fairlib.repro.tables.show_table`), and its columns in narrow groups, one table each
+#: (caption -> columns)
 SUMMARY_NAMES = {
     "jobs_changed": "jobs changed",
     "tasks_moved": "tasks moved",
@@ -439,9 +452,9 @@ SUMMARY_DECIMALS = {
 
 
 def summary_groups(summary: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame, dict[str, int]]]:
-    """One instant's :func:`semantics_summary` for a reader, in the narrow groups of :data:`SUMMARY_GROUPS`: per
-    group ``(caption, frame with human column names, decimals per column)``, for
-    :func:`fairlib.repro.tables.show_table`.
+    """One instant's :func:`semantics_summary` for a reader, in the narrow groups of
+    :data:`SUMMARY_GROUPS`: per group ``(caption, frame with human column names, decimals per
+    column)``, for :func:`fairlib.repro.tables.show_table`.
 
     Parameters
     ----------
@@ -485,18 +498,20 @@ def semantics_allocations(
     production_priority: int = PRODUCTION_PRIORITY,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Every rule of :data:`SEMANTICS` on the snapshot's pooled capacity, each job capped at its present tasks.
+    """Every rule of :data:`SEMANTICS` on the snapshot's pooled capacity, each job capped at its
+    present tasks.
 
-    Returns one row per (rule, job): ``rule``, ``job`` (row of ``snapshot.jobs``), ``tasks``, ``dominant_share``
-    (tasks × the job's per-task dominant share of the pool) and ``seconds`` (the rule's run time, repeated on its
-    rows).
+    Returns one row per (rule, job): ``rule``, ``job`` (row of ``snapshot.jobs``), ``tasks``,
+    ``dominant_share`` (tasks × the job's per-task dominant share of the pool) and ``seconds`` (the
+    rule's run time, repeated on its rows).
 
     Parameters
     ----------
     snapshot : CellSnapshot
         One instant's jobs and machines.
     production_priority : int, default PRODUCTION_PRIORITY
-        Jobs of this priority or above are production jobs (their running tasks guaranteed by the quota rules).
+        Jobs of this priority or above are production jobs (their running tasks guaranteed by the
+        quota rules).
     progress : bool, default False
         Show a progress bar over the rules.
 
@@ -557,10 +572,11 @@ def semantics_summary(
     baseline: str = "DRF, lowest index",
     production_priority: int = PRODUCTION_PRIORITY,
 ) -> pd.DataFrame:
-    """Per rule, against ``baseline``: jobs whose tasks differ, tasks moved (half the L1 distance), the largest
-    change of one job, tenants whose total changes; the pool's CPU and memory utilisation; jobs given all their
-    tasks; among the jobs short of their tasks (the contended ones), the lowest dominant share and Jain's index of
-    dominant shares; production jobs' tasks as a share of what they run now.
+    """Per rule, against ``baseline``: jobs whose tasks differ, tasks moved (half the L1 distance),
+    the largest change of one job, tenants whose total changes; the pool's CPU and memory
+    utilisation; jobs given all their tasks; among the jobs short of their tasks (the contended
+    ones), the lowest dominant share and Jain's index of dominant shares; production jobs' tasks as
+    a share of what they run now.
 
     Parameters
     ----------
@@ -652,14 +668,16 @@ def tenant_totals(snapshot: CellSnapshot, allocations: pd.DataFrame) -> pd.DataF
 
 
 def machine_allocations(snapshot: CellSnapshot, *, progress: bool = False) -> pd.DataFrame:
-    """The same jobs on the snapshot's real machines: pooled DRF (whole tasks on the pooled capacity — what a
-    scheduler that pools its machines promises, ignoring that a task must fit one machine); pooled DRF as Mesos's
-    and YARN's offer loops run it (machine by machine, users in DRF order: :func:`drf_machine_offers`); Best-Fit
-    DRFH (DRF's order, each whole task on the machine whose leftover has its shape); and DRFH, TSF and PS-DSF
-    (divisible, heterogeneity-aware; on merged identical machines).
+    """The same jobs on the snapshot's real machines: pooled DRF (whole tasks on the pooled capacity
+    — what a scheduler that pools its machines promises, ignoring that a task must fit one
+    machine); pooled DRF as Mesos's and YARN's offer loops run it (machine by machine, users in DRF
+    order: :func:`drf_machine_offers`); Best-Fit DRFH (DRF's order, each whole task on the machine
+    whose leftover has its shape); and DRFH, TSF and PS-DSF (divisible, heterogeneity-aware; on
+    merged identical machines).
 
-    Returns one row per mechanism: tasks allocated, CPU and memory utilisation of the machines, jobs given all
-    their tasks, the lowest dominant share among jobs short of their tasks (pooled shares), and seconds.
+    Returns one row per mechanism: tasks allocated, CPU and memory utilisation of the machines, jobs
+    given all their tasks, the lowest dominant share among jobs short of their tasks (pooled
+    shares), and seconds.
 
     Parameters
     ----------
@@ -715,23 +733,25 @@ def findings(
     production_priority: int = PRODUCTION_PRIORITY,
 ) -> dict[str, float]:
     """The named numbers the notebook's claims and prose use, from :func:`semantics_summary` and
-    :func:`machine_allocations` tables stacked over instants (column ``at_s``), the snapshots, and the per-job
-    allocations of every instant (column ``at_s``).
+    :func:`machine_allocations` tables stacked over instants (column ``at_s``), the snapshots, and
+    the per-job allocations of every instant (column ``at_s``).
 
-    - ``tie_max_job_change``: the most tasks one job gains or loses between any tie rule and the lowest-index rule;
-      ``tie_jobs_changed`` and ``tie_tasks_moved``: the most jobs changed and tasks moved by one tie rule at one
-      instant;
-    - ``quota_min_guarantee_margin``: over the quota rules, production jobs and instants, the fewest tasks above
-      the whole tasks its guarantee covers;
-    - ``yarn_vs_mesos_tasks_moved``: tasks moved between YARN's and Mesos's quota rules, summed over instants;
-    - ``hdrf_minus_ties_tasks_moved``: the fewest tasks H-DRF moves (against the lowest-index rule) minus the most
-      any tie rule moves, over the *contended* instants (some job short of its tasks under the lowest-index rule;
-      where every job gets all its tasks no rule can move any); NaN when no instant is contended;
-    - ``aware_lead_over_offers``: the smallest lead, over DRFH, TSF, PS-DSF and instants, of the machines' mean
-      (CPU, memory) utilisation over pooled DRF served machine by machine; ``offers_loss_cpu``: the largest CPU
-      utilisation DRFH has over the machine-offer loop;
-    - ``running_cpu_over_capacity``: the smallest, over instants, of the running tasks' CPU requests over the
-      machines' CPU.
+    - ``tie_max_job_change``: the most tasks one job gains or loses between any tie rule and the
+      lowest-index rule; ``tie_jobs_changed`` and ``tie_tasks_moved``: the most jobs changed and
+      tasks moved by one tie rule at one instant;
+    - ``quota_min_guarantee_margin``: over the quota rules, production jobs and instants, the fewest
+      tasks above the whole tasks its guarantee covers;
+    - ``yarn_vs_mesos_tasks_moved``: tasks moved between YARN's and Mesos's quota rules, summed over
+      instants;
+    - ``hdrf_minus_ties_tasks_moved``: the fewest tasks H-DRF moves (against the lowest-index rule)
+      minus the most any tie rule moves, over the *contended* instants (some job short of its tasks
+      under the lowest-index rule; where every job gets all its tasks no rule can move any); NaN
+      when no instant is contended;
+    - ``aware_lead_over_offers``: the smallest lead, over DRFH, TSF, PS-DSF and instants, of the
+      machines' mean (CPU, memory) utilisation over pooled DRF served machine by machine;
+      ``offers_loss_cpu``: the largest CPU utilisation DRFH has over the machine-offer loop;
+    - ``running_cpu_over_capacity``: the smallest, over instants, of the running tasks' CPU requests
+      over the machines' CPU.
 
     Parameters
     ----------

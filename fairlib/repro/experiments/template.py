@@ -1,16 +1,20 @@
-"""The template notebook's experiment driver: the sample mean of uniform draws, and the claim it measures.
+"""The template notebook's experiment driver: the sample mean of uniform draws, and the claim it
+measures.
 
 ``python -m fairlib.repro.scaffold paper KEY --driver TOPIC`` copies this module to
-``fairlib/repro/experiments/<TOPIC>.py`` (and ``tests/test_template_findings.py`` to ``tests/test_<TOPIC>_findings.py``)
-as the start of a new paper's driver. A driver holds everything the notebook computes: functions that run the
-experiments and return tidy tables, and ``*findings`` functions that turn those tables into the ledger's measurements,
-one :class:`fairlib.repro.ledger.Measurement` per declared claim (the notebook hands them to
-:meth:`fairlib.repro.ledger.ClaimLog.measure_all`), so the arithmetic behind every claim is library code with a test.
+``fairlib/repro/experiments/<TOPIC>.py`` (and ``tests/test_template_findings.py`` to
+``tests/test_<TOPIC>_findings.py``) as the start of a new paper's driver. A driver holds everything
+the notebook computes: functions that run the experiments and return tidy tables, and ``*findings``
+functions that turn those tables into the ledger's measurements, one
+:class:`fairlib.repro.ledger.Measurement` per declared claim (the notebook hands them to
+:meth:`fairlib.repro.ledger.ClaimLog.measure_all`), so the arithmetic behind every claim is library
+code with a test.
 
-The notebook calls four functions, whatever the paper: :func:`experiment` (the experiment at quick or full size, a
-tidy table), :func:`findings` (the claims measured on it), :func:`figure` (its figure, drawn with
-:mod:`fairlib.repro.plotting`) and :func:`summary` (the "What we found" sentence). Replace their bodies with the paper's
-and the scaffolded notebook runs unchanged; add a section per further figure or table of the paper.
+The notebook calls four functions, whatever the paper: :func:`experiment` (the experiment at quick
+or full size, a tidy table), :func:`findings` (the claims measured on it), :func:`figure` (its
+figure, drawn with :mod:`fairlib.repro.plotting`) and :func:`summary` (the "What we found"
+sentence). Replace their bodies with the paper's and the scaffolded notebook runs unchanged; add a
+section per further figure or table of the paper.
 
 >>> table = experiment("quick", seed=0)
 >>> list(table.columns), len(table)
@@ -163,7 +167,8 @@ def figure(table: pd.DataFrame) -> Figure:
 
 
 def summary(table: pd.DataFrame, measured: Mapping[str, Any]) -> str:
-    """The "What we found" sentence of the notebook's section, from the table and :func:`findings`' measurements.
+    """The "What we found" sentence of the notebook's section, from the table and :func:`findings`'
+    measurements.
 
     Parameters
     ----------
