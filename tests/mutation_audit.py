@@ -36,6 +36,7 @@ import json
 import os
 import pkgutil
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -43,6 +44,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 #: seconds a probe of a mutant may take before it counts as a failure (the contract's own deadline, if shorter)
 PROBE_SECONDS = 20
+#: seconds one site's mutant may run in all before the audit counts it killed (hung) and ends the process
+WATCHDOG_SECONDS = 240
 OUT = Path(os.environ.get("FAIRLIB_AUDIT_DIR", ROOT / "build" / "mutation-audit"))
 
 
@@ -352,6 +355,13 @@ def _mutate(site: dict):
     return fn, kept
 
 
+def _hung(path: Path, done: dict, k: str) -> None:
+    done[k] = ["killed", f"hung past {WATCHDOG_SECONDS} s"]
+    path.write_text(json.dumps(done, indent=1))
+    print(k, "killed (hung)", flush=True)
+    os._exit(3)
+
+
 def _pytest_fails(args: list[str]) -> bool:
     """Whether pytest fails ``args``; a test running past :data:`PROBE_SECONDS` fails (a mutant that loops)."""
     import signal
@@ -396,6 +406,10 @@ def mutate(start: int = 0, count: int | None = None) -> None:
         if k in done:
             continue
         witnesses = [json.loads(w) for w in raised[k]]
+        # a mutant can loop in compiled code, where no signal reaches: past the watchdog's time it counts as killed
+        # (it hangs where it should refuse) and the process ends; rerun ``mutate`` to go on from the next site
+        watchdog = threading.Timer(WATCHDOG_SECONDS, _hung, (path, done, k))
+        watchdog.start()
         try:
             fn, kept = _mutate(site)
         except (_NotMutable, StopIteration, KeyError, AttributeError) as exc:
@@ -418,6 +432,7 @@ def mutate(start: int = 0, count: int | None = None) -> None:
                     outcome = ["killed", nodeids[0]]
         finally:
             fn.__code__ = kept
+            watchdog.cancel()
         done[k] = outcome
         print(k, site["kind"], *outcome, flush=True)
         path.write_text(json.dumps(done, indent=1))

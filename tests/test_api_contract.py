@@ -1450,17 +1450,6 @@ UNSEEN_SITES = {
     ): "an error path: it runs only after the fast scan failed, to name the bad value precisely; made a "
     "pass-through, the function still refuses, naming demands[i]",
     (
-        "fairlib.market.dynamics",
-        "run_dynamics",
-        "as_rng",
-    ): "rng is checked twice, before the run and where the random order draws from it: either check alone "
-    "refuses a bad seed by name",
-    (
-        "fairlib.market.equilibrium",
-        "two_player_equilibria_numeric",
-        "check_choice",
-    ): "kind is checked again by _game_alpha, which the function calls next with the same name",
-    (
         "fairlib.multires.cluster",
         "random_pool",
         "as_flag",

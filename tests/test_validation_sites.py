@@ -450,6 +450,30 @@ def _save_figure_too_wide():
         plt.close(fig)
 
 
+def _register_capabilities_not_text():
+    from fairlib.mechanisms import register
+
+    register("site_probe", lambda cluster: None, capabilities=[1, "no_such_capability"])
+
+
+def _register_game_capabilities_not_text():
+    from fairlib.games import register_game
+
+    register_game("site_probe", lambda game: None, capabilities=[1, "no_such_capability"])
+
+
+def _refuse_unsupported_not_a_game():
+    from fairlib.games import get
+
+    get("proportional_share").refuse_unsupported("game")
+
+
+def _proportional_share_exact_eps():
+    from fairlib.market import proportional_share
+
+    proportional_share(_game(), eps=0.0)
+
+
 #: site (module:function) -> (the bad call, what its refusal says)
 SITES = {
     "market.dynamics:run_dynamics initial_bids shape": (
@@ -463,6 +487,19 @@ SITES = {
     "market.outcome:GameOutcome method": (_game_outcome_method, r"method = 1: must be a str"),
     "mechanisms:register start": (_register_start_without_argument, r"declares 'start'"),
     "mechanisms:register variants": (_register_variant_clash, r"variants: \['drf'\]"),
+    "mechanisms:register capabilities": (
+        _register_capabilities_not_text,
+        r"every capability is a name",
+    ),
+    "games:register_game capabilities": (
+        _register_game_capabilities_not_text,
+        r"every capability is a name",
+    ),
+    "games:GameMechanism.refuse_unsupported": (_refuse_unsupported_not_a_game, r"game = 'game'"),
+    "market.proportional_share:eps": (
+        _proportional_share_exact_eps,
+        r"eps = 0\.0: must be a finite number > 0",
+    ),
     "mechanisms:select": (_select_unknown, r"capabilities: \['no_such_capability'\] unknown"),
     "metrics:jain_index zeros": (_jain_all_zero, r"values: all zero"),
     "multires.cluster:leontief_tasks shapes": (_leontief_shapes, r"do not broadcast"),

@@ -455,7 +455,7 @@ def run_dynamics(
     if method == "local_greedy" and game.parallelism is not None:
         raise InvalidInputError("local_greedy is defined for infinite parallelism only (EC §4.3)")
     step = as_number(step, "step", minimum=TOL_MIN, inclusive=True, maximum=1.0)
-    as_rng(rng)  # checked before the run; drawn from below
+    g = as_rng(rng)
     eps, gap_tol = as_tolerance(eps, "eps", zero=True), as_tolerance(gap_tol, "gap_tol")
     if max_iter is None:
         max_iter = 200 if method == "best_response" else 500
@@ -489,13 +489,8 @@ def run_dynamics(
         )
     # shares, utilities and efficiency do not change when budgets, bids and the reserve are scaled together:
     # iterate at unit scale so budgets near the float range neither overflow nor underflow
+    # (a Game's reserve is within MONEY_RATIO of its largest budget, so reserve / scale is a normal number)
     scale = float(max(game.budgets.max(), game.reserve))
-    if game.reserve / scale == 0.0:
-        raise InvalidInputError(
-            f"reserve = {game.reserve}: more than the float range below the largest budget "
-            f"({scale:g})"
-        )
-    g = as_rng(rng)
     perms = (
         np.array([g.permutation(m) for _ in range(max_iter)], dtype=np.int64)
         if order == "random"

@@ -238,10 +238,8 @@ def two_player_equilibria_numeric(
     grid = as_count(grid, "grid", minimum=2)
     if kind == "equal":
         w = np.array([[alpha, 1 - alpha], [alpha, 1 - alpha]])
-    elif kind == "opposite":
+    else:  # "opposite"
         w = np.array([[alpha, 1 - alpha], [1 - alpha, alpha]])
-    else:
-        raise InvalidInputError(f"kind = {kind!r}: must be 'equal' or 'opposite'")
 
     def foc(v):
         x, y = v
