@@ -20,7 +20,7 @@ refuses a value above a named bound (a ``MAX_*`` name in the ``if`` above the ra
 Run from the repository root (``FAIRLIB_AUDIT_DIR`` picks the output folder, ``build/mutation-audit`` by default)::
 
     python tests/mutation_audit.py trace tests/test_validate.py tests/test_named_errors.py ...
-    python tests/mutation_audit.py mutate [--start K] [--count N]
+    python tests/mutation_audit.py mutate [--start K] [--count N]   # ended by SIGXCPU: run hung, then mutate
     python tests/mutation_audit.py report
 
 The contract's own mutation tests (``test_the_contract_fails_a_callable_whose_validation_site_is_removed``) run a
@@ -35,8 +35,8 @@ import importlib
 import json
 import os
 import pkgutil
+import resource
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -44,8 +44,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 #: seconds a probe of a mutant may take before it counts as a failure (the contract's own deadline, if shorter)
 PROBE_SECONDS = 20
-#: seconds one site's mutant may run in all before the audit counts it killed (hung) and ends the process
-WATCHDOG_SECONDS = 240
+#: seconds of CPU one site's mutant may take in all before the kernel ends the audit (SIGXCPU): killed, hung
+CPU_SECONDS = 120
 OUT = Path(os.environ.get("FAIRLIB_AUDIT_DIR", ROOT / "build" / "mutation-audit"))
 
 
@@ -355,11 +355,14 @@ def _mutate(site: dict):
     return fn, kept
 
 
-def _hung(path: Path, done: dict, k: str) -> None:
-    done[k] = ["killed", f"hung past {WATCHDOG_SECONDS} s"]
+def hung() -> None:
+    """Record the site ``mutate`` was on when the kernel ended it (past :data:`CPU_SECONDS`) as killed."""
+    path = OUT / "mutated.json"
+    done = json.loads(path.read_text()) if path.exists() else {}
+    k = (OUT / "current").read_text()
+    done[k] = ["killed", f"hung past {CPU_SECONDS} s of CPU"]
     path.write_text(json.dumps(done, indent=1))
     print(k, "killed (hung)", flush=True)
-    os._exit(3)
 
 
 def _pytest_fails(args: list[str]) -> bool:
@@ -406,10 +409,13 @@ def mutate(start: int = 0, count: int | None = None) -> None:
         if k in done:
             continue
         witnesses = [json.loads(w) for w in raised[k]]
-        # a mutant can loop in compiled code, where no signal reaches: past the watchdog's time it counts as killed
-        # (it hangs where it should refuse) and the process ends; rerun ``mutate`` to go on from the next site
-        watchdog = threading.Timer(WATCHDOG_SECONDS, _hung, (path, done, k))
-        watchdog.start()
+        # a mutant can loop in compiled code, which holds the interpreter: past CPU_SECONDS of CPU the kernel ends
+        # the process (SIGXCPU), and ``hung`` records the site named in ``current`` as killed (it hangs where it
+        # should refuse); rerun ``mutate`` to go on from the next site
+        (OUT / "current").write_text(k)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        used = usage.ru_utime + usage.ru_stime
+        resource.setrlimit(resource.RLIMIT_CPU, (int(used) + CPU_SECONDS, resource.RLIM_INFINITY))
         try:
             fn, kept = _mutate(site)
         except (_NotMutable, StopIteration, KeyError, AttributeError) as exc:
@@ -432,7 +438,6 @@ def mutate(start: int = 0, count: int | None = None) -> None:
                     outcome = ["killed", nodeids[0]]
         finally:
             fn.__code__ = kept
-            watchdog.cancel()
         done[k] = outcome
         print(k, site["kind"], *outcome, flush=True)
         path.write_text(json.dumps(done, indent=1))
@@ -469,5 +474,7 @@ if __name__ == "__main__":
     elif command == "mutate":
         args = dict(zip(rest[::2], rest[1::2]))
         mutate(int(args.get("--start", 0)), int(args["--count"]) if "--count" in args else None)
+    elif command == "hung":
+        hung()
     else:
         report()

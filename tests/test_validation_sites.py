@@ -474,6 +474,36 @@ def _proportional_share_exact_eps():
     proportional_share(_game(), eps=0.0)
 
 
+def _table(**kwargs):
+    from fairlib.repro.tables import table
+
+    table(kwargs.pop("df", pd.DataFrame({"a": [1.0]})), **kwargs)
+
+
+def _scientific_digits():
+    from fairlib.repro.prose import scientific
+
+    scientific(1.0, 0)
+
+
+def _running_note_mode():
+    from fairlib.repro.prose import running_note
+
+    running_note("demo", "medium", seconds=300)
+
+
+def _warm_unknown_step():
+    from fairlib.repro.warm import warm
+
+    warm(progress=False, only=["no_such_step"])
+
+
+def _save_figure_not_a_figure():
+    from fairlib.repro.outputs import save_figure
+
+    save_figure("figure", "probe", "narrow", mode="quick")
+
+
 #: site (module:function) -> (the bad call, what its refusal says)
 SITES = {
     "market.dynamics:run_dynamics initial_bids shape": (
@@ -587,6 +617,25 @@ SITES = {
     "multires.schedulers.hierarchy:HierarchicalDRFResult.node": (
         _hierarchy_node,
         r"path = 'no/such': no such node",
+    ),
+    "repro.tables:table df": (
+        lambda: _table(df="frame"),
+        r"df = 'frame': expected a pandas DataFrame",
+    ),
+    "repro.tables:table names": (
+        lambda: _table(names={"b": "B"}),
+        r"names: \['b'\] are not columns",
+    ),
+    "repro.tables:table decimals": (
+        lambda: _table(decimals={"b": 1}),
+        r"decimals: \['b'\] are not columns",
+    ),
+    "repro.prose:scientific digits": (_scientific_digits, r"digits = 0: must be an integer >= 1"),
+    "repro.prose:running_note mode": (_running_note_mode, r"mode = 'medium'"),
+    "repro.warm:warm only": (_warm_unknown_step, r"only: no warm-up step named 'no_such_step'"),
+    "repro.outputs:save_figure fig": (
+        _save_figure_not_a_figure,
+        r"fig = 'figure': expected a matplotlib",
     ),
     "repro.warm:warm jobs": (_warm_jobs, r"jobs = 65: must be an integer from 1 to 64"),
     "repro.outputs:save_figure width": (_save_figure_too_wide, r"inches wide as saved"),
