@@ -200,9 +200,9 @@ def snapshot_cluster(
         When the fleet and workload disagree on their resources or an array has the wrong shape.
     """
     _check_fleet_and_workload(fleet, workload)
-    t = as_time(t, "t")
     eligible = _per_user_rows(eligible, "eligible", workload.n_users, fleet.n_servers)
     weight = _per_user_rows(weight, "weight", workload.n_users)
+    # t is checked by active_at, under the same name
     idx = np.flatnonzero(workload.active_at(t) & (workload.demand > 0).any(axis=1))
     if idx.size == 0:
         return Snapshot(None, idx)

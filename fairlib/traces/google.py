@@ -851,7 +851,7 @@ def task_event_demands(
         )
     ev = task_events.sort_values(["job_id", "task_index", "time"], kind="stable")
     time = ev.time.to_numpy(np.int64) / 1e6
-    end_of_trace = float(time.max()) if horizon is None else as_number(horizon, "horizon")
+    end_of_trace = float(time.max()) if horizon is None else float(horizon)  # checked above
     task = ev.job_id.to_numpy(np.int64), ev.task_index.to_numpy(np.int64)
     same_task = np.r_[(task[0][1:] == task[0][:-1]) & (task[1][1:] == task[1][:-1]), False]
     next_time = np.where(same_task, np.r_[time[1:], end_of_trace], end_of_trace)
