@@ -37,6 +37,10 @@ __all__ = [
     "TOL_MAX",
     "as_count",
     "as_finite",
+    "as_time",
+    "MAX_SECONDS",
+    "as_amount",
+    "MONEY_RATIO",
     "as_flag",
     "as_path",
     "as_labels",
@@ -62,6 +66,16 @@ MAX_ITERATIONS = 1_000_000
 #: rounding of values of order 1 (an unattainable stopping rule, or an exact comparison in
 #: disguise), above ``TOL_MAX`` it is no longer a tolerance but a different question
 TOL_MIN, TOL_MAX = 1e-15, 0.1
+#: the largest time or duration, in seconds, of either sign (a replay's start and horizon, a
+#: reallocation interval, a trace's origin and window): 2**53 s (285 million years), the last
+#: float64 at which one second is still resolved (the traces' clocks count µs in int64, 9.2e12 s at
+#: most); beyond it ``t + 1 == t``, and a grid of ticks or bins from it never advances
+MAX_SECONDS = 2.0**53
+#: the widest ratio between two sums of money of one bidding game (a reserve bid or a user's budget,
+#: against the largest budget or the other users' total bid): the papers' games bid within 1e-6 of a
+#: unit budget, and beyond a factor 1e12 the smaller sum is lost in the rounding (1e-16 relative) of
+#: prices summed over thousands of bids
+MONEY_RATIO = 1e12
 
 
 class InvalidInputError(ValueError):
@@ -796,6 +810,92 @@ def as_finite(value: float, name: str) -> float:
     if not np.isfinite(v):
         raise InvalidInputError(f"{name} = {v}: must be a finite number")
     return v
+
+
+def as_time(value: float, name: str) -> float:
+    """A time or offset in seconds, of either sign, at most :data:`MAX_SECONDS` (2**53) in
+    magnitude.
+
+    Parameters
+    ----------
+    value : int or float
+        The time; booleans, strings, complex numbers, NaN and infinities are refused.
+    name : str
+        The argument's name, used in the error message.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a finite real number or is beyond ±2**53 s.
+
+    Examples
+    --------
+    >>> as_time(-600, "start")
+    -600.0
+    >>> as_time(1e300, "t")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: t = 1e+300: a time in seconds is within ±2**53 (9.0072e+15)
+    """
+    t = as_finite(value, name)
+    if not -MAX_SECONDS <= t <= MAX_SECONDS:
+        raise InvalidInputError(
+            f"{name} = {t:g}: a time in seconds is within ±2**53 ({MAX_SECONDS:g})"
+        )
+    return t
+
+
+def as_amount(value: float, name: str, *, scale: float, zero: bool = False, of: str) -> float:
+    """A sum of money of a bidding game (a budget, a reserve bid) within :data:`MONEY_RATIO` (1e12)
+    of ``scale`` either way, or exactly 0 when ``zero``; any amount >= 0 (> 0 without ``zero``) when
+    ``scale`` is 0.
+
+    Parameters
+    ----------
+    value : int or float
+        The amount.
+    name : str
+        The argument's name, used in the error message.
+    scale : float
+        The game's scale of money (the largest budget, the others' total bid), >= 0.
+    zero : bool, default False
+        Whether 0 (none) is accepted.
+    of : str
+        What ``scale`` is, for the message.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a finite number, is negative (or 0 without ``zero``), or is more than
+        a factor :data:`MONEY_RATIO` from ``scale``.
+
+    Examples
+    --------
+    >>> as_amount(1e-6, "reserve", scale=1.0, zero=True, of="the largest budget")
+    1e-06
+    >>> as_amount(1e300, "reserve", scale=1.0, zero=True, of="the largest budget")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: reserve = 1e+300: must be 0 or within a factor 1e+12 of the
+    largest budget (1)
+    """
+    amount = as_number(value, name, inclusive=zero)
+    if amount == 0.0 or scale == 0.0 or scale / MONEY_RATIO <= amount <= scale * MONEY_RATIO:
+        return amount
+    raise InvalidInputError(
+        f"{name} = {amount:g}: must be {'0 or ' if zero else ''}within a factor "
+        f"{MONEY_RATIO:g} of {of} ({scale:g})"
+    )
 
 
 def as_flag(value, name: str) -> bool:

@@ -142,7 +142,9 @@ class GameMechanism:
         weights : array_like
             Shape (n_users, n_machines): each user's weight (value) for each machine, >= 0.
         reserve : float, default 0.0
-            The reserve bid ε >= 0 on every machine.
+            The reserve bid ε on every machine, in the range the instance type documents (a
+            ``Game``'s: 0, or within a factor :data:`~fairlib._validate.MONEY_RATIO`, 1e12, of the
+            largest budget).
         **kwargs
             Further :class:`~fairlib.market.Game` arguments (``budgets``, ``parallelism``); ignored
             by another instance type.

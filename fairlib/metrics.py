@@ -157,13 +157,20 @@ def utilities(
     return np.diagonal(bundle_values(w, r, parallelism)).copy()
 
 
+#: the relative rounding by which a computed welfare may exceed the optimum it is compared with
+#: (both are sums of a few thousand products of order 1, exact to ~1e-13 relative); more is an
+#: outcome no allocation reaches
+WELFARE_SLACK = 1e-9
+
+
 def efficiency(welfare: float, optimum: float) -> float:
     """π = U / U*, the price of anarchy of one outcome.
 
     Parameters
     ----------
     welfare : float
-        The outcome's social welfare U = sum_i U_i, finite and >= 0.
+        The outcome's social welfare U = sum_i U_i, from 0 to ``optimum`` (up to a relative rounding
+        of :data:`WELFARE_SLACK`): no outcome's welfare exceeds the optimum.
     optimum : float
         The optimal welfare U*, finite and > 0.
 
@@ -175,7 +182,8 @@ def efficiency(welfare: float, optimum: float) -> float:
     Raises
     ------
     InvalidInputError
-        When ``welfare`` is negative or either is not a finite number, or ``optimum`` is 0.
+        When ``welfare`` is negative or above ``optimum``, either is not a finite number, or
+        ``optimum`` is 0.
 
     References
     ----------
@@ -189,6 +197,11 @@ def efficiency(welfare: float, optimum: float) -> float:
     """
     welfare = as_number(welfare, "welfare", inclusive=True)
     optimum = as_number(optimum, "optimum")
+    if welfare > optimum * (1 + WELFARE_SLACK):
+        raise InvalidInputError(
+            f"welfare = {welfare!r}: above optimum = {optimum!r} (no outcome's welfare "
+            "exceeds the optimum)"
+        )
     return float(welfare / optimum)
 
 

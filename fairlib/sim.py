@@ -44,13 +44,14 @@ from ._validate import (
     as_array,
     as_count,
     as_eligibility,
-    as_finite,
+    MAX_SECONDS,
     as_identifiers,
     as_instance,
     as_number,
     as_real_array,
     as_rng,
     as_task_caps,
+    as_time,
     check_choice,
     result_type,
 )
@@ -189,7 +190,8 @@ def snapshot_cluster(
     workload : Workload
         The users, over the same resources as ``fleet``.
     t : float
-        The instant, in the workload's time unit (seconds for the readers of :mod:`fairlib.traces`).
+        The instant, in the workload's time unit (seconds for the readers of :mod:`fairlib.traces`),
+        within ±2**53 (:data:`~fairlib._validate.MAX_SECONDS`).
     eligible : array_like of bool, shape (workload.n_users, fleet.n_servers), optional
         ``eligible[user, server]`` for every workload user (default: every server).
     weight : array_like, shape (workload.n_users,), optional
@@ -208,9 +210,9 @@ def snapshot_cluster(
         When the fleet and workload disagree on their resources or an array has the wrong shape.
     """
     _check_fleet_and_workload(fleet, workload)
-    t = as_finite(t, "t")
     eligible = _per_user_rows(eligible, "eligible", workload.n_users, fleet.n_servers)
     weight = _per_user_rows(weight, "weight", workload.n_users)
+    # t is checked by active_at, under the same name
     idx = np.flatnonzero(workload.active_at(t) & (workload.demand > 0).any(axis=1))
     if idx.size == 0:
         return Snapshot(None, idx)
@@ -835,7 +837,8 @@ class ReplayResult:
         column : str
             A column of ``epochs``.
         width : float
-            Bin width in seconds, > 0; at most :data:`MAX_EPOCHS` bins.
+            Bin width in seconds, in (0, 2**53] (:data:`~fairlib._validate.MAX_SECONDS`); at most
+            :data:`MAX_EPOCHS` bins.
 
         Returns
         -------
@@ -848,7 +851,7 @@ class ReplayResult:
             When ``column`` is unknown, ``width`` is not positive or makes too many bins.
         """
         check_choice(column, tuple(self.epochs.columns), "column")
-        width = as_number(width, "width")
+        width = as_number(width, "width", maximum=MAX_SECONDS)
         e = self.epochs
         start, end = float(e.start.iloc[0]), float(e.end.iloc[-1])
         if (end - start) / width > MAX_EPOCHS:
@@ -941,11 +944,13 @@ def replay(
         ``eligible[job, server]`` (default: every server; :func:`class_eligibility` for §6.2's
         placement).
     start : float, optional
-        First reallocation, seconds (default: the first arrival).
+        First reallocation, seconds, within ±2**53 (:data:`~fairlib._validate.MAX_SECONDS`;
+        default: the first arrival).
     horizon : float, optional
-        End of the replay, seconds, after ``start`` (default: the last ``trace_end``).
+        End of the replay, seconds, after ``start`` and within ±2**53 (default: the last
+        ``trace_end``).
     interval : float, default 300.0
-        Seconds between periodic reallocations, at least :data:`MIN_INTERVAL_S`.
+        Seconds between periodic reallocations, in [:data:`MIN_INTERVAL_S`, 2**53].
     reference : str or callable, optional
         A mechanism run on the same clusters (e.g. PS-DSF) for the deviation columns: mean and max
         over active jobs of
@@ -990,12 +995,14 @@ def replay(
         raise InvalidInputError(
             f"fleet.resources {fleet.resources} != jobs.resources {jobs.resources}"
         )
-    interval = as_number(interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True)
+    interval = as_number(
+        interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True, maximum=MAX_SECONDS
+    )
     n = jobs.n_jobs
     elig = as_eligibility(eligible, n, fleet.n_servers)
     segment_cap = jobs.segment_cap if caps else None
-    start = float(jobs.arrival.min()) if start is None else as_finite(start, "start")
-    horizon = float(jobs.trace_end.max()) if horizon is None else as_finite(horizon, "horizon")
+    start = float(jobs.arrival.min()) if start is None else as_time(start, "start")
+    horizon = float(jobs.trace_end.max()) if horizon is None else as_time(horizon, "horizon")
     if not horizon > start:
         raise InvalidInputError(f"horizon = {horizon}: must be after start = {start}")
     # every epoch ends at a tick, a completion or the horizon: this bounds the loop
@@ -1175,11 +1182,12 @@ def open_loop(
     eligible : array_like of bool, shape (n_jobs, n_servers), optional
         ``eligible[job, server]`` (default: every server).
     start : float, optional
-        First epoch, seconds (default: the first segment start).
+        First epoch, seconds, within ±2**53 (:data:`~fairlib._validate.MAX_SECONDS`; default: the
+        first segment start).
     horizon : float, optional
-        End, seconds, after ``start`` (default: the last segment end).
+        End, seconds, after ``start`` and within ±2**53 (default: the last segment end).
     interval : float, default 300.0
-        Seconds between periodic epochs, at least :data:`MIN_INTERVAL_S`.
+        Seconds between periodic epochs, in [:data:`MIN_INTERVAL_S`, 2**53].
     reserved : sequence of str, default ("C", "D")
         Server classes whose utilisation is also reported on its own.
     merge : bool, default True
@@ -1240,12 +1248,14 @@ def open_loop(
             "jobs: no segment times (segment_start/segment_end); build them with "
             "jobs_from_workload or jobs_from_demands"
         )
-    interval = as_number(interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True)
+    interval = as_number(
+        interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True, maximum=MAX_SECONDS
+    )
     seg_start, seg_end = np.asarray(jobs.segment_start, float), np.asarray(jobs.segment_end, float)
     seg_job = np.repeat(np.arange(jobs.n_jobs), np.diff(jobs.offsets))
     elig = as_eligibility(eligible, jobs.n_jobs, fleet.n_servers)
-    start = float(seg_start.min()) if start is None else as_finite(start, "start")
-    horizon = float(seg_end.max()) if horizon is None else as_finite(horizon, "horizon")
+    start = float(seg_start.min()) if start is None else as_time(start, "start")
+    horizon = float(seg_end.max()) if horizon is None else as_time(horizon, "horizon")
     if not horizon > start:
         raise InvalidInputError(f"horizon = {horizon}: must be after start = {start}")
     # counted before the ticks are built: an interval far shorter than the span would allocate them

@@ -20,9 +20,9 @@ wrong shapes and dimensions, and a wrong object in place of a Cluster/Game/Workl
 top of these, :func:`type_battery` derives bad values from the argument's annotation (from its valid
 value's kind where it has none): 0, 1 and "false" for a bool, 2**63 for an int, 1e±300 for a float,
 missing, wrong-kind and garbage paths, wrong keys and values in mappings, empty, repeated and
-wrong-typed labels, empty and reversed ranges, and None where the annotation does not allow it; the
-arguments these still find unchecked are listed in :data:`TYPED_GAPS`. A stateful class's methods
-(:data:`STATEFUL`, the sorter) get a fresh instance per call. Each call must end in
+wrong-typed labels, empty and reversed ranges, and None where the annotation does not allow it. A
+stateful class's methods (:data:`STATEFUL`, the sorter) get a fresh instance per call. Each call
+must end in
 
 - an :class:`~fairlib._validate.InvalidInputError` (or an exception the docstring's *Raises* section
   documents) whose message names the argument and, for a scalar, the value; or
@@ -415,6 +415,61 @@ ACCEPTED = {
     ): "a time: scoring from before the first segment starts "
     "with idle epochs (a trace's clock may start below 0)",
     (
+        "fairlib.sim.snapshot_cluster",
+        "t",
+        "1e-300 (tiny)",
+    ): "a time in seconds, within ±2**53 (fairlib._validate.MAX_SECONDS): an instant just after "
+    "0 is one",
+    (
+        "fairlib.sim.*",
+        "start",
+        "1e-300 (tiny)",
+    ): "a time in seconds, within ±2**53 (fairlib._validate.MAX_SECONDS): an instant just after "
+    "0 is one",
+    (
+        "fairlib.sim.*",
+        "horizon",
+        "1e-300 (tiny)",
+    ): "a time in seconds, within ±2**53: the baseline starts at 0, and a horizon just after it "
+    "ends the run there",
+    (
+        "fairlib.traces.Workload.active_at",
+        "t",
+        "1e-300 (tiny)",
+    ): "a time in seconds, within ±2**53 (fairlib._validate.MAX_SECONDS): an instant just after "
+    "0 is one",
+    (
+        "fairlib.traces.task_event_demands",
+        "origin",
+        "1e-300 (tiny)",
+    ): "a time in seconds, in [0, 2**53]: intervals may start at any instant",
+    (
+        "fairlib.metrics.efficiency",
+        "welfare",
+        "1e-300 (tiny)",
+    ): "a welfare from 0 to the optimum: a tiny one is an efficiency near 0",
+    (
+        "fairlib.metrics.efficiency",
+        "optimum",
+        "1e300 (huge)",
+    ): "an optimum > 0 of any scale (a game's weights are any finite values >= 0): the "
+    "baseline's welfare over it is an efficiency near 0",
+    (
+        "fairlib.traces.synthetic_bitbrains",
+        "days",
+        "1e-300 (tiny)",
+    ): "however small, a positive number of days gives each VM one sample (tests/test_traces.py)",
+    (
+        "fairlib.traces.synthetic_google",
+        "jobs_per_hour",
+        "1e-300 (tiny)",
+    ): "an arrival rate >= 0: a tiny one, like 0, adds no job to the initial ones",
+    (
+        "fairlib.traces.synthetic_google",
+        "machine_scale",
+        "1e-300 (tiny)",
+    ): "a scale in (0, 100]: however small, each machine configuration keeps one machine",
+    (
         "fairlib.traces.Fleet",
         "source",
         "'no-such-choice'*",
@@ -467,45 +522,6 @@ KNOWN_GAPS_REASON = (
     "not yet validated: the contract finds bad values accepted or refused by a raw error"
 )
 KNOWN_GAPS: set[str] = set()
-
-
-#: arguments whose typed probes (:func:`type_battery`) still find a bad value accepted or refused by
-#: a raw error: (callable, argument) -> what the probes found. Strict, like KNOWN_GAPS: an argument
-#: fixed here fails test_contract until it is removed from this list; the argument's other probes
-#: are judged as usual. Each entry is "not yet validated" — a float of 1e±300 where the
-#: argument's scale makes it nonsense, labels, mappings, ranges and paths the boundary does not
-#: check yet.
-TYPED_GAPS: dict[tuple[str, str], str] = {
-    ("fairlib.games.GameMechanism.example", "reserve"): "1e±300",
-    ("fairlib.market.Game", "reserve"): "1e±300",
-    ("fairlib.market.allocation", "reserve"): "1e±300",
-    ("fairlib.market.equilibrium_violation", "reserve"): "1e±300",
-    ("fairlib.market.marginal_utilities", "reserve"): "1e±300",
-    ("fairlib.market.proportional_guarantee_bids", "budget"): "1e±300",
-    ("fairlib.market.run_dynamics", "step"): "1e±300",
-    ("fairlib.metrics.efficiency", "optimum"): "1e±300",
-    ("fairlib.metrics.efficiency", "welfare"): "1e±300",
-    ("fairlib.multires.best_response_column", "alpha"): "1e±300",
-    ("fairlib.multires.drfh_best_fit", "quantum"): "1e±300",
-    ("fairlib.sim.ReplayResult.binned", "width"): "1e±300",
-    ("fairlib.sim.open_loop", "horizon"): "1e±300",
-    ("fairlib.sim.open_loop", "interval"): "1e±300",
-    ("fairlib.sim.open_loop", "start"): "1e±300",
-    ("fairlib.sim.replay", "horizon"): "1e±300",
-    ("fairlib.sim.replay", "interval"): "1e±300",
-    ("fairlib.sim.replay", "start"): "1e±300",
-    ("fairlib.sim.snapshot_cluster", "t"): "1e±300",
-    ("fairlib.traces.Workload.active_at", "t"): "1e±300",
-    ("fairlib.traces.bitbrains_fleet", "network_mbps"): "1e±300",
-    ("fairlib.traces.bitbrains_fleet", "storage_mbps"): "1e±300",
-    ("fairlib.traces.synthetic_bitbrains", "days"): "1e±300",
-    ("fairlib.traces.synthetic_google", "jobs_per_hour"): "1e±300",
-    ("fairlib.traces.synthetic_google", "machine_scale"): "1e±300",
-    ("fairlib.traces.synthetic_task_usage", "job_fraction"): "1e±300",
-    ("fairlib.traces.task_event_demands", "horizon"): "1e±300",
-    ("fairlib.traces.task_event_demands", "origin"): "1e±300",
-    ("fairlib.traces.task_event_demands", "window"): "1e±300",
-}
 
 
 # --- valid examples -------------------------------------------------------------------------------
@@ -1444,13 +1460,9 @@ def _probe_mutated_in_child(name: str, module: str, validator: str):
 @pytest.mark.parametrize("name,module,validator", MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_the_contract_fails_a_target_whose_validation_is_removed(prober, name, module, validator):
     assert (
-        name not in KNOWN_GAPS
-        and split_typed_gaps(name, prober.call(_probe_in_child, name, guard=_BASELINE_GUARD))[0]
-        == []
+        name not in KNOWN_GAPS and prober.call(_probe_in_child, name, guard=_BASELINE_GUARD) == []
     ), f"{name} must meet the contract before its mutation can show anything"
-    mutated = split_typed_gaps(
-        name, prober.call(_probe_mutated_in_child, name, module, validator, guard=_PROBE_GUARD)
-    )[0]
+    mutated = prober.call(_probe_mutated_in_child, name, module, validator, guard=_PROBE_GUARD)
     assert mutated, (
         f"{name} still meets the contract with {module}.{validator} removed: the test cannot see it"
     )
@@ -1479,17 +1491,6 @@ UNSEEN_SITES = {
         "as_demands",
     ): "an error path: it runs only after the fast scan failed, to name the bad value "
     "precisely; made a pass-through, the function still refuses, naming demands[i]",
-    (
-        "fairlib.market.dynamics",
-        "run_dynamics",
-        "as_rng",
-    ): "rng is checked twice, before the run and where the random order draws from it: either "
-    "check alone refuses a bad seed by name",
-    (
-        "fairlib.market.equilibrium",
-        "two_player_equilibria_numeric",
-        "check_choice",
-    ): "kind is checked again by _game_alpha, which the function calls next with the same name",
     (
         "fairlib.multires.cluster",
         "random_pool",
@@ -1695,7 +1696,7 @@ def _probe_site_in_child(site) -> tuple[str, str]:
         return "not mutable", str(exc)
     try:
         for name in names:
-            if split_typed_gaps(name, _probe_in_child(name))[0]:
+            if _probe_in_child(name):
                 return "caught", name
     finally:
         fn.__code__ = kept
@@ -2134,34 +2135,14 @@ def test_contract(target, prober):
             f"{target.name}: no valid baseline (see "
             "test_every_public_callable_has_a_valid_baseline)"
         )
-    problems, known = split_typed_gaps(target.name, problems)
-    fixed = sorted(p for f, p in TYPED_GAPS if f == target.name and p not in known)
-    assert not fixed, (
-        f"{target.name}: the typed probes of {fixed} find nothing any more: remove them from "
-        "TYPED_GAPS"
-    )
     assert not problems, f"{len(problems)} bad value(s) not refused by name:\n  " + "\n  ".join(
         problems
     )
 
 
-def split_typed_gaps(name: str, problems: list[str]) -> tuple[list[str], set[str]]:
-    """``problems`` of callable ``name`` without those of its typed probes listed in
-    :data:`TYPED_GAPS`, and the arguments whose listed probes found something."""
-    left, known = [], set()
-    for problem in problems:
-        m = re.match(re.escape(name) + r"\((\w+)=" + re.escape(TYPED), problem)
-        if m and (name, m.group(1)) in TYPED_GAPS:
-            known.add(m.group(1))
-        else:
-            left.append(problem)
-    return left, known
-
-
 def test_exemptions_name_public_callables():
     names = [t.name for t in TARGETS]
     stale = sorted(KNOWN_GAPS - {t.name for t in TARGETS if not t.exempt})
-    stale += sorted(f for f, _ in TYPED_GAPS if f not in {t.name for t in TARGETS if not t.exempt})
     assert not stale, (
         "KNOWN_GAPS names no probed callable (renamed, exempt or listed under another "
         f"module): {stale}"

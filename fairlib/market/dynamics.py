@@ -21,6 +21,7 @@ from .._validate import (
     MAX_ITERATIONS,
     InvalidInputError,
     RngLike,
+    TOL_MIN,
     as_count,
     as_instance,
     as_number,
@@ -423,8 +424,9 @@ def run_dynamics(
         Utility-change threshold of best response's convergence (paper: 0.001), also the
         efficiency-change threshold of welfare stabilisation [INF]; 0 (exact) or from 1e-15 to 0.1.
     step : float, default 0.01
-        Local greedy: the money moved per adjustment, as a fraction of the budget, in (0, 1]. Not
-        given in the paper [NR] ("a fixed small amount").
+        Local greedy: the money moved per adjustment, as a fraction of the budget, in [1e-15, 1] (a
+        smaller fraction is lost in the rounding of bids of the budget's order:
+        :data:`~fairlib._validate.TOL_MIN`). Not given in the paper [NR] ("a fixed small amount").
     gap_tol : float, default 0.05
         Local greedy's convergence: the largest relative marginal-utility gap, > 0 (not given in the
         paper [NR]).
@@ -462,8 +464,8 @@ def run_dynamics(
     check_choice(order, ORDERS, "order")
     if method == "local_greedy" and game.parallelism is not None:
         raise InvalidInputError("local_greedy is defined for infinite parallelism only (EC §4.3)")
-    step = as_number(step, "step", maximum=1.0)
-    as_rng(rng)  # checked before the run; drawn from below
+    step = as_number(step, "step", minimum=TOL_MIN, inclusive=True, maximum=1.0)
+    g = as_rng(rng)
     eps, gap_tol = as_tolerance(eps, "eps", zero=True), as_tolerance(gap_tol, "gap_tol")
     if max_iter is None:
         max_iter = 200 if method == "best_response" else 500
@@ -497,13 +499,9 @@ def run_dynamics(
         )
     # shares, utilities and efficiency do not change when budgets, bids and the reserve are scaled
     # together: iterate at unit scale so budgets near the float range neither overflow nor underflow
+    # (a Game's reserve is within MONEY_RATIO of its largest budget, so reserve / scale is a normal
+    # number)
     scale = float(max(game.budgets.max(), game.reserve))
-    if game.reserve / scale == 0.0:
-        raise InvalidInputError(
-            f"reserve = {game.reserve}: more than the float range below the largest budget "
-            f"({scale:g})"
-        )
-    g = as_rng(rng)
     perms = (
         np.array([g.permutation(m) for _ in range(max_iter)], dtype=np.int64)
         if order == "random"

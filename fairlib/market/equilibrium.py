@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 
 from .._validate import (
     InvalidInputError,
+    as_amount,
     as_count,
     as_number,
     as_values,
@@ -42,7 +43,9 @@ def marginal_utilities(
     bids : array_like
         Shape (n_users, n_machines): x[i, j], finite and >= 0.
     reserve : float, default 0.0
-        The reserve bid ε >= 0 counted in every machine's price Y_j.
+        The reserve bid ε counted in every machine's price Y_j: 0 (none), or within a factor
+        :data:`~fairlib._validate.MONEY_RATIO` (1e12) of the largest user's total bid (its budget)
+        either way; any ε >= 0 when nobody bids.
 
     Returns
     -------
@@ -61,13 +64,13 @@ def marginal_utilities(
     .. [1] M. Feldman, K. Lai, L. Zhang, "A Price-Anticipating Resource Allocation Mechanism for
        Distributed Shared Clusters", EC '05, 2005, §3, condition (1).
     """
-    from .game import as_weight_matrix
+    from .game import as_reserve_of_bids, as_weight_matrix
 
     w = as_weight_matrix(weights)
     x = as_values(
         bids, "bids", ndim=2, shape=w.shape
     )  # users x machines, like weights; finite and >= 0
-    reserve = as_number(reserve, "reserve", inclusive=True)
+    reserve = as_reserve_of_bids(reserve, x)
     Y = x.sum(axis=0) + reserve
     with np.errstate(divide="ignore", invalid="ignore"):
         mu = np.where(Y > 0, w * (Y - x) / np.where(Y > 0, Y, 1.0) ** 2, np.inf)
@@ -90,7 +93,9 @@ def equilibrium_violation(
     bids : array_like
         Shape (n_users, n_machines): x[i, j], finite and >= 0.
     reserve : float, default 0.0
-        The reserve bid ε >= 0 counted in every machine's price Y_j.
+        The reserve bid ε counted in every machine's price Y_j: 0 (none), or within a factor
+        :data:`~fairlib._validate.MONEY_RATIO` (1e12) of the largest user's total bid (its budget)
+        either way.
     tol : float, default 1e-12
         Bids at or below it count as no bid: 0 (exact) or from 1e-15 to 0.1.
 
@@ -241,10 +246,8 @@ def two_player_equilibria_numeric(
     grid = as_count(grid, "grid", minimum=2)
     if kind == "equal":
         w = np.array([[alpha, 1 - alpha], [alpha, 1 - alpha]])
-    elif kind == "opposite":
+    else:  # "opposite"
         w = np.array([[alpha, 1 - alpha], [1 - alpha, alpha]])
-    else:
-        raise InvalidInputError(f"kind = {kind!r}: must be 'equal' or 'opposite'")
 
     def foc(v):
         x, y = v
@@ -327,7 +330,8 @@ def proportional_guarantee_bids(
         Shape (n_machines,): S_j, the other users' bids summed per machine, finite, >= 0, with a
         positive sum.
     budget : float, default 1.0
-        The user's budget X > 0.
+        The user's budget X > 0, within a factor :data:`~fairlib._validate.MONEY_RATIO` (1e12) of
+        the others' total bid sum S either way.
 
     Returns
     -------
@@ -345,10 +349,10 @@ def proportional_guarantee_bids(
        Distributed Shared Clusters", EC '05, 2005, §3.2.
     """
     S = as_values(others_bids, "others_bids", ndim=1)
-    budget = as_number(budget, "budget")
     if S.size == 0 or not S.sum() > 0:
         raise InvalidInputError(
             f"others_bids: expected a non-empty vector of finite bids >= 0 with a positive sum, "
             f"got {S.tolist() if S.size <= 8 else S.shape}"
         )
+    budget = as_amount(budget, "budget", scale=float(S.sum()), of="the others' total bid")
     return budget * S / S.sum()

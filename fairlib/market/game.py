@@ -17,13 +17,13 @@ from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
 from .._validate import (
+    as_amount,
     as_flag,
     InvalidInputError,
     RngLike,
     as_array,
     as_budgets,
     as_count,
-    as_number,
     as_rng,
 )
 
@@ -53,9 +53,10 @@ class Game:
         Shape (n_users,), or one bound for all: finite parallelism bounds k_i, integers in [1,
         n_machines]. None: infinite parallelism.
     reserve : float, default 0.0
-        The dummy bid ε >= 0 on every machine. With ``reserve = 0`` the game must be strongly
-        competitive (every machine valued by at least two users), else no equilibrium exists and
-        construction fails naming the machine.
+        The dummy bid ε on every machine: 0 (none), or within a factor
+        :data:`~fairlib._validate.MONEY_RATIO` (1e12) of the largest budget either way. With
+        ``reserve = 0`` the game must be strongly competitive (every machine valued by at least two
+        users), else no equilibrium exists and construction fails naming the machine.
 
     Raises
     ------
@@ -84,7 +85,9 @@ class Game:
         m, n = w.shape
         X = as_budgets(budgets, m)
         k = as_parallelism(parallelism, m, n)
-        reserve = as_number(reserve, "reserve", inclusive=True)
+        reserve = as_amount(
+            reserve, "reserve", scale=float(X.max()), zero=True, of="the largest budget"
+        )
         if reserve == 0:
             wanted = (w > 0).sum(axis=0)
             lonely = wanted < 2
@@ -178,7 +181,9 @@ def allocation(bids: ArrayLike, reserve: float = 0.0) -> npt.NDArray[np.float64]
     bids : array_like
         Shape (n_users, n_machines): x[i, j], finite and >= 0.
     reserve : float, default 0.0
-        The reserve bid ε >= 0 added to every machine's price.
+        The reserve bid ε added to every machine's price: 0 (none), or within a factor
+        :data:`~fairlib._validate.MONEY_RATIO` (1e12) of the largest user's total bid (its budget)
+        either way; any ε >= 0 when nobody bids.
 
     Returns
     -------
@@ -212,10 +217,17 @@ def allocation(bids: ArrayLike, reserve: float = 0.0) -> npt.NDArray[np.float64]
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
         raise InvalidInputError(f"bids[{i}, {j}] = {x[i, j]}: bids must be finite and >= 0")
-    reserve = as_number(reserve, "reserve", inclusive=True)
+    reserve = as_reserve_of_bids(reserve, x)
     Y = x.sum(axis=0) + reserve
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(Y > 0, x / np.where(Y > 0, Y, 1.0), 0.0)
+
+
+def as_reserve_of_bids(reserve, bids: np.ndarray) -> float:
+    """``reserve``, checked against the game's scale of money read from checked ``bids``: the
+    largest user's total bid, its budget (:func:`fairlib._validate.as_amount`)."""
+    scale = float(bids.sum(axis=1).max()) if bids.size else 0.0
+    return as_amount(reserve, "reserve", scale=scale, zero=True, of="the largest user's total bid")
 
 
 def welfare_optimum(weights: ArrayLike, parallelism: int | ArrayLike | None = None) -> float:

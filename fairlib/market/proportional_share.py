@@ -12,8 +12,8 @@ to its weights (§5). Both return a :class:`~fairlib.market.GameOutcome` and are
 from __future__ import annotations
 
 from .._jit import interpreted_when_small
-from .._validate import MAX_ITERATIONS, RngLike, as_count, as_instance, as_tolerance, check_choice
-from .dynamics import ORDERS, run_dynamics
+from .._validate import RngLike, as_instance, as_tolerance
+from .dynamics import run_dynamics
 from .game import Game, weight_proportional_bids
 from .outcome import GameOutcome
 
@@ -92,10 +92,9 @@ def proportional_share(
     >>> out.bids.round(6).tolist(), out.converged, out.residual < 1e-8
     ([[0.7, 0.3], [0.7, 0.3]], True, True)
     """
-    as_instance(game, Game, "game")
-    check_choice(order, ORDERS, "order")
+    # game, order and max_iter are run_dynamics's to check (same names, same bounds); eps is
+    # stricter here (> 0)
     eps = as_tolerance(eps, "eps")
-    max_iter = as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
     result = run_dynamics(game, "best_response", order=order, eps=eps, max_iter=max_iter, rng=rng)
     message = (
         ""

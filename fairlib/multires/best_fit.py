@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import as_instance, as_number
+from .._validate import as_instance, as_number, check_task_bound
 from ._engine.pair_kernels import largest
 from ._engine.placements import (  # noqa: F401 (placement_bound: shown from here)
     MAX_PLACEMENTS,
@@ -151,7 +151,8 @@ def drfh_best_fit(
     cluster : Cluster
         The cluster; it is never merged (the allocation depends on individual servers).
     quantum : float, default 1.0
-        Tasks placed per step, > 0 (1: whole tasks).
+        Tasks placed per step, > 0 (1: whole tasks) and below a quarter of int64's maximum (task
+        counts are int64-bounded, :func:`~fairlib._validate.check_task_bound`).
     max_placements : int, default MAX_PLACEMENTS
         An instance that could take more placements (:func:`placement_bound`) is refused before any
         work, naming the bound; >= 1.
@@ -182,6 +183,7 @@ def drfh_best_fit(
     """
     as_instance(cluster, Cluster, "cluster")
     quantum = as_number(quantum, "quantum")
+    check_task_bound(quantum, "quantum")
     check_placements(cluster, quantum, max_placements, "drfh_best_fit")
     share_per_task = drfh_coefficients(cluster) / cluster.weight
     tasks, steps = _best_fit_fill(

@@ -886,18 +886,24 @@ def random_pool(
 #: the smallest α the PF-VDS solvers accept (below it, ŝ^-α is 1 to about 1e-2 relative: a linear
 #: program whose equilibria the smooth solvers do not find reliably)
 MIN_ALPHA = 0.01
+#: the largest finite α the PF-VDS solvers accept: the papers sweep α up to 256 and reach the
+#: limit as α = inf (PS-DSF, Theorem 2), which the solvers compute exactly; the smooth solvers are
+#: tested up to α = 300 and lose accuracy as α grows (p^(-1/α) flattens toward 1), so a finite α
+#: past 1e4 asks for the limit by a worse route
+MAX_ALPHA = 1e4
 
 
 def per_server_alpha(cluster: Cluster, alpha: float | ArrayLike) -> npt.NDArray[np.float64]:
-    """α as one value per server (a scalar is broadcast), validated: >= 0.01, ``np.inf`` allowed
-    (PS-DSF).
+    """α as one value per server (a scalar is broadcast), validated: from 0.01 to 1e4, or
+    ``np.inf`` (PS-DSF).
 
     Parameters
     ----------
     cluster : Cluster
         The cluster.
     alpha : float or array_like
-        One α or one per server (shape (n_servers,)), >= :data:`MIN_ALPHA` or ``inf``.
+        One α or one per server (shape (n_servers,)), from :data:`MIN_ALPHA` to :data:`MAX_ALPHA`,
+        or ``inf``.
 
     Returns
     -------
@@ -907,7 +913,8 @@ def per_server_alpha(cluster: Cluster, alpha: float | ArrayLike) -> npt.NDArray[
     Raises
     ------
     InvalidInputError
-        On a non-number, a wrong shape, or an α that is NaN, <= 0 or below :data:`MIN_ALPHA`.
+        On a non-number, a wrong shape, or an α that is NaN, <= 0, below :data:`MIN_ALPHA` or
+        finite and above :data:`MAX_ALPHA`.
     """
     as_instance(cluster, Cluster, "cluster")
     if isinstance(alpha, (bool, np.bool_, str, bytes)) or (
@@ -938,6 +945,13 @@ def per_server_alpha(cluster: Cluster, alpha: float | ArrayLike) -> npt.NDArray[
             f"alpha[{i}] = {arr[i]}: below {MIN_ALPHA} the α-fair utilities are nearly linear "
             "and the solvers' equilibria are not reliable; use α >= "
             f"{MIN_ALPHA}"
+        )
+    large = np.isfinite(arr) & (arr > MAX_ALPHA)
+    if large.any():
+        i = int(np.argmax(large))
+        raise InvalidInputError(
+            f"alpha[{i}] = {arr[i]}: a finite α is at most {MAX_ALPHA:g}; use np.inf for the limit "
+            "(PS-DSF)"
         )
     return arr
 

@@ -397,8 +397,6 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     if missing:
         raise InvalidInputError(f"frame: missing columns {missing}")
     path = _as_path(path, "path")
-    if path.is_dir():
-        raise InvalidInputError(f"path = {str(path)!r}: is a directory, not a file name")
     values = {}
     for name in BITBRAINS_COLUMNS:
         column = frame[name]

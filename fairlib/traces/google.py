@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._validate import (
     as_flag,
+    MAX_SECONDS,
     InvalidInputError,
     _short,
     as_count,
@@ -820,11 +821,12 @@ def task_event_demands(
         Task events with ``time`` (µs), ``job_id``, ``task_index``, ``event_type``,
         ``cpu_request``, ``memory_request`` and ``scheduling_class``.
     window : float, default 300.0
-        Interval length, seconds, > 0.
+        Interval length, seconds, in (0, 2**53] (:data:`~fairlib._validate.MAX_SECONDS`).
     origin : float, default 600.0
-        Start of the first interval, seconds, >= 0.
+        Start of the first interval, seconds, in [0, 2**53].
     horizon : float, optional
-        End of the last interval, seconds (default: the last event).
+        End of the last interval, seconds, after ``origin`` and at most 2**53 (default: the last
+        event).
     source : str, default "real"
         A provenance label.
 
@@ -872,14 +874,15 @@ def task_event_demands(
         raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
     _check_event_times(task_events, "task_events")
     check_columns(task_events, "task_events", ["cpu_request", "memory_request"])
-    window, origin = as_number(window, "window"), as_number(origin, "origin", inclusive=True)
-    if horizon is not None and as_number(horizon, "horizon") <= origin:
+    window = as_number(window, "window", maximum=MAX_SECONDS)
+    origin = as_number(origin, "origin", inclusive=True, maximum=MAX_SECONDS)
+    if horizon is not None and as_number(horizon, "horizon", maximum=MAX_SECONDS) <= origin:
         raise InvalidInputError(
             f"horizon = {horizon}: not after origin = {origin} (no interval would start before it)"
         )
     ev = task_events.sort_values(["job_id", "task_index", "time"], kind="stable")
     time = ev.time.to_numpy(np.int64) / 1e6
-    end_of_trace = float(time.max()) if horizon is None else as_number(horizon, "horizon")
+    end_of_trace = float(time.max()) if horizon is None else float(horizon)  # checked above
     task = ev.job_id.to_numpy(np.int64), ev.task_index.to_numpy(np.int64)
     same_task = np.r_[(task[0][1:] == task[0][:-1]) & (task[1][1:] == task[1][:-1]), False]
     next_time = np.where(same_task, np.r_[time[1:], end_of_trace], end_of_trace)

@@ -251,7 +251,8 @@ def synthetic_task_usage(
         Where the real ``task_events`` and ``machine_events`` are read (default: the Google folder
         found).
     job_fraction : float, default 0.02
-        Fraction of the jobs kept, in (0, 1].
+        Fraction of the jobs kept, in (0, 1]; a fraction that keeps none of the parts' jobs is
+        refused.
     cpu_fraction : array_like of 2 floats, default (0.3, 0.8)
         Median (> 0) and log-sd (>= 0) of the per-task CPU usage fraction U_c.
     memory_fraction : array_like of 2 floats, default (4.0, 2.0)
@@ -302,6 +303,11 @@ def synthetic_task_usage(
     ev = pd.concat(per_part, ignore_index=True)
     jobs = np.sort(ev.job_id.unique())
     kept = jobs[rng.random(len(jobs)) < job_fraction]
+    if not kept.size:
+        raise InvalidInputError(
+            f"job_fraction = {job_fraction!r}: keeps none of the {len(jobs)} jobs of parts "
+            f"{list(parts)}"
+        )
     ev = ev[ev.job_id.isin(kept)]
     try:
         machines = read_machine_events(directory=source_directory).dropna(subset=["cpus"])

@@ -32,7 +32,7 @@ from .._validate import (
     InvalidInputError,
     _short,
     as_count,
-    as_finite,
+    as_time,
     as_identifiers,
     as_instance,
     as_number,
@@ -236,7 +236,8 @@ class Workload:
         Parameters
         ----------
         t : float
-            The instant, a finite number of seconds on the workload's clock.
+            The instant, in seconds on the workload's clock, within ±2**53
+            (:data:`~fairlib._validate.MAX_SECONDS`).
 
         Returns
         -------
@@ -246,9 +247,9 @@ class Workload:
         Raises
         ------
         InvalidInputError
-            When ``t`` is not a finite number.
+            When ``t`` is not a finite number or is beyond ±2**53.
         """
-        t = as_finite(t, "t")
+        t = as_time(t, "t")
         return (self.arrival <= t) & (t < self.departure)
 
     def subset(self, keep: npt.ArrayLike) -> Workload:
@@ -513,6 +514,11 @@ def google_workload(
     )
 
 
+#: the range of a chosen storage or network bandwidth per server, MB/s: from 1 KB/s, the unit the
+#: Bitbrains traces record bandwidths in, to 1e6 MB/s (1 TB/s), beyond any server's disk or network
+#: link
+BANDWIDTH_MBPS = (1e-3, 1e6)
+
 #: §6.1: (count, CPU GHz, RAM GB) per server type
 BITBRAINS_SERVER_TYPES = ((75, 4.0, 12.0), (100, 8.0, 8.0), (75, 16.0, 4.0))
 
@@ -580,9 +586,10 @@ def bitbrains_fleet(
     locations : int, default 3
         Number of sites, >= 1.
     storage_mbps : float, default 2000.0
-        Storage bandwidth per server, MB/s, > 0 (a labelled choice, see ``notes``).
+        Storage bandwidth per server, MB/s, in [1e-3, 1e6] (:data:`BANDWIDTH_MBPS`; a labelled
+        choice, see ``notes``).
     network_mbps : float, default 1000.0
-        Network bandwidth per server, MB/s, > 0 (a labelled choice).
+        Network bandwidth per server, MB/s, in [1e-3, 1e6] (a labelled choice).
     size_from : pandas.DataFrame, optional
         VM rows of :func:`fairlib.traces.read_vms`: sizes the bandwidths instead as §6.1 says —
         "capacity sized so the maximum overall usage is met": the fleet's storage and network
@@ -602,9 +609,10 @@ def bitbrains_fleet(
         When a number is out of range or ``size_from`` is not valid VM rows.
     """
     locations = as_count(locations, "locations")
+    low, high = BANDWIDTH_MBPS
     storage_mbps, network_mbps = (
-        as_number(storage_mbps, "storage_mbps"),
-        as_number(network_mbps, "network_mbps"),
+        as_number(storage_mbps, "storage_mbps", minimum=low, inclusive=True, maximum=high),
+        as_number(network_mbps, "network_mbps", minimum=low, inclusive=True, maximum=high),
     )
     n_servers = sum(count for count, _, _ in BITBRAINS_SERVER_TYPES)
     note = (

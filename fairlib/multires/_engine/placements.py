@@ -62,7 +62,7 @@ def check_placements(cluster, quantum: float, max_placements, what: str) -> None
     if not bound <= max_placements:
         raise InvalidInputError(
             f"{what}: up to {bound:.3g} placements (tasks each user fits on each server"
-            f"{' / quantum' if quantum != 1 else ''}), more than max_placements = "
+            f"{f' / quantum = {quantum:g}' if quantum != 1 else ''}), more than max_placements = "
             f"{max_placements}; raise quantum, or max_placements up to {MAX_PLACEMENTS}, or use "
             "drfh for instances this large"
         )

@@ -123,8 +123,6 @@ def psdsf_utilisation_bounds(
        Definition 4.
     """
     as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     if (
         isinstance(resource, bool)
         or not isinstance(resource, (int, np.integer))

@@ -1412,7 +1412,8 @@ def best_response_column(
     server : int
         The server's index.
     alpha : float or (K,) array_like
-        α (one per server, or one for all).
+        α (one per server, or one for all): from :data:`~fairlib.multires.cluster.MIN_ALPHA` (0.01)
+        to :data:`~fairlib.multires.cluster.MAX_ALPHA` (1e4), or ``inf``.
     time_shared : bool
         Problem 2: each server's one constraint Σ_n x[n, i]/γ[n, i] <= 1.
     tol : float

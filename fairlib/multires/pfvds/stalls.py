@@ -62,11 +62,7 @@ def equilibrium_merits(cluster: Cluster, alpha, *, kappa: float = 1000.0) -> dic
         The values listed above.
     """
     as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     kappa = as_number(kappa, "kappa")
-    if not kappa > 0:
-        raise InvalidInputError(f"kappa: expected a positive penalty factor, got {kappa!r}")
     alphas = per_server_alpha(cluster, alpha)
     x, sweeps = _sweeps(cluster, alphas, pfvds(cluster, alpha).tasks, False, 2000, 1e-12)
     lam_star = sweeps["prices"]
@@ -121,16 +117,12 @@ def descent_rate(
     as_instance(cluster, Cluster, "cluster")
     from ._psmfa import _direction, _fb_parts, _max_step, _saturated
 
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     tail, tol = as_count(tail, "tail"), as_number(tol, "tol")
     psi_trace = np.asarray(trajectory, dtype=np.float64)
     if psi_trace.ndim != 1 or psi_trace.size < 2:
         raise InvalidInputError(
             f"trajectory: expected Ψ per iteration (at least 2 values), got shape {psi_trace.shape}"
         )
-    if tail < 1:
-        raise InvalidInputError(f"tail: expected at least 1 iteration, got {tail}")
     alphas = per_server_alpha(cluster, alpha)
     x = np.asarray(tasks, dtype=np.float64)
     saturated = _saturated(cluster, x)

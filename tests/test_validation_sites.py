@@ -1,0 +1,705 @@
+"""One bad input per validation site that neither the API contract's probes nor another bad-input
+test makes raise (``tests/mutation_audit.py trace`` lists them): each refusal below is the one a
+site makes, so a site removed or made a pass-through fails its test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairlib._validate import InvalidInputError
+from fairlib.multires import Cluster
+
+
+def _cluster():
+    return Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]])
+
+
+def _pool():
+    return Cluster.single_pool([9.0, 18.0], [[1.0, 4.0], [3.0, 1.0]])
+
+
+def _game():
+    from fairlib.market import Game
+
+    return Game([[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]], reserve=1e-6)
+
+
+def _run_dynamics_bad_shape():
+    from fairlib.market import run_dynamics
+
+    run_dynamics(_game(), initial_bids=np.ones((2, 2)))
+
+
+def _equilibrium_violation_idle_user():
+    from fairlib.market import equilibrium_violation
+
+    equilibrium_violation([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.0, 0.0]], reserve=1e-6)
+
+
+def _game_outcome_method():
+    from fairlib.market.outcome import GameOutcome
+
+    GameOutcome(_game(), np.full((3, 2), 0.5), 1)
+
+
+def _register_start_without_argument():
+    from fairlib.mechanisms import register
+
+    register("site_probe", lambda cluster: None, capabilities=("multi_server", "start"))
+
+
+def _register_variant_clash():
+    from fairlib.mechanisms import register
+
+    register(
+        "site_probe", lambda cluster: None, capabilities=("multi_server",), variants={"drf": {}}
+    )
+
+
+def _select_unknown():
+    from fairlib.mechanisms import select
+
+    select("no_such_capability")
+
+
+def _jain_all_zero():
+    from fairlib.metrics import jain_index
+
+    jain_index([0.0, 0.0])
+
+
+def _leontief_shapes():
+    from fairlib.multires.cluster import leontief_tasks
+
+    leontief_tasks(np.ones((2, 3)), np.ones((4, 3)))
+
+
+def _leontief_no_demand():
+    from fairlib.multires.cluster import leontief_tasks
+
+    leontief_tasks([1.0, 1.0], [0.0, 0.0])
+
+
+def _placement_rows_not_a_cluster():
+    from fairlib.multires.cluster import placement_capacity_rows
+
+    placement_capacity_rows("cluster")
+
+
+def _random_cluster_reversed_range():
+    from fairlib.multires.cluster import random_cluster
+
+    random_cluster(0, 3, 2, demand_range=(0.9, 0.1))
+
+
+def _edrf_allocation_not_a_cluster():
+    from fairlib.multires.edrf import edrf_allocation
+
+    edrf_allocation("cluster")
+
+
+def _pdrf_allocation_not_a_cluster():
+    from fairlib.multires.edrf import pdrf_allocation
+
+    pdrf_allocation("cluster")
+
+
+def _pfvds_time_shared_psmfa():
+    from fairlib.multires import pfvds
+
+    pfvds(_cluster(), 2.0, method="psmfa", time_shared=True)
+
+
+def _pfvds_mixed_inf():
+    from fairlib.multires import pfvds
+
+    pfvds(_cluster(), [np.inf, 2.0])
+
+
+def _penalty_prices_not_a_cluster():
+    from fairlib.multires.pfvds._distributed import penalty_prices
+
+    penalty_prices("cluster", np.ones((3, 2)), 1e3)
+
+
+def _saturated_not_a_cluster():
+    from fairlib.multires.pfvds.conditions import saturated_resources
+
+    saturated_resources("cluster", np.ones((3, 2)))
+
+
+def _feasible_start_not_a_cluster():
+    from fairlib.multires.pfvds.conditions import random_feasible_start
+
+    random_feasible_start(0, "cluster")
+
+
+def _feasible_start_bad_rng():
+    from fairlib.multires.pfvds.conditions import random_feasible_start
+
+    random_feasible_start("seed", _cluster())
+
+
+def _descent_rate_not_a_cluster():
+    from fairlib.multires.pfvds.stalls import descent_rate
+
+    descent_rate("cluster", 2.0, np.ones((3, 2)), np.ones((2, 2)), [1.0, 0.5])
+
+
+def _descent_rate_bad_tol():
+    from fairlib.multires.pfvds.stalls import descent_rate
+
+    descent_rate(_cluster(), 2.0, np.ones((3, 2)), np.ones((2, 2)), [1.0, 0.5], tol=float("nan"))
+
+
+def _drf_cluster_with_zeros():
+    from fairlib.multires import drf
+
+    drf(_pool(), zeros="scheduler")
+
+
+def _drf_allocation_not_a_cluster():
+    from fairlib.multires.progressive_filling import drf_allocation
+
+    drf_allocation("cluster")
+
+
+def _drf_allocation_weights():
+    from fairlib.multires.progressive_filling import drf_allocation
+
+    drf_allocation(_pool(), weights=[1.0, 2.0])
+
+
+def _psdsf_violation_infeasible():
+    from fairlib.multires.psdsf import psdsf_violation
+
+    psdsf_violation(_cluster(), np.full((3, 2), 100.0))
+
+
+def _hierarchical_tree_with_weights():
+    from fairlib.multires.schedulers.hierarchy import hierarchical_drf, queue_tree
+
+    tree = queue_tree(["a/x", "a/y"])
+    hierarchical_drf([[1.0, 2.0], [2.0, 1.0]], [9.0, 9.0], tree, weights={"a": 1.0})
+
+
+def _hierarchical_tree_of_another_size():
+    from fairlib.multires.schedulers.hierarchy import hierarchical_drf, queue_tree
+
+    tree = queue_tree(["a/x", "a/y", "b"])
+    hierarchical_drf([[1.0, 2.0], [2.0, 1.0]], [9.0, 9.0], tree)
+
+
+def _sorter_resources():
+    from fairlib.multires.schedulers.sorter import DRFSorter
+
+    DRFSorter([9.0, 18.0], resources=["cpu", "cpu"])
+
+
+def _sorter_empty_client():
+    from fairlib.multires.schedulers.sorter import DRFSorter
+
+    DRFSorter([9.0, 18.0]).add("")
+
+
+def _psdsf_bounds_time_limit():
+    from fairlib.multires.checks.psdsf_range import psdsf_utilisation_bounds
+
+    psdsf_utilisation_bounds(_cluster(), 0, time_limit=float("nan"))
+
+
+def _utilisation_range_resourceless_servers():
+    from fairlib.multires.checks.utilisation_range import utilisation_range
+
+    c = Cluster([[4.0, 0.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]])
+    utilisation_range(c, [1.0, 1.0], [0], 1)
+
+
+def _psdsf_bounds_resourceless_servers():
+    from fairlib.multires.checks.psdsf_range import psdsf_utilisation_bounds
+
+    c = Cluster([[4.0, 0.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]])
+    psdsf_utilisation_bounds(c, 1, [0])
+
+
+def _fleet(location=True):
+    from fairlib.traces import Fleet
+
+    return Fleet(
+        np.array([[1.0, 1.0], [0.5, 0.5]]),
+        ("cpu_normalised", "memory_normalised"),
+        np.array(["A", "B"]),
+        "synthetic",
+        location=np.array([0, 1]) if location else None,
+    )
+
+
+def _location_eligibility_no_locations():
+    from fairlib.sim import location_eligibility
+
+    location_eligibility(_fleet(location=False), 3, 0)
+
+
+def _jobs(**fields):
+    from fairlib.sim import Jobs
+
+    base = dict(
+        ids=np.array([1, 2]),
+        arrival=np.array([0.0, 5.0]),
+        trace_end=np.array([600.0, 900.0]),
+        offsets=np.array([0, 1, 2]),
+        work=np.array([10.0, 10.0]),
+        shape=np.array([[0.5, 0.25], [0.2, 0.1]]),
+        resources=("cpu_normalised", "memory_normalised"),
+        source="synthetic",
+    )
+    return Jobs(**{**base, **fields})
+
+
+def _jobs_empty_job():
+    _jobs(offsets=np.array([0, 0, 2]))
+
+
+def _jobs_segment_times_text():
+    _jobs(segment_start=np.array(["a", "b"]), segment_end=np.array([600.0, 900.0]))
+
+
+def _replay_resources_differ():
+    from fairlib.sim import open_loop, replay
+
+    fleet = _fleet()
+    fleet = type(fleet)(
+        fleet.capacity, ("cpu", "memory"), fleet.server_class, fleet.source, location=fleet.location
+    )
+    jobs = _jobs()
+    for run in (lambda: replay(fleet, jobs, "drfh"), lambda: open_loop(fleet, jobs, ["drfh"])):
+        with pytest.raises(InvalidInputError, match=r"fleet\.resources"):
+            run()
+    raise InvalidInputError("both refused")
+
+
+def _open_loop_no_mechanism():
+    from fairlib.sim import open_loop
+
+    open_loop(_fleet(), _jobs(), {})
+
+
+def _write_vm_missing_columns(tmp_path):
+    from fairlib.traces.bitbrains import write_vm
+
+    write_vm(tmp_path / "1.csv", pd.DataFrame({"time": [0]}))
+
+
+def _files_for_unknown_table():
+    from fairlib.traces.fetch import files_for
+
+    files_for("google", tables=["no_such_table"])
+
+
+def _fetch_dest_not_a_path():
+    from fairlib.traces.fetch import fetch
+
+    fetch("google", dest=3)
+
+
+def _fetch_dest_under_a_file(tmp_path):
+    from fairlib.traces.fetch import fetch
+
+    (tmp_path / "file").write_text("x")
+    fetch("google", dest=tmp_path / "file" / "below")
+
+
+def _machine_configurations_missing():
+    from fairlib.traces.google import machine_configurations
+
+    machine_configurations(pd.DataFrame({"time": [0]}))
+
+
+def _task_event_demands_missing():
+    from fairlib.traces import task_event_demands
+
+    task_event_demands(pd.DataFrame({"time": [0]}))
+
+
+def _task_event_demands_nothing_runs():
+    from fairlib.traces import task_event_demands
+
+    events = pd.DataFrame(
+        {
+            "time": [600_000_000],
+            "job_id": [7],
+            "task_index": [0],
+            "event_type": [4],
+            "cpu_request": [0.25],
+            "memory_request": [0.5],
+            "scheduling_class": [2],
+        }
+    )
+    task_event_demands(events, horizon=900.0)
+
+
+def _task_usage_demands_missing():
+    from fairlib.traces.google import task_usage_demands
+
+    task_usage_demands(pd.DataFrame({"start_time": [0]}))
+
+
+def _google_fleet_configurations_missing():
+    from fairlib.traces import google_fleet
+
+    google_fleet(4, 2, 0, configurations=pd.DataFrame({"cpus": [0.5]}))
+
+
+def _google_fleet_configurations_text():
+    from fairlib.traces import google_fleet
+
+    google_fleet(
+        4,
+        2,
+        0,
+        configurations=pd.DataFrame({"cpus": ["a"], "memory": [0.5], "machines": [3]}),
+    )
+
+
+def _google_workload_missing():
+    from fairlib.traces import google_workload
+
+    google_workload(pd.DataFrame({"time": [0]}))
+
+
+def _peak_bandwidth_text():
+    from fairlib.traces.workload import peak_total_bandwidth
+
+    peak_total_bandwidth(
+        pd.DataFrame(
+            {
+                "vm": [1],
+                "time": [0],
+                "active": [True],
+                "disk_read_kbps": ["a"],
+                "disk_write_kbps": [0.0],
+                "net_rx_kbps": [0.0],
+                "net_tx_kbps": [0.0],
+            }
+        )
+    )
+
+
+def _bitbrains_workload_missing():
+    from fairlib.traces import bitbrains_workload
+
+    bitbrains_workload(pd.DataFrame({"vm": [1]}))
+
+
+def _single_pool_capacity():
+    Cluster.single_pool([9.0, -1.0], [[1.0, 4.0]])
+
+
+def _allocation_shape():
+    from fairlib.multires import Allocation
+
+    Allocation(_cluster(), np.ones((2, 2)), "probe")
+
+
+def _quota_lp_quotas():
+    from fairlib.multires.lp import quota_maxmin_lp
+
+    quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], None)
+
+
+def _quota_lp(**kwargs):
+    from fairlib.multires import Quotas
+    from fairlib.multires.lp import quota_maxmin_lp
+
+    quota_maxmin_lp([[1, 4], [3, 1]], [9, 18], Quotas.yarn(min_share=[[4, 16], [0, 0]]), **kwargs)
+
+
+def _hierarchy_node():
+    from fairlib.multires.schedulers.hierarchy import hierarchical_drf
+
+    hierarchical_drf([[1.0, 2.0], [2.0, 1.0]], [9.0, 9.0], ["a/x", "a/y"]).node("no/such")
+
+
+def _files_for_single_part():
+    from fairlib.traces.fetch import files_for
+
+    files_for("google", tables=["schema"], parts=[3])
+
+
+def _warm_jobs():
+    from fairlib.repro.warm import MAX_JOBS, warm
+
+    warm(progress=False, jobs=MAX_JOBS + 1, only=[])
+
+
+def _save_figure_too_wide():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from fairlib.repro.outputs import save_figure
+    from fairlib.repro.plotting import MAX_SAVED_WIDTH
+
+    fig = plt.figure(figsize=(MAX_SAVED_WIDTH + 5, 2))
+    try:
+        save_figure(fig, "probe", "wide", mode="quick")
+    finally:
+        plt.close(fig)
+
+
+def _register_capabilities_not_text():
+    from fairlib.mechanisms import register
+
+    register("site_probe", lambda cluster: None, capabilities=[1, "no_such_capability"])
+
+
+def _register_game_capabilities_not_text():
+    from fairlib.games import register_game
+
+    register_game("site_probe", lambda game: None, capabilities=[1, "no_such_capability"])
+
+
+def _refuse_unsupported_not_a_game():
+    from fairlib.games import get
+
+    get("proportional_share").refuse_unsupported("game")
+
+
+def _proportional_share_exact_eps():
+    from fairlib.market import proportional_share
+
+    proportional_share(_game(), eps=0.0)
+
+
+def _table(**kwargs):
+    from fairlib.repro.tables import table
+
+    table(kwargs.pop("df", pd.DataFrame({"a": [1.0]})), **kwargs)
+
+
+def _scientific_digits():
+    from fairlib.repro.prose import scientific
+
+    scientific(1.0, 0)
+
+
+def _running_note_mode():
+    from fairlib.repro.prose import running_note
+
+    running_note("demo", "medium", seconds=300)
+
+
+def _warm_unknown_step():
+    from fairlib.repro.warm import warm
+
+    warm(progress=False, only=["no_such_step"])
+
+
+def _save_figure_not_a_figure():
+    from fairlib.repro.outputs import save_figure
+
+    save_figure("figure", "probe", "narrow", mode="quick")
+
+
+#: site (module:function) -> (the bad call, what its refusal says)
+SITES = {
+    "market.dynamics:run_dynamics initial_bids shape": (
+        _run_dynamics_bad_shape,
+        r"initial_bids: expected shape \(3, 2\)",
+    ),
+    "market.equilibrium:equilibrium_violation idle user": (
+        _equilibrium_violation_idle_user,
+        r"bids\[1\]: user 1 bids nothing",
+    ),
+    "market.outcome:GameOutcome method": (_game_outcome_method, r"method = 1: must be a str"),
+    "mechanisms:register start": (_register_start_without_argument, r"declares 'start'"),
+    "mechanisms:register variants": (_register_variant_clash, r"variants: \['drf'\]"),
+    "mechanisms:register capabilities": (
+        _register_capabilities_not_text,
+        r"every capability is a name",
+    ),
+    "games:register_game capabilities": (
+        _register_game_capabilities_not_text,
+        r"every capability is a name",
+    ),
+    "games:GameMechanism.refuse_unsupported": (_refuse_unsupported_not_a_game, r"game = 'game'"),
+    "market.proportional_share:eps": (
+        _proportional_share_exact_eps,
+        r"eps = 0\.0: must be a finite number > 0",
+    ),
+    "mechanisms:select": (_select_unknown, r"capabilities: \['no_such_capability'\] unknown"),
+    "metrics:jain_index zeros": (_jain_all_zero, r"values: all zero"),
+    "multires.cluster:leontief_tasks shapes": (_leontief_shapes, r"do not broadcast"),
+    "multires.cluster:leontief_tasks demand": (_leontief_no_demand, r"demand: a user must demand"),
+    "multires.cluster:placement_capacity_rows": (
+        _placement_rows_not_a_cluster,
+        r"cluster = 'cluster'",
+    ),
+    "multires.cluster:random_cluster demand_range": (
+        _random_cluster_reversed_range,
+        r"demand_range = \(0\.9, 0\.1\)",
+    ),
+    "multires.edrf:edrf_allocation": (_edrf_allocation_not_a_cluster, r"cluster = 'cluster'"),
+    "multires.edrf:pdrf_allocation": (_pdrf_allocation_not_a_cluster, r"cluster = 'cluster'"),
+    "multires.pfvds:pfvds time_shared": (_pfvds_time_shared_psmfa, r"time_shared=True needs"),
+    "multires.pfvds:pfvds mixed alpha": (_pfvds_mixed_inf, r"alpha: mixing np\.inf"),
+    "multires.pfvds._distributed:penalty_prices": (
+        _penalty_prices_not_a_cluster,
+        r"cluster = 'cluster'",
+    ),
+    "multires.pfvds.conditions:saturated_resources": (
+        _saturated_not_a_cluster,
+        r"cluster = 'cluster'",
+    ),
+    "multires.pfvds.conditions:random_feasible_start cluster": (
+        _feasible_start_not_a_cluster,
+        r"cluster = 'cluster'",
+    ),
+    "multires.pfvds.conditions:random_feasible_start rng": (
+        _feasible_start_bad_rng,
+        r"rng = 'seed'",
+    ),
+    "multires.pfvds.stalls:descent_rate cluster": (
+        _descent_rate_not_a_cluster,
+        r"cluster = 'cluster'",
+    ),
+    "multires.pfvds.stalls:descent_rate tol": (_descent_rate_bad_tol, r"tol = nan"),
+    "multires.progressive_filling:drf zeros": (_drf_cluster_with_zeros, r"zeros = 'scheduler'"),
+    "multires.progressive_filling:drf_allocation cluster": (
+        _drf_allocation_not_a_cluster,
+        r"cluster = 'cluster'",
+    ),
+    "multires.progressive_filling:drf_allocation weights": (
+        _drf_allocation_weights,
+        r"weights: on a cluster",
+    ),
+    "multires.psdsf:psdsf_violation": (_psdsf_violation_infeasible, r"tasks: infeasible"),
+    "multires.schedulers.hierarchy:hierarchical_drf weights": (
+        _hierarchical_tree_with_weights,
+        r"weights: a QueueTree carries its weights",
+    ),
+    "multires.schedulers.hierarchy:hierarchical_drf paths": (
+        _hierarchical_tree_of_another_size,
+        r"paths: a QueueTree with 3 users, expected 2",
+    ),
+    "multires.schedulers.sorter:DRFSorter resources": (_sorter_resources, r"resources: expected 2"),
+    "multires.schedulers.sorter:DRFSorter client": (_sorter_empty_client, r"client '': names"),
+    "multires.checks.psdsf_range:time_limit": (_psdsf_bounds_time_limit, r"time_limit = nan"),
+    "multires.checks.psdsf_range:servers": (
+        _psdsf_bounds_resourceless_servers,
+        r"servers: hold none of resource 1",
+    ),
+    "multires.checks.utilisation_range:servers": (
+        _utilisation_range_resourceless_servers,
+        r"servers: hold none of resource 1",
+    ),
+    "sim:location_eligibility": (_location_eligibility_no_locations, r"fleet: has no server"),
+    "sim:Jobs offsets": (_jobs_empty_job, r"jobs\.offsets\[0:2\] = \[0, 0\]"),
+    "sim:Jobs segment times": (_jobs_segment_times_text, r"jobs\.segment_start"),
+    "sim:replay and open_loop resources": (_replay_resources_differ, r"both refused"),
+    "sim:open_loop mechanisms": (_open_loop_no_mechanism, r"mechanisms: none to run"),
+    "traces.fetch:files_for table": (_files_for_unknown_table, r"table = 'no_such_table'"),
+    "traces.fetch:files_for parts": (_files_for_single_part, r"has a single part"),
+    "multires.cluster:Cluster.single_pool": (_single_pool_capacity, r"capacity\[1\] = -1\.0"),
+    "multires.cluster:Allocation tasks": (_allocation_shape, r"tasks: expected shape \(3, 2\)"),
+    "multires.lp:quota_maxmin_lp quotas": (_quota_lp_quotas, r"quotas: expected a Quotas"),
+    "multires.lp:quota_maxmin_lp per_task_share shape": (
+        lambda: _quota_lp(per_task_share=[1.0]),
+        r"per_task_share: expected shape \(2,\)",
+    ),
+    "multires.lp:quota_maxmin_lp per_task_share value": (
+        lambda: _quota_lp(per_task_share=[1.0, 0.0]),
+        r"per_task_share\[1\] = 0\.0",
+    ),
+    "multires.schedulers.hierarchy:HierarchicalDRFResult.node": (
+        _hierarchy_node,
+        r"path = 'no/such': no such node",
+    ),
+    "repro.tables:table df": (
+        lambda: _table(df="frame"),
+        r"df = 'frame': expected a pandas DataFrame",
+    ),
+    "repro.tables:table names": (
+        lambda: _table(names={"b": "B"}),
+        r"names: \['b'\] are not columns",
+    ),
+    "repro.tables:table decimals": (
+        lambda: _table(decimals={"b": 1}),
+        r"decimals: \['b'\] are not columns",
+    ),
+    "repro.prose:scientific digits": (_scientific_digits, r"digits = 0: must be an integer >= 1"),
+    "repro.prose:running_note mode": (_running_note_mode, r"mode = 'medium'"),
+    "repro.warm:warm only": (_warm_unknown_step, r"only: no warm-up step named 'no_such_step'"),
+    "repro.outputs:save_figure fig": (
+        _save_figure_not_a_figure,
+        r"fig = 'figure': expected a matplotlib",
+    ),
+    "repro.warm:warm jobs": (_warm_jobs, r"jobs = 65: must be an integer from 1 to 64"),
+    "repro.outputs:save_figure width": (_save_figure_too_wide, r"inches wide as saved"),
+    "traces.fetch:fetch dest": (_fetch_dest_not_a_path, r"dest = 3: must be a directory path"),
+    "traces.google:machine_configurations": (
+        _machine_configurations_missing,
+        r"machine_events: missing columns",
+    ),
+    "traces.google:task_event_demands columns": (
+        _task_event_demands_missing,
+        r"task_events: missing columns",
+    ),
+    "traces.google:task_event_demands nothing runs": (
+        _task_event_demands_nothing_runs,
+        r"task_events: no task runs at any interval start",
+    ),
+    "traces.google:task_usage_demands": (
+        _task_usage_demands_missing,
+        r"task_usage: missing columns",
+    ),
+    "traces.workload:google_fleet missing": (
+        _google_fleet_configurations_missing,
+        r"configurations: missing columns",
+    ),
+    "traces.workload:google_fleet text": (
+        _google_fleet_configurations_text,
+        r"configurations, column 'cpus': must hold numbers",
+    ),
+    "traces.workload:google_workload": (_google_workload_missing, r"task_events: missing columns"),
+    "traces.workload:peak_total_bandwidth": (
+        _peak_bandwidth_text,
+        r"vms, column 'disk_read_kbps': must hold numbers",
+    ),
+    "traces.workload:bitbrains_workload": (_bitbrains_workload_missing, r"vms: missing columns"),
+}
+
+#: the sites whose bad input needs a scratch folder
+PATH_SITES = {
+    "traces.bitbrains:write_vm columns": (_write_vm_missing_columns, r"frame: missing columns"),
+    "traces.fetch:fetch dest under a file": (
+        _fetch_dest_under_a_file,
+        r"is a file, not a directory",
+    ),
+}
+
+
+def test_a_directory_variable_naming_a_file_is_refused(tmp_path, monkeypatch):
+    from fairlib import paths
+
+    (tmp_path / "file").write_text("x")
+    monkeypatch.setenv("FAIRLIB_OUTPUT_DIR", str(tmp_path / "file"))
+    with pytest.raises(InvalidInputError, match=r"FAIRLIB_OUTPUT_DIR = .*: must name a directory"):
+        paths.results_dir("k", "full")
+
+
+@pytest.mark.parametrize("site", sorted(SITES))
+def test_the_site_refuses_by_name(site):
+    call, message = SITES[site]
+    with pytest.raises(InvalidInputError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("site", sorted(PATH_SITES))
+def test_the_site_refuses_a_path_by_name(site, tmp_path):
+    call, message = PATH_SITES[site]
+    with pytest.raises(InvalidInputError, match=message):
+        call(tmp_path)
