@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from fairlib import games
 from fairlib.repro import scaffold
 from fairlib.paths import ROOT
 from tests.test_import_graph import cycles, import_graph
@@ -206,14 +205,14 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
         [
             sys.executable,
             "-c",
-            "from fairlib import mechanisms; "
-            "print(*[m.name + ' ' + m.color.lower() for m in mechanisms.select()], sep='\\n')",
+            "from fairlib import games, mechanisms; "
+            "print(*[m.name + ' ' + m.color.lower() for m in mechanisms.select() + games.select()], "
+            "sep='\\n')",
         ],
         checkout,
     )
     by_name = dict(line.split() for line in colours.stdout.splitlines())
     others = {c for n, c in by_name.items() if n not in (MECH, "equal_time")}
-    others |= {g.color.lower() for g in games.select()}
     # the house colours no registered mechanism or game uses, taken in order: each new one its own
     free = [c.lower() for c in scaffold._house_colors() if c.lower() not in others]
     assert [by_name[MECH], by_name["equal_time"]] == free[:2]
