@@ -282,7 +282,8 @@ def register_game(
         )
     if tol is not None and "equilibrium" not in caps:
         raise InvalidInputError(
-            f"tol = {tol!r}: {name!r} claims no equilibrium (no 'equilibrium' capability)"
+            f"tol = {tol!r}: {name!r} claims no equilibrium (no 'equilibrium' in capabilities = "
+            f"{sorted(caps)})"
         )
     if "equilibrium" in caps:
         tol = as_tolerance(DEFAULT_TOL if tol is None else tol, "tol")

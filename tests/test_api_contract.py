@@ -903,9 +903,11 @@ EXAMPLES = {
         {"capabilities": ("multi_server",)},
     ),
     "fairlib.mechanisms.unregister": lambda: (("drfh",), {}),
+    # with the equilibrium capability, so that the probes of tol reach its check rather than the
+    # refusal of a tol without one
     "fairlib.games.register_game": lambda: (
         ("probe_game", fairlib.market.proportional_share),
-        {"capabilities": ("budgets",)},
+        {"capabilities": ("budgets", "equilibrium"), "tol": 1e-8},
     ),
     "fairlib.games.registered": lambda: (
         ("probe_game", fairlib.market.proportional_share),

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from fairlib import mechanisms
 from fairlib.repro import scaffold
 from fairlib.paths import ROOT
 from tests.test_import_graph import cycles, import_graph
@@ -209,18 +208,16 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
         [
             sys.executable,
             "-c",
-            "from fairlib import mechanisms; "
-            "print(*[m.name + ' ' + m.color.lower() for m in mechanisms.select()], sep='\\n')",
+            "from fairlib import games, mechanisms; print(*[m.name + ' ' + m.color.lower() "
+            "for m in mechanisms.select() + games.select()], sep='\\n')",
         ],
         checkout,
     )
     by_name = dict(line.split() for line in colours.stdout.splitlines())
     others = {c for n, c in by_name.items() if n not in (MECH, "equal_time")}
-    free = {c.lower() for k, c in mechanisms._OKABE_ITO.items() if k != "yellow"} - others
-    if free:  # while the house palette (yellow left out) has a colour to spare, a new one takes it
-        assert by_name[MECH] in free
-    if len(free) >= 2:
-        assert by_name["equal_time"] in free - {by_name[MECH]}
+    # the house colours no registered mechanism or game uses, taken in order: each new one its own
+    free = [c.lower() for c in scaffold._house_colors() if c.lower() not in others]
+    assert [by_name[MECH], by_name["equal_time"]] == free[:2]
     modules = _run([sys.executable, "-m", "fairlib.repro.catalog", "--modules", KEY], checkout)
     assert modules.stdout.split() == [
         f"fairlib/repro/experiments/{DRIVER}.py",

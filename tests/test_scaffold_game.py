@@ -50,6 +50,35 @@ def _run(args, cwd, timeout=1800):
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
+def _fill_placeholders(checkout: Path, name: str) -> None:
+    """Stand in for the contributor: every ``TODO(scaffold):`` mark of game ``name``'s module and
+    reference is replaced (a comment line dropped, the References entry's mark removed), the
+    placeholder rule kept."""
+    for rel in (f"fairlib/market/{name}.py", "tests/reference.py"):
+        path = checkout / rel
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        kept = [
+            line.replace("TODO(scaffold): ", "")
+            for line in lines
+            if not line.lstrip().startswith("# TODO(scaffold):")
+        ]
+        path.write_text("".join(kept), encoding="utf-8")
+
+
+def _colours(checkout: Path) -> dict[str, str]:
+    """{name: colour} of every registered mechanism and game of ``checkout``."""
+    run = _run(
+        [
+            sys.executable,
+            "-c",
+            "from fairlib import games, mechanisms; print(*[m.name + ' ' + m.color.lower() "
+            "for m in mechanisms.select() + games.select()], sep='\\n')",
+        ],
+        checkout,
+    )
+    return dict(line.split() for line in run.stdout.splitlines())
+
+
 def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
     scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
     written = scaffold.scaffold_mechanism(
@@ -104,7 +133,25 @@ def test_a_scaffolded_game_imports_registers_and_passes_its_tests(checkout):
         ],
         checkout,
     )
+    # the placeholder rule passes every test but the one that names what the contributor replaces
+    assert tests.returncode == 1 and "1 failed" in tests.stdout, tests.stdout[-4000:]
+    assert "test_the_scaffold_placeholders_are_replaced" in tests.stdout
+    for left in (
+        f"fairlib/market/{GAME}.py:",
+        "the paper's rule in place of the placeholder",
+        "the paper whose rule this implements",
+        "tests/reference.py:",
+        "the paper's rule, computed another way than the kernel",
+    ):
+        assert left in tests.stdout, left
+    _fill_placeholders(checkout, GAME)
+    tests = _run(tests.args, checkout)
     assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
+    # a colour of the house palette that no other mechanism or game has
+    colours = _colours(checkout)
+    others = {c for n, c in colours.items() if n != GAME}
+    free = [c.lower() for c in scaffold._house_colors() if c.lower() not in others]
+    assert colours[GAME] == free[0] and colours[GAME] != "#000000"
     # what make test-paper runs on the mechanisms and games a paper introduces (the Makefile's
     # test-paper target)
     mechs = catalog.stdout.strip()
@@ -367,6 +414,9 @@ def test_a_scaffolded_model_passes_what_make_test_paper_runs_on_it(checkout):
     for rel in (module, f"tests/test_{MODEL_GAME}.py"):
         text = (checkout / rel).read_text(encoding="utf-8")
         assert "noqa" not in text and max(map(len, text.splitlines())) <= 100, rel
+    # the outcome type checks its fields like an input type: the API contract probes it, no
+    # exemption
+    assert "result_type" not in (checkout / module).read_text(encoding="utf-8")
     catalog_text = (checkout / "fairlib/repro/catalog.py").read_text(encoding="utf-8")
     notebooks, papers = scaffold._catalog_entries(catalog_text)
     for first, last in (notebooks[KEY][:2], papers[KEY]):
@@ -396,8 +446,7 @@ def test_a_scaffolded_model_passes_what_make_test_paper_runs_on_it(checkout):
         [sys.executable, "-m", "fairlib.repro.catalog", "--modules", KEY], checkout
     ).stdout.split()
     assert modules == [f"fairlib/repro/experiments/{DRIVER}.py", module]
-    own = _pytest(
-        checkout,
+    own_tests = (
         "-rA",
         f"tests/test_{MODEL_GAME}.py",
         *modules,
@@ -406,6 +455,20 @@ def test_a_scaffolded_model_passes_what_make_test_paper_runs_on_it(checkout):
         "--contract-modules",
         " ".join(modules),
     )
+    own = _pytest(checkout, *own_tests)
+    # every placeholder the contributor replaces is named: the model, its certificate, the rule, the
+    # reference
+    assert own.returncode == 1 and "1 failed" in own.stdout, own.stdout[-5000:]
+    for left in (
+        "the paper's fields and their checks",
+        "the model's certificate",
+        "the paper's rule in place of the placeholder",
+        "the paper whose rule this implements",
+        "the paper's rule, computed another way than the kernel",
+    ):
+        assert left in own.stdout, left
+    _fill_placeholders(checkout, MODEL_GAME)
+    own = _pytest(checkout, *own_tests)
     assert own.returncode == 0, own.stdout[-5000:] + own.stderr[-2000:]
     for probed in (
         f"test_public_callable_docstring[fairlib.market.{MODEL_GAME}.{MODEL}]",
@@ -414,6 +477,7 @@ def test_a_scaffolded_model_passes_what_make_test_paper_runs_on_it(checkout):
         f"test_kernel_documents_its_arguments[fairlib.market.{MODEL_GAME}._{MODEL_GAME}_kernel]",
         f"test_registered_callable_cites_its_source[game {MODEL_GAME}]",
         f"fairlib.market.{MODEL_GAME}.{MODEL}]",
+        f"fairlib.market.{MODEL_GAME}.{MODEL}Outcome]",
         f"fairlib.market.{MODEL_GAME}.{MODEL_GAME}]",
     ):
         assert probed in own.stdout, probed
@@ -455,7 +519,7 @@ def test_the_command_line_scaffolds_a_model_and_refuses_a_bad_class_name(checkou
     )
     assert run.returncode == 0, run.stderr
     assert f"fairlib/market/{MODEL_GAME}.py" in run.stdout
-    assert f"pytest -m games -k {MODEL_GAME}" in run.stdout
+    assert f"pytest -m games -k {MODEL_GAME}" in run.stdout and "TODO(scaffold)" in run.stdout
     both = _run(
         [
             sys.executable,
@@ -472,3 +536,50 @@ def test_the_command_line_scaffolds_a_model_and_refuses_a_bad_class_name(checkou
         checkout,
     )
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
+
+
+def test_equilibrium_registers_the_capability_and_its_tolerance(checkout):
+    """``--equilibrium TOL`` registers a game with the ``equilibrium`` capability and ``tol=TOL``,
+    so the paper's registration needs no edit; the registry's equilibrium checks then hold the rule
+    to it: the placeholder, which certifies nothing, fails them. A tolerance out of range, or one
+    given to a mechanism on a ``Cluster``, is refused and nothing is written."""
+    before = {
+        str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
+    }
+    for kind, tol, message in (
+        ("pooled", 1e-9, "only a game"),
+        ("model", 0.5, "--equilibrium = 0.5"),
+        ("model", float("nan"), "--equilibrium = nan"),
+    ):
+        with pytest.raises(scaffold.ScaffoldError, match=message):
+            scaffold.scaffold_mechanism(
+                MODEL_GAME,
+                kind,
+                model=MODEL if kind == "model" else None,
+                equilibrium=tol,
+                root=checkout,
+            )
+    assert {
+        str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
+    } == before
+    scaffold.scaffold_mechanism(MODEL_GAME, "model", model=MODEL, equilibrium=1e-9, root=checkout)
+    scaffold.scaffold_mechanism(GAME, "game", equilibrium=1e-8, root=checkout)
+    registered = _run(
+        [
+            sys.executable,
+            "-c",
+            "from fairlib import games; "
+            f"print(*[sorted(games.get(n).capabilities) + [games.get(n).tol] "
+            f"for n in ({MODEL_GAME!r}, {GAME!r})], sep='\\n')",
+        ],
+        checkout,
+    )
+    assert registered.stdout.splitlines() == [
+        "['equilibrium', 'reserve', 1e-09]",
+        "['budgets', 'equilibrium', 'parallelism', 'reserve', 1e-08]",
+    ], registered.stderr[-2000:]
+    _fill_placeholders(checkout, MODEL_GAME)
+    checks = _pytest(checkout, "-m", "games", "-k", f"{MODEL_GAME} and certifies", "tests")
+    assert checks.returncode == 1 and "check_game_certifies_small_random_games" in checks.stdout, (
+        checks.stdout[-4000:]
+    )

@@ -28,6 +28,7 @@ __all__ = [
     "MECHANISM_COLORS",
     "MECHANISM_LABELS",
     "RESOURCE_COLORS",
+    "TOL_MUTED",
     "MechanismStyle",
     "color",
     "marker",
@@ -60,6 +61,22 @@ OKABE_ITO: dict[str, str] = {
     "blue": "#0072B2",
     "vermillion": "#D55E00",
     "reddish_purple": "#CC79A7",
+}
+
+#: Paul Tol's muted palette (Tol 2021, "Colour Schemes", SRON/EPS/TN/09-002), also told apart with
+#: every common colour-vision deficiency: the colours a new mechanism or game takes once every
+#: Okabe–Ito colour is registered (``python -m fairlib.repro.scaffold mechanism``); sand is left
+#: out (too light on white)
+TOL_MUTED: dict[str, str] = {
+    "indigo": "#332288",
+    "wine": "#882255",
+    "teal": "#44AA99",
+    "rose": "#CC6677",
+    "olive": "#999933",
+    "purple": "#AA4499",
+    "green": "#117733",
+    "cyan": "#88CCEE",
+    "sand": "#DDCC77",
 }
 
 #: the smallest legend text of any figure (points at the figure's own size): shown at no less than

@@ -42,32 +42,38 @@ LABEL]`` creates
   driver's findings test); with ``--paper KEY``, the mechanism and its test added to that paper's
   catalogue entry.
 
-``python -m fairlib.repro.scaffold mechanism NAME --game [--paper KEY] [--label LABEL]`` creates
+``python -m fairlib.repro.scaffold mechanism NAME --game [--paper KEY] [--label LABEL]
+[--equilibrium TOL]`` creates
 
 - ``fairlib/market/<NAME>.py``: a kernel (``@njit(cache=True)``) and its public wrapper on the game
   contract ``NAME(game) -> GameOutcome``, with a placeholder rule that meets every registry-wide
   game test (each user bids its budget in proportion to its weights, over its k_i highest-weight
   machines under finite parallelism);
-- its export in ``fairlib/market/__init__.py`` and its :func:`fairlib.games.register_game` call;
+- its export in ``fairlib/market/__init__.py`` and its :func:`fairlib.games.register_game` call (a
+  colour of the house palette no registered mechanism or game uses; with ``--equilibrium TOL``, the
+  ``equilibrium`` capability and ``tol=TOL``);
 - its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``, the differential test
-  against it; with ``--paper KEY``, the game and its test added to that paper's catalogue entry
-  (``mechanisms=`` lists games too).
+  against it, whose last test fails while a ``TODO(scaffold)`` mark (the placeholder rule, its
+  reference, the References section) is left, naming each; with ``--paper KEY``, the game and its
+  test added to that paper's catalogue entry (``mechanisms=`` lists games too).
 
-``python -m fairlib.repro.scaffold mechanism NAME --new-model MODEL [--paper KEY] [--label LABEL]``
-creates, for a paper whose model a ``Game`` cannot state (another strategy space, allocation rule or
-utilities),
+``python -m fairlib.repro.scaffold mechanism NAME --new-model MODEL [--paper KEY] [--label LABEL]
+[--equilibrium TOL]`` creates, for a paper whose model a ``Game`` cannot state (another strategy
+space, allocation rule or utilities),
 
 - ``fairlib/market/<NAME>.py``: the model's instance type ``MODEL`` (a frozen dataclass validating
   its fields, with ``n_users``, ``n_machines`` and ``from_weights``), its outcome type
-  ``MODELOutcome`` (marked ``@result_type``) and a kernel and its public wrapper ``NAME(game: MODEL)
-  -> MODELOutcome`` with a placeholder model and rule that meet every registry-wide game test
-  (valuations and a reserve bid; each user splits one unit of bids in proportion to its weights,
-  shares by the proportional-share rule);
+  ``MODELOutcome`` (whose constructor checks every field and derives the certificate ``residual``
+  from the bids) and a kernel and its public wrapper ``NAME(game: MODEL) -> MODELOutcome`` with a
+  placeholder model and rule that meet every registry-wide game test (valuations and a reserve bid;
+  each user splits one unit of bids in proportion to its weights, shares by the proportional-share
+  rule);
 - the three names exported in ``fairlib/market/__init__.py`` and its
   :func:`fairlib.games.register_game` call with ``instance=MODEL`` (the registry's checks, the API
   contract, the docstring checks and the kernel warm-up then take it up with no other edit);
 - its slow reference in ``tests/reference.py`` and ``tests/test_<NAME>.py``: the differential test
-  against it and the model's bad input named; ``--paper KEY`` as for a game.
+  against it, the model's bad input named and the ``TODO(scaffold)`` marks left named; ``--paper
+  KEY`` and ``--equilibrium`` as for a game.
 
 Every Python file written is formatted by ``ruff format`` (lines of at most 100 characters; a long
 title or headline is split into adjacent literals) and compiled before anything is written.
@@ -94,6 +100,7 @@ import sys
 from pathlib import Path
 
 from .. import paths
+from .._validate import as_tolerance
 from .catalog import VENUE_KINDS, Paper
 
 __all__ = [
@@ -1251,14 +1258,18 @@ _GAME = '''"""{label}: a game-type mechanism.
 
 Contract: ``{name}(game) -> GameOutcome``.
 
-Started by ``python -m fairlib.repro.scaffold mechanism ... --game`` with a placeholder rule —
-each user bids its budget in proportion to its weights, over its k_i highest-weight machines under
-finite parallelism (EC'05's static baseline) — which meets every registry-wide game test. Replace
-the kernel's rule with the paper's, keeping the split: the kernel computes the bids on contiguous
-arrays, the wrapper validates, converts and wraps them in a ``GameOutcome`` (which derives the
-shares, prices, utilities and the certificate ``residual``). When the rule reaches an equilibrium,
-add the ``"equilibrium"`` capability and its ``tol`` to its registration in ``fairlib/games.py``.
-Its slow reference is in ``tests/reference.py``.
+Started by ``python -m fairlib.repro.scaffold mechanism ... --game`` with a placeholder rule — \
+each user bids its budget
+in proportion to its weights, over its k_i highest-weight machines under finite parallelism \
+(EC'05's static baseline) —
+which meets every registry-wide game test. Replace the kernel's rule with the paper's, keeping the \
+split: the kernel
+computes the bids on contiguous arrays, the wrapper validates, converts and wraps them in a \
+``GameOutcome`` (which
+derives the shares, prices, utilities and the certificate ``residual``). Its slow reference is in
+``tests/reference.py``. Each ``TODO(scaffold)`` mark names what to replace; \
+``tests/test_{name}.py`` fails until
+none is left.
 """
 
 from __future__ import annotations
@@ -1291,6 +1302,7 @@ def _{name}_kernel(weights, budgets, parallelism):
     (n_users, n_machines) float64 array
         Bids.
     """
+    # TODO(scaffold): the paper's rule in place of the placeholder (weight-proportional bids)
     m, n = weights.shape
     bids = np.zeros((m, n))
     for i in range(m):
@@ -1323,7 +1335,7 @@ def {name}(game: Game) -> GameOutcome:
 
     References
     ----------
-    .. [1] The paper whose rule this implements: replace with its authors, title, venue and
+    .. [1] TODO(scaffold): the paper whose rule this implements: its authors, title, venue and
        the section or equation (the placeholder rule is EC'05's weight-proportional baseline).
 
     Examples
@@ -1346,8 +1358,10 @@ _GAME_REFERENCE = '''
 
 def {name}_reference(game):
     """Slow reference of ``fairlib.market.{name}``:
-    user by user in Python, each budget in proportion to the weights of the user's k_i
-    highest-weight machines (ties to the lower index)."""
+    user by user in Python, each budget in proportion to the weights of the user's k_i \
+highest-weight machines (ties
+    to the lower index)."""
+    # TODO(scaffold): the paper's rule, computed another way than the kernel
     m, n = game.weights.shape
     bids = np.zeros((m, n))
     for i in range(m):
@@ -1368,6 +1382,9 @@ The paper's worked example (its known answer) is a claim of the paper,
 measured by the driver and asserted in the driver's findings test.
 The rules every game meets: ``pytest -m games -k {name}``.
 """
+
+import importlib
+import inspect
 
 import numpy as np
 import pytest
@@ -1405,6 +1422,30 @@ def test_anything_but_a_game_is_named():
 '''
 
 
+# the last test of every scaffolded game's test file, filled by _fill: a placeholder left in place
+# fails it, with the file, the line and what to write there
+_PLACEHOLDER_TEST = '''
+
+#: the mark the scaffold leaves wherever the paper's text must replace its placeholder
+MARK = "TODO(scaffold):"
+
+
+def test_the_scaffold_placeholders_are_replaced():
+    """Fails while a ``TODO(scaffold)`` mark is left in the module or its reference, naming each
+    place and what to write there: the placeholder rule passes every other test, so this one
+    keeps it from passing for the paper's."""
+    module = importlib.import_module("fairlib.market.{name}")
+    left = []
+    for where in (module, {name}_reference):
+        lines, first = inspect.getsourcelines(where)
+        path = inspect.getsourcefile(where)
+        first = max(first, 1)  # a module's source starts at line 1, reported as 0
+        left += [f"{path}:{first + k}: {line.strip()}" for k, line in enumerate(lines) if MARK in \
+line]
+    assert not left, "replace the scaffold's placeholders with the paper's:\\n" + "\\n".join(left)
+'''
+
+
 # --- a game on a model of its own (--new-model) ---------------------------------------------------
 # These templates are filled by _fill (plain replacement of {name}, {Model} and {label}), so braces
 # in them are literal, and they are written as ruff formats them: every line at most 100 characters.
@@ -1419,17 +1460,21 @@ holds the valuations ``weights[user, machine]`` and a reserve bid ε; the rule h
 split one unit of bids in proportion to its weights, and machine j's shares are
 x_ij / (Σ_k x_kj + ε), the proportional-share rule.
 
-Replace, keeping the split between kernel and wrapper:
+Replace, keeping the split between kernel and wrapper (each ``TODO(scaffold)`` mark names the
+place; ``tests/test_{name}.py`` fails until none is left):
 
 - the model's fields and checks with the paper's (``{Model}.__init__``, with the helpers of
   ``fairlib._validate``: errors name the argument, the index and the value), and
   ``{Model}.from_weights``, which builds the small instances the registry's checks and the
   kernel warm-up play from a users x machines weight matrix;
 - the kernel's rule with the paper's (the kernel computes on contiguous float64 arrays, the
-  wrapper validates, converts and wraps), and ``residual`` with the model's certificate (0 at
-  an equilibrium); when the rule reaches one, add the ``"equilibrium"`` capability and its
-  ``tol`` to the registration in ``fairlib/games.py``;
+  wrapper validates, converts and wraps), and ``_certificate`` with the model's certificate,
+  the outcome's ``residual`` (0 at an equilibrium);
 - its slow reference in ``tests/reference.py`` (``{name}_reference``).
+
+``{Model}Outcome`` checks what it is given (the contract of ``tests/test_api_contract.py``
+probes its constructor as any other) and derives its ``residual`` from the bids, so no rule
+can report a certificate its bids do not earn.
 """
 
 from __future__ import annotations
@@ -1441,10 +1486,23 @@ from types import MappingProxyType
 import numpy as np
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, as_instance, as_number, result_type
+from .._validate import (
+    MAX_ITERATIONS,
+    InvalidInputError,
+    _short,
+    as_count,
+    as_flag,
+    as_instance,
+    as_number,
+    as_values,
+    check_choice,
+)
 from .game import as_weight_matrix
 
 __all__ = ["{Model}", "{Model}Outcome", "{name}"]
+
+#: this module's rules: the ``method`` of the outcomes ``{Model}Outcome`` records
+METHODS = ("{name}",)
 
 
 @dataclass(frozen=True, init=False)
@@ -1468,6 +1526,7 @@ class {Model}:
     reserve: float = 0.0
 
     def __init__(self, weights, reserve: float = 0.0):
+        # TODO(scaffold): the paper's fields and their checks (the placeholder's valuations here)
         # a read-only copy: the instance cannot change under an outcome, the caller's array stays
         # writeable
         w = as_weight_matrix(weights).copy()
@@ -1516,50 +1575,94 @@ class {Model}:
         return cls(weights, reserve=reserve)
 
 
-@result_type
-@dataclass(frozen=True)
+def _certificate(game: {Model}, bids: np.ndarray, shares: np.ndarray) -> float:
+    """The outcome's ``residual``: 0 at an equilibrium of the model, > 0 elsewhere."""
+    # TODO(scaffold): the model's certificate (e.g. the largest gain of a user's best response);
+    # the placeholder rule claims no equilibrium, and inf says so
+    return float("inf")
+
+
+@dataclass(frozen=True, eq=False)
 class {Model}Outcome:
     """What ``{name}`` returns: the bids, the shares they buy and a certificate.
+
+    Built by ``{name}``; its constructor checks every field, as the library's input types do.
 
     Parameters
     ----------
     game : {Model}
         The instance played.
-    bids : (n_users, n_machines) ndarray
-        ``bids[user, machine]``, read-only float64.
-    shares : (n_users, n_machines) ndarray
-        ``shares[user, machine]``, the fraction of machine j user i receives; read-only float64.
+    bids : (n_users, n_machines) array_like
+        ``bids[user, machine]``: finite, >= 0; stored as a read-only float64 array.
+    shares : (n_users, n_machines) array_like
+        ``shares[user, machine]``, the fraction of machine j user i receives: finite, >= 0, each
+        machine's summing to at most 1; stored as a read-only float64 array.
     method : str
-        The mechanism's name.
-    residual : float
-        The certificate: 0 at an equilibrium of the model (the placeholder rule claims none and
-        reports 0).
-    converged : bool
+        The rule that produced it, one of :data:`METHODS`.
+    converged : bool, default True
         Whether the rule reached what it computes.
-    iterations : int
-        Iterations run (0 for a closed form).
-    message : str
-        Why it stopped, when it did not converge.
-    extras : Mapping
-        Method-specific values, read-only.
+    iterations : int, default 0
+        Iterations run (0 for a closed form), at most ``fairlib._validate.MAX_ITERATIONS``.
+    message : str, default ""
+        Why the rule stopped short: empty when it converged, and required when it did not.
+    extras : Mapping, default empty
+        Method-specific values, stored read-only.
+
+    Attributes
+    ----------
+    residual : float
+        The certificate, derived from the bids: 0 at an equilibrium of the model.
+
+    Raises
+    ------
+    InvalidInputError
+        When a field does not fit the game or its type, naming it.
+
+    Examples
+    --------
+    >>> game = {Model}([[1.0], [1.0]])
+    >>> out = {Model}Outcome(
+    ...     game, [[0.5], [0.5]], [[0.5], [0.5]], "{name}"
+    ... )
+    >>> out.shares.tolist(), out.converged
+    ([[0.5], [0.5]], True)
     """
 
     game: {Model}
     bids: np.ndarray
     shares: np.ndarray
     method: str
-    residual: float = 0.0
     converged: bool = True
     iterations: int = 0
     message: str = ""
     extras: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    residual: float = field(init=False)
 
     def __post_init__(self):
+        game = as_instance(self.game, {Model}, "game")
+        shape = (game.n_users, game.n_machines)
         for name in ("bids", "shares"):
-            array = np.array(getattr(self, name), dtype=np.float64)
+            array = as_values(getattr(self, name), name, ndim=2, shape=shape).copy()
             array.flags.writeable = False
             object.__setattr__(self, name, array)
-        object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
+        over = self.shares.sum(axis=0) - 1.0
+        if (over > 1e-12).any():
+            j = int(np.argmax(over))
+            raise InvalidInputError(
+                f"shares[:, {j}] sums to {over[j] + 1.0!r}: a machine's shares sum to at most 1"
+            )
+        check_choice(self.method, METHODS, "method")
+        object.__setattr__(self, "converged", as_flag(self.converged, "converged"))
+        if not isinstance(self.message, str) or bool(self.message) == self.converged:
+            raise InvalidInputError(
+                f"message = {_short(self.message)}: must be a str, empty when the rule converged "
+                "and saying why when it did not"
+            )
+        iterations = as_count(self.iterations, "iterations", minimum=0, maximum=MAX_ITERATIONS)
+        object.__setattr__(self, "iterations", iterations)
+        extras = as_instance(self.extras, Mapping, "extras")
+        object.__setattr__(self, "extras", MappingProxyType(dict(extras)))
+        object.__setattr__(self, "residual", _certificate(game, self.bids, self.shares))
 
 
 @njit(cache=True)
@@ -1578,6 +1681,7 @@ def _{name}_kernel(weights, reserve):
     bids, shares : (n_users, n_machines) float64 arrays
         Each user's unit split in proportion to its weights, and x_ij / (Σ_k x_kj + ε).
     """
+    # TODO(scaffold): the paper's rule in place of the placeholder (a unit split by the weights)
     m, n = weights.shape
     bids = np.zeros((m, n))
     for i in range(m):
@@ -1614,7 +1718,7 @@ def {name}(game: {Model}) -> {Model}Outcome:
 
     References
     ----------
-    .. [1] The paper whose rule this implements: replace with its authors, title, venue and
+    .. [1] TODO(scaffold): the paper whose rule this implements: its authors, title, venue and
        the section or equation (the placeholder rule is the scaffold's own).
 
     Examples
@@ -1639,6 +1743,7 @@ _MODEL_REFERENCE = '''
 def {name}_reference(game):
     """Slow reference of ``fairlib.market.{name}``: (bids, shares), user by user and machine by
     machine in Python."""
+    # TODO(scaffold): the paper's rule, computed another way than the kernel
     weights = game.weights.tolist()
     m, n = len(weights), len(weights[0])
     bids = [[w / sum(row) for w in row] for row in weights]
@@ -1660,6 +1765,9 @@ Written by the scaffold so that it needs no edit: it builds its instances throug
 paper's worked example (its known answer) is a claim of the paper, measured by the driver and
 asserted in the driver's findings test. The rules every game meets: ``pytest -m games -k {name}``.
 """
+
+import importlib
+import inspect
 
 import numpy as np
 import pytest
@@ -1708,19 +1816,58 @@ def test_bad_input_is_named(weights, reserve, named):
 '''
 
 
-def _free_color(registry_text: str, registry=None) -> str | None:
-    """A colour of the house palette (Okabe–Ito, yellow left out) that no entry of ``registry``
-    (default :mod:`fairlib.mechanisms`; :mod:`fairlib.games` for a game) uses (nor a colour written
-    in ``registry_text``, the registry being scaffolded into), or None when all are taken (the
-    mechanism then gets the colour its name fixes, and its marker and line style tell it apart)."""
-    from .. import mechanisms
+def _house_colors() -> list[str]:
+    """The colours a new mechanism or game may take, in the order it takes them: Okabe–Ito
+    (:data:`fairlib.repro.plotting.OKABE_ITO`; yellow, too light on white, and black, the colour of
+    the optimum and the reference lines, left out), then Paul Tol's muted palette
+    (:data:`fairlib.repro.plotting.TOL_MUTED`; sand left out), each told apart with every common
+    colour-vision deficiency."""
+    from .plotting import OKABE_ITO, TOL_MUTED
 
-    used = {m.color.lower() for m in (registry or mechanisms).select()}
-    used |= {c.lower() for c in re.findall(r'color="(#[0-9A-Fa-f]{6})"', registry_text)}
-    return next(
-        (c for k, c in mechanisms._OKABE_ITO.items() if k != "yellow" and c.lower() not in used),
-        None,
-    )
+    return [c for k, c in OKABE_ITO.items() if k not in ("yellow", "black")] + [
+        c for k, c in TOL_MUTED.items() if k != "sand"
+    ]
+
+
+def _free_color(*registry_texts: str) -> str | None:
+    """The first colour of :func:`_house_colors` that no registered mechanism or game uses (in this
+    process's registries, and in ``registry_texts``, the registries of the checkout being scaffolded
+    into: a literal ``color="#RRGGBB"`` or an Okabe–Ito colour by name), or None when all are
+    taken (the registry then gives the new entry the colour its name fixes, and its marker and line
+    style tell it apart)."""
+    from .. import games, mechanisms
+    from .plotting import OKABE_ITO
+
+    used = {m.color.lower() for m in mechanisms.select()} | {
+        g.color.lower() for g in games.select()
+    }
+    for text in registry_texts:
+        used |= {c.lower() for c in re.findall(r'color="(#[0-9A-Fa-f]{6})"', text)}
+        used |= {
+            OKABE_ITO[k].lower()
+            for k in re.findall(r'_OKABE_ITO\["(\w+)"\]', text)
+            if k in OKABE_ITO
+        }
+    return next((c for c in _house_colors() if c.lower() not in used), None)
+
+
+def _game_registration(
+    name: str,
+    label: str,
+    capabilities: tuple[str, ...],
+    tol: float | None,
+    model: str | None,
+    color: str | None,
+) -> str:
+    """The ``register_game(...)`` call of a scaffolded game, one argument a line (ruff formats the
+    file)."""
+    caps = ", ".join(f'"{c}"' for c in capabilities) + ("," if len(capabilities) == 1 else "")
+    fields = [f'"{name}"', f"market.{name}", _literal("label", label)]
+    fields += [f'color="{color}"'] if color else []
+    fields += [f"capabilities=({caps})"]
+    fields += [f"tol={tol!r}"] if tol is not None else []
+    fields += [f"instance=market.{model}"] if model else []
+    return "\n".join(["register_game("] + _field_lines("    ", fields)).removesuffix(",")
 
 
 def scaffold_mechanism(
@@ -1730,6 +1877,7 @@ def scaffold_mechanism(
     label: str | None = None,
     paper: str | None = None,
     model: str | None = None,
+    equilibrium: float | None = None,
     root: Path | None = None,
 ) -> list[str]:
     """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"``, ``"game"`` or
@@ -1749,6 +1897,10 @@ def scaffold_mechanism(
         The key of the paper whose loop runs its tests.
     model : str, optional
         With kind ``"model"``: the instance type's class name.
+    equilibrium : float, optional
+        With kind ``"game"`` or ``"model"``: the game reaches a Nash equilibrium, certified within
+        this tolerance (from 1e-15 to 0.1); it is registered with the ``"equilibrium"`` capability
+        and ``tol=``.
     root : pathlib.Path, optional
         The checkout to work on (default: this one).
 
@@ -1768,6 +1920,18 @@ def scaffold_mechanism(
         raise ScaffoldError(
             f"--new-model = {model!r}: a class name goes with kind 'model', and only with it"
         )
+    if equilibrium is not None:
+        if kind not in ("game", "model"):
+            raise ScaffoldError(
+                f"--equilibrium = {equilibrium!r}: only a game (--game or --new-model) reaches an "
+                "equilibrium"
+            )
+        try:
+            equilibrium = as_tolerance(equilibrium, "--equilibrium")
+        except ValueError as exc:
+            raise ScaffoldError(
+                f"{exc} (the residual the game's default run guarantees, e.g. 1e-9)"
+            ) from None
     label = label or name
     if "\n" in label or '"' in label or "{" in label or "'" in label or len(label) > 40:
         raise ScaffoldError(
@@ -1801,11 +1965,11 @@ def scaffold_mechanism(
     if re.search(rf'^register_game\("{name}",', w.read("fairlib/games.py"), flags=re.M):
         raise ScaffoldError(f"NAME = {name!r}: already registered in fairlib/games.py")
     if kind == "game":
-        _scaffold_game(w, name, label)
+        _scaffold_game(w, name, label, equilibrium)
     elif (
         model is not None
     ):  # kind "model" (checked above: the class name goes with it and only with it)
-        _scaffold_model(w, name, label, model)
+        _scaffold_model(w, name, label, model, equilibrium)
     else:
         _scaffold_cluster_mechanism(w, name, label, kind, registry)
     if paper is not None:
@@ -1824,11 +1988,9 @@ def scaffold_mechanism(
     return w.commit()
 
 
-def _scaffold_game(w: _Writer, name: str, label: str) -> None:
+def _scaffold_game(w: _Writer, name: str, label: str, equilibrium: float | None) -> None:
     """A game's module, export, registration, reference and test (:func:`scaffold_mechanism` with
     ``--game``)."""
-    from .. import games
-
     fmt = {"name": name, "label": label}
     w.create(f"fairlib/market/{name}.py", _docstrings_wrapped(_GAME.format(**fmt)))
     exports = _insert_before(
@@ -1839,30 +2001,20 @@ def _scaffold_game(w: _Writer, name: str, label: str) -> None:
     )
     w.edit("fairlib/market/__init__.py", _add_to_all(exports, name, "fairlib/market/__init__.py"))
     registry = w.read("fairlib/games.py")
-    free = _free_color(registry, games)
-    color = f'color="{free}", ' if free else ""
-    registry = _insert_before(
-        registry,
-        _GAMES_MARKER,
-        f'register_game("{name}", market.{name}, label="{label}",',
-        "fairlib/games.py",
-    )
-    w.edit(
-        "fairlib/games.py",
-        _insert_before(
-            registry,
-            _GAMES_MARKER,
-            f'              {color}capabilities=("budgets", "parallelism", "reserve"))',
-            "fairlib/games.py",
-        ),
-    )
+    caps = ("budgets", "parallelism", "reserve") + (("equilibrium",) if equilibrium else ())
+    color = _free_color(registry, w.read("fairlib/mechanisms.py"))
+    call = _game_registration(name, label, caps, equilibrium, None, color)
+    w.edit("fairlib/games.py", _insert_before(registry, _GAMES_MARKER, call, "fairlib/games.py"))
     w.edit(
         "tests/reference.py",
         w.read("tests/reference.py").rstrip("\n")
         + "\n"
         + _docstrings_wrapped(_GAME_REFERENCE.format(**fmt)),
     )
-    w.create(f"tests/test_{name}.py", _docstrings_wrapped(_GAME_TEST.format(**fmt)))
+    w.create(
+        f"tests/test_{name}.py",
+        _docstrings_wrapped(_GAME_TEST.format(**fmt) + _fill(_PLACEHOLDER_TEST, **fmt)),
+    )
 
 
 def _fill(template: str, **values: str) -> str:
@@ -1872,12 +2024,12 @@ def _fill(template: str, **values: str) -> str:
     return template
 
 
-def _scaffold_model(w: _Writer, name: str, label: str, model: str) -> None:
+def _scaffold_model(
+    w: _Writer, name: str, label: str, model: str, equilibrium: float | None
+) -> None:
     """A game on a model of its own (:func:`scaffold_mechanism` with ``--new-model``): the module
     holding the model ``model``, its outcome type and the game, its exports, its registration with
     ``instance=``, its reference and its test."""
-    from .. import games
-
     fmt = {"name": name, "label": label, "Model": model}
     w.create(f"fairlib/market/{name}.py", _docstrings_wrapped(_fill(_MODEL, **fmt)))
     public = [model, f"{model}Outcome", name]
@@ -1889,22 +2041,20 @@ def _scaffold_model(w: _Writer, name: str, label: str, model: str) -> None:
     )
     w.edit("fairlib/market/__init__.py", _add_to_all(exports, public, "fairlib/market/__init__.py"))
     registry = w.read("fairlib/games.py")
-    free = _free_color(registry, games)
-    fields = [f'"{name}"', f"market.{name}", _literal("label", label)]
-    fields += [f'color="{free}"'] if free else []
-    fields += ['capabilities=("reserve",)', f"instance=market.{model}"]
-    call = "\n".join(["register_game("] + _field_lines("    ", fields))
-    w.edit(
-        "fairlib/games.py",
-        _insert_before(registry, _GAMES_MARKER, call.removesuffix(","), "fairlib/games.py"),
-    )
+    caps = ("reserve",) + (("equilibrium",) if equilibrium else ())
+    color = _free_color(registry, w.read("fairlib/mechanisms.py"))
+    call = _game_registration(name, label, caps, equilibrium, model, color)
+    w.edit("fairlib/games.py", _insert_before(registry, _GAMES_MARKER, call, "fairlib/games.py"))
     w.edit(
         "tests/reference.py",
         w.read("tests/reference.py").rstrip("\n")
         + "\n"
         + _docstrings_wrapped(_fill(_MODEL_REFERENCE, **fmt)),
     )
-    w.create(f"tests/test_{name}.py", _docstrings_wrapped(_fill(_MODEL_TEST, **fmt)))
+    w.create(
+        f"tests/test_{name}.py",
+        _docstrings_wrapped(_fill(_MODEL_TEST + _PLACEHOLDER_TEST, **fmt)),
+    )
 
 
 def _scaffold_cluster_mechanism(
@@ -1931,7 +2081,7 @@ def _scaffold_cluster_mechanism(
         if pooled
         else '("multi_server", "divisible", "weights")'
     )
-    free = _free_color(registry)
+    free = _free_color(registry, w.read("fairlib/games.py"))
     color = f'color="{free}", ' if free else ""
     registry = _insert_before(
         registry,
@@ -2045,6 +2195,13 @@ def main(argv=None) -> int:
     )
     m.add_argument("--label", help="the name plots and tables show (default NAME)")
     m.add_argument(
+        "--equilibrium",
+        metavar="TOL",
+        type=float,
+        help="with --game or --new-model: the rule reaches a Nash equilibrium, its residual at "
+        "most TOL (e.g. 1e-9); registered with the equilibrium capability and tol=TOL",
+    )
+    m.add_argument(
         "--paper",
         metavar="KEY",
         help="add its test and registry-wide tests to that paper's make test-paper",
@@ -2079,6 +2236,7 @@ def main(argv=None) -> int:
                     label=args.label,
                     paper=args.paper,
                     model=args.model,
+                    equilibrium=args.equilibrium,
                     root=args.root,
                 ),
                 "written",
@@ -2097,8 +2255,13 @@ def main(argv=None) -> int:
         )
     elif args.what == "mechanism":
         marker = "registry" if args.kind in ("pooled", "multi_server") else "games"
+        todo = (
+            ""
+            if marker == "registry"
+            else "; replace each TODO(scaffold) mark (the test names them)"
+        )
         print(
-            f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name} "
+            f"next: pytest tests/test_{args.name}.py; pytest -m {marker} -k {args.name}{todo} "
             "(CONTRIBUTING.md)"
         )
     return 0
