@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
@@ -67,6 +67,17 @@ def servers(draw):
 
 @settings(max_examples=120, deadline=None)
 @given(problem=servers())
+@example(  # one user on two resources: coordinate descent leaves both priced, the under-used one must be unpriced
+    problem=(
+        np.array([9.60273976, 18.96698835]),
+        np.array([[1.22554223, 2.53646214]]),
+        np.array([5.71130553]),
+        np.array([2.42202524]),
+        np.array([1.21101262]),
+        np.array([2.0]),
+        0.5,
+    )
+)
 def test_log_price_newton_from_scratch_meets_the_conditions(problem):
     cap, d, x_o, a, gamma, weight, alpha = problem
     lam = np.zeros(len(cap))
