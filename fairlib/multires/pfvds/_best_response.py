@@ -1211,7 +1211,7 @@ _BEST_RESPONSE_STEERED = steered(_best_response, "_dual_newton_response", "_log_
 def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner):
     """One Gauss-Seidel sweep over the servers (each server's users answer the others' totals, eq. (12) [INF]);
     updates ``x``, ``totals`` and the prices ``lams`` in place; returns (largest change of an x[n, i], largest
-    total).
+    total, largest KKT gap of a best response).
 
     Parameters
     ----------
@@ -1242,10 +1242,13 @@ def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner):
         The largest change of an x[n, i].
     scale : float
         The largest total.
+    gap : float
+        The largest relative KKT gap a server's best response ended with.
     """
     n_servers = gamma.shape[1]
     change = 0.0
     scale = 1e-300
+    worst = 0.0
     for i in range(n_servers):
         users = _nonzero_indices(usable[:, i])
         if users.shape[0] == 0:
@@ -1263,14 +1266,15 @@ def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner):
             g[t] = gamma[n, i]
             w[t] = weight[n]
             a[t] = weight[n] * gamma[n, i]
-        col, _, _ = _best_response(cap[i], d, x_o, a, g, w, alphas[i], lams[i], inner)
+        col, _, gap = _best_response(cap[i], d, x_o, a, g, w, alphas[i], lams[i], inner)
+        worst = max(worst, gap) if gap == gap else np.inf
         for t in range(k):
             n = users[t]
             change = max(change, abs(col[t] - x[n, i]))
             totals[n] = x_o[t] + col[t]
             x[n, i] = col[t]
             scale = max(scale, totals[n])
-    return change, scale
+    return change, scale, worst
 
 
 #: plain sweeps before :func:`_gauss_seidel` may extrapolate (on the property table's 16,000 runs plain sweeps
@@ -1366,7 +1370,7 @@ def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, 
         trial = y.copy()
         trial_totals = trial.sum(axis=1)
         trial_lams = lams.copy()
-        trial_change, _ = _sweep_once(
+        trial_change, _, _ = _sweep_once(
             cap,
             d3,
             gamma,
@@ -1393,7 +1397,7 @@ def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, 
 def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
     """Gauss-Seidel best-response sweeps over the servers until no x[n, i] changes by more than
     ``limits.tol`` relative to the largest total; updates ``x`` and the prices ``lams`` in place and
-    returns (sweeps, last relative change, jumps, trial sweeps).
+    returns (sweeps, last relative change, jumps, trial sweeps, the last sweep's largest best-response gap).
 
     At large α the sweeps can creep towards the equilibrium by an almost constant step for thousands of sweeps
     (α = 64: a change of ~4e-4 per sweep for ~6,000 sweeps). After :data:`_EXTRAPOLATE_AFTER` plain sweeps, once
@@ -1432,6 +1436,8 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
         Extrapolations taken.
     trials : int
         Trial sweeps they cost.
+    gap : float
+        The largest relative KKT gap of a best response in the last sweep.
     """
     totals = x.sum(axis=1)
     previous = x.copy()
@@ -1440,10 +1446,11 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
     jumps = 0
     trials = 0
     change = np.inf
+    gap = np.inf
     sweeps = 0
     for sweeps in range(1, limits.max_sweeps + 1):
         previous[:] = x
-        change, scale = _sweep_once(
+        change, scale, gap = _sweep_once(
             cap, d3, gamma, weight, usable, alphas, x, totals, lams, limits.inner
         )
         if change <= limits.tol * scale:
@@ -1464,7 +1471,7 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
             if jumped:
                 jumps += 1
                 totals[:] = x.sum(axis=1)
-    return sweeps, change, jumps, trials
+    return sweeps, change, jumps, trials, gap
 
 
 def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int, tol: float):
@@ -1472,7 +1479,7 @@ def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int,
     d3, cap = cluster.server_constraints(time_shared)
     x = np.array(start, dtype=np.float64)
     lams = np.zeros((cluster.n_servers, cap.shape[1]))
-    sweeps, change, jumps, trials = _gauss_seidel(
+    sweeps, change, jumps, trials, gap = _gauss_seidel(
         cap,
         d3,
         np.ascontiguousarray(cluster.gamma),
@@ -1489,7 +1496,9 @@ def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int,
         "prices": lams,
         "jumps": int(jumps),
         "trial_sweeps": int(trials),
-        "converged": bool(change <= tol * max(x.sum(1).max(), 1e-300)),
+        "response_gap": float(gap),
+        # settled sweeps of best responses that stalled with their conditions unmet are no equilibrium
+        "converged": bool(change <= tol * max(x.sum(1).max(), 1e-300) and gap <= _STALLED),
     }
 
 
@@ -1700,7 +1709,9 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: BestResponseOption
     tasks : (N, K) ndarray
         The allocation.
     diagnostics : dict
-        ``sweeps``, ``last_change``, ``prices``, ``jumps``, ``trial_sweeps``, ``converged``.
+        ``sweeps``, ``last_change``, ``prices``, ``jumps``, ``trial_sweeps``, ``response_gap`` (the last sweep's
+        largest relative KKT gap of a server's best response), ``converged`` (the sweeps settled and every best
+        response of the last met its conditions).
     """
     return _sweeps(
         cluster,
