@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
@@ -19,8 +19,10 @@ from fairlib.multires.pfvds._best_response import (
     _best_response,
     _coordinate_prices,
     _dual_newton_response,
+    _gauss_seidel,
     _log_price_response,
     ResponseLimits,
+    SweepLimits,
 )
 
 
@@ -70,6 +72,19 @@ def servers(draw):
 
 @settings(max_examples=120, deadline=None)
 @given(problem=servers())
+# one user on two resources: coordinate descent leaves both priced, the under-used one must be
+# unpriced
+@example(
+    problem=(
+        np.array([9.60273976, 18.96698835]),
+        np.array([[1.22554223, 2.53646214]]),
+        np.array([5.71130553]),
+        np.array([2.42202524]),
+        np.array([1.21101262]),
+        np.array([2.0]),
+        0.5,
+    )
+)
 def test_log_price_newton_from_scratch_meets_the_conditions(problem):
     cap, d, x_o, a, gamma, weight, alpha = problem
     lam = np.zeros(len(cap))
@@ -321,3 +336,33 @@ def test_nonzero_indices_are_numpys_flatnonzero(mask, stride):
         with compiled():
             got = _nonzero_indices(m)
         assert got.dtype == np.int64 and got.tolist() == np.flatnonzero(m).tolist()
+
+
+def test_the_sweeps_report_their_best_responses_gap():
+    """One sweep over one server is its best response: the sweeps report that response's KKT gap,
+    which ``converged`` requires to be at most 1e-10. This server (α = 256, prices spanning the
+    float range) is one whose best response stops with its conditions unmet while the sweeps settle
+    at once."""
+    rng = np.random.default_rng(967257515)
+    n, m = int(rng.integers(1, 7)), int(rng.integers(1, 4))
+    d = rng.uniform(0.1, 3.0, (n, m)) * (rng.random((n, m)) < 0.8)
+    d[~(d > 0).any(axis=1), 0] = 1.0
+    cap, gamma = rng.uniform(5.0, 20.0, m), rng.uniform(0.5, 4.0, n)
+    weight = rng.choice([0.5, 1.0, 2.0], n)
+    limits = ResponseLimits(1e-13, 200)
+    with compiled():
+        _, change, _, _, gap = _gauss_seidel(
+            cap[None],
+            np.ascontiguousarray(d[:, None, :]),
+            np.ascontiguousarray(gamma[:, None]),
+            weight,
+            np.ones((n, 1), dtype=np.bool_),
+            np.array([256.0]),
+            np.zeros((n, 1)),
+            np.zeros((1, m)),
+            SweepLimits(1, 1e-10, limits),
+        )
+        _, _, alone = _best_response(
+            cap, d, np.zeros(n), weight * gamma, gamma, weight, 256.0, np.zeros(m), limits
+        )
+    assert gap == alone

@@ -667,6 +667,102 @@ def _log_price_finish(theta, active, lam):
         lam[r] = min(np.exp(theta[r]), 1e300) if active[r] else 0.0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _handed_over_price(r, theta, active, d, x, theta_try):
+    """Log prices with resource r's price handed to the other active resources so that every served
+    user's price p_n = Σ_t d_nt λ_t stays the same (p is linear in λ): with λ_r gone, Σ_{t≠r}
+    d_nt δ_t = d_nr λ_r for every served n, solved in least squares. Every demand then stays where
+    it is, so an under-used r leaves the active set still within capacity and the others' uses are
+    unchanged. Where prices are not unique (more active resources than the served users' demands
+    span, e.g. one user on two resources) only this keeps the active set's equations use_t = cap_t
+    solvable: unpriced alone, r takes its users' prices down with it and they overuse the others.
+    Writes ``theta_try`` (its entry r is left as in ``theta``); returns False where no such transfer
+    exists: the equations have no exact solution (relative to each user's price, 1e-9) or one leaves
+    a price <= 0.
+
+    Parameters
+    ----------
+    r : int
+        The resource whose price is handed over.
+    theta : (R,) ndarray
+        Log prices θ_r = log λ_r of the active resources.
+    active : (R,) bool ndarray
+        The resources whose price is free (r among them).
+    d : (n, R) ndarray
+        Demands of the server's usable users per task.
+    x : (n,) ndarray
+        The users' demands at the log prices.
+    theta_try : (R,) ndarray
+        The log prices after the transfer (written).
+
+    Returns
+    -------
+    bool
+        Whether the transfer exists.
+    """
+    n_users, m = d.shape
+    top = -np.inf
+    for t in range(m):
+        if active[t] and theta[t] > top:
+            top = theta[t]
+    scaled = np.zeros(m)  # λ_t / max λ: prices may span hundreds of orders of magnitude
+    others = 0
+    for t in range(m):
+        if active[t]:
+            scaled[t] = np.exp(theta[t] - top)
+            if t != r:
+                others += 1
+    served = 0
+    for k in range(n_users):
+        if x[k] > 0.0 and d[k, r] > 0.0:
+            served += 1
+    if others == 0 or served == 0:
+        return False
+    idx = np.empty(others, dtype=np.int64)
+    u = 0
+    for t in range(m):
+        if active[t] and t != r:
+            idx[u] = t
+            u += 1
+    normal = np.zeros((others, others))
+    rhs = np.zeros(others)
+    for k in range(n_users):
+        if x[k] > 0.0:
+            want = d[k, r] * scaled[r]
+            for u in range(others):
+                rhs[u] += d[k, idx[u]] * want
+                for v in range(others):
+                    normal[u, v] += d[k, idx[u]] * d[k, idx[v]]
+    trace = 0.0
+    for u in range(others):
+        trace += normal[u, u]
+    if not trace > 0.0:
+        return False
+    for u in range(
+        others
+    ):  # a small ridge: the transfer is not unique where the others' demands are collinear
+        normal[u, u] += 1e-12 * trace / others
+    delta = solve(normal, rhs)
+    for k in range(n_users):
+        if x[k] > 0.0:
+            price = 0.0
+            moved = 0.0
+            for t in range(m):
+                price += d[k, t] * scaled[t]
+            for u in range(others):
+                moved += d[k, idx[u]] * delta[u]
+            if abs(moved - d[k, r] * scaled[r]) > 1e-9 * price:
+                return False
+    for t in range(m):
+        theta_try[t] = theta[t]
+    for u in range(others):
+        after = scaled[idx[u]] + delta[u]
+        if not after > 0.0:
+            return False
+        theta_try[idx[u]] = top + np.log(after)
+    return True
+
+
 @njit(cache=True, nogil=True)
 def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, limits):
     """Server best response by Newton on the log prices θ_r = log λ_r of an active set of
@@ -674,13 +770,14 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, limits):
     span hundreds of orders of magnitude and the dual value's changes fall below its rounding, so
     the dual-value line search of :func:`_best_response` stalls; in logs the demands are smooth with
     a well-scaled Jacobian ∂x_n/∂θ_r = -(x_n + x_o,n) d_nr λ_r / (α p_n). A resource joins
-    the active set when overused, leaves it when under-used and still within capacity at price 0. A
-    local method: it is started from the prices where the dual Newton stalled, or after
-    :func:`_coordinate_prices` has found the right priced resources (from arbitrary prices it can
-    stall too). ``lam`` is the warm start, updated in place (capped at 1e300). Returns (x,
-    iterations, gap). Its loops over users, logarithms, exponentials and solves are kernels of their
-    own (inlined when compiled), so that it runs steered from Python (:func:`.._jit.steered`) as the
-    certificate's fallback with the same rounding as compiled.
+    the active set when overused, leaves it when under-used and still within capacity at price 0, or
+    else when its price can be handed to the other active resources with every demand kept
+    (:func:`_handed_over_price`). A local method: it is started from the prices where the dual
+    Newton stalled, or after :func:`_coordinate_prices` has found the right priced resources (from
+    arbitrary prices it can stall too). ``lam`` is the warm start, updated in place (capped at
+    1e300). Returns (x, iterations, gap). Its loops over users, logarithms, exponentials and solves
+    are kernels of their own (inlined when compiled), so that it runs steered from Python
+    (:func:`.._jit.steered`) as the certificate's fallback with the same rounding as compiled.
 
     Parameters
     ----------
@@ -773,6 +870,25 @@ def _log_price_response(cap, d, x_o, a, gamma, alpha, lam, limits):
                 active[r] = False
                 if _log_price_state(theta, active, d, x_o, a, gamma, alpha, x_try, share_try):
                     if _usage(d, x_try)[r] <= cap[r]:
+                        _copy_vector(x, x_try)
+                        _copy_matrix(share, share_try)
+                        left = True
+                        continue
+                # its users' prices would fall and they would overuse the others: unprice it with
+                # its price handed to the others, which keeps every demand, if that lowers the KKT
+                # violation
+                active[r] = True
+                now = _log_price_gap(cap, d, x, active)
+                if _handed_over_price(r, theta, active, d, x, theta_try):
+                    active[r] = False
+                    if (
+                        _log_price_state(
+                            theta_try, active, d, x_o, a, gamma, alpha, x_try, share_try
+                        )
+                        and _usage(d, x_try)[r] <= cap[r]
+                        and _log_price_gap(cap, d, x_try, active) < now
+                    ):
+                        _copy_vector(theta, theta_try)
                         _copy_vector(x, x_try)
                         _copy_matrix(share, share_try)
                         left = True
@@ -884,8 +1000,10 @@ def _coordinate_prices(cap, d, x_o, a, gamma, alpha, lam, rounds):
     each λ_r is set where its resource's use meets its capacity, by bisection on log λ_r (use
     falls as λ_r rises), or to 0 if the resource is within capacity there. It needs only the dual's
     gradient (capacity - use), never its value, so it is immune to the rounding that stalls Newton
-    at very large α; slow but global, it finds the right set of priced resources for
-    :func:`_log_price_response` to finish. ``lam`` is updated in place.
+    at very large α; slow but global, it approaches the right set of priced resources for
+    :func:`_log_price_response` to finish (a price another resource should carry falls by a fixed
+    amount per round and can still be positive after the last; the Newton hands it over). ``lam`` is
+    updated in place.
 
     Parameters
     ----------
@@ -1106,7 +1224,7 @@ _BEST_RESPONSE_STEERED = steered(_best_response, "_dual_newton_response", "_log_
 def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner):
     """One Gauss-Seidel sweep over the servers (each server's users answer the others' totals, eq.
     (12) [INF]); updates ``x``, ``totals`` and the prices ``lams`` in place; returns (largest change
-    of an x[n, i], largest total).
+    of an x[n, i], largest total, largest KKT gap of a best response).
 
     Parameters
     ----------
@@ -1137,10 +1255,13 @@ def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner):
         The largest change of an x[n, i].
     scale : float
         The largest total.
+    gap : float
+        The largest relative KKT gap a server's best response ended with.
     """
     n_servers = gamma.shape[1]
     change = 0.0
     scale = 1e-300
+    worst = 0.0
     for i in range(n_servers):
         users = _nonzero_indices(usable[:, i])
         if users.shape[0] == 0:
@@ -1158,14 +1279,15 @@ def _sweep_once(cap, d3, gamma, weight, usable, alphas, x, totals, lams, inner):
             g[t] = gamma[n, i]
             w[t] = weight[n]
             a[t] = weight[n] * gamma[n, i]
-        col, _, _ = _best_response(cap[i], d, x_o, a, g, w, alphas[i], lams[i], inner)
+        col, _, gap = _best_response(cap[i], d, x_o, a, g, w, alphas[i], lams[i], inner)
+        worst = max(worst, gap) if gap == gap else np.inf
         for t in range(k):
             n = users[t]
             change = max(change, abs(col[t] - x[n, i]))
             totals[n] = x_o[t] + col[t]
             x[n, i] = col[t]
             scale = max(scale, totals[n])
-    return change, scale
+    return change, scale, worst
 
 
 #: plain sweeps before :func:`_gauss_seidel` may extrapolate (on the property table's 16,000 runs
@@ -1262,7 +1384,7 @@ def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, 
         trial = y.copy()
         trial_totals = trial.sum(axis=1)
         trial_lams = lams.copy()
-        trial_change, _ = _sweep_once(
+        trial_change, _, _ = _sweep_once(
             cap,
             d3,
             gamma,
@@ -1289,7 +1411,8 @@ def _extrapolate(cap, d3, gamma, weight, usable, alphas, x, move, change, lams, 
 def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
     """Gauss-Seidel best-response sweeps over the servers until no x[n, i] changes by more than
     ``limits.tol`` relative to the largest total; updates ``x`` and the prices ``lams`` in place and
-    returns (sweeps, last relative change, jumps, trial sweeps).
+    returns (sweeps, last relative change, jumps, trial sweeps, the last sweep's largest
+    best-response gap).
 
     At large α the sweeps can creep towards the equilibrium by an almost constant step for
     thousands of sweeps (α = 64: a change of ~4e-4 per sweep for ~6,000 sweeps). After
@@ -1329,6 +1452,8 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
         Extrapolations taken.
     trials : int
         Trial sweeps they cost.
+    gap : float
+        The largest relative KKT gap of a best response in the last sweep.
     """
     totals = x.sum(axis=1)
     previous = x.copy()
@@ -1337,10 +1462,11 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
     jumps = 0
     trials = 0
     change = np.inf
+    gap = np.inf
     sweeps = 0
     for sweeps in range(1, limits.max_sweeps + 1):
         previous[:] = x
-        change, scale = _sweep_once(
+        change, scale, gap = _sweep_once(
             cap, d3, gamma, weight, usable, alphas, x, totals, lams, limits.inner
         )
         if change <= limits.tol * scale:
@@ -1361,7 +1487,7 @@ def _gauss_seidel(cap, d3, gamma, weight, usable, alphas, x, lams, limits):
             if jumped:
                 jumps += 1
                 totals[:] = x.sum(axis=1)
-    return sweeps, change, jumps, trials
+    return sweeps, change, jumps, trials, gap
 
 
 def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int, tol: float):
@@ -1369,7 +1495,7 @@ def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int,
     d3, cap = cluster.server_constraints(time_shared)
     x = np.array(start, dtype=np.float64)
     lams = np.zeros((cluster.n_servers, cap.shape[1]))
-    sweeps, change, jumps, trials = _gauss_seidel(
+    sweeps, change, jumps, trials, gap = _gauss_seidel(
         cap,
         d3,
         np.ascontiguousarray(cluster.gamma),
@@ -1386,7 +1512,10 @@ def _sweeps(cluster: Cluster, alphas, start, time_shared: bool, max_sweeps: int,
         "prices": lams,
         "jumps": int(jumps),
         "trial_sweeps": int(trials),
-        "converged": bool(change <= tol * max(x.sum(1).max(), 1e-300)),
+        "response_gap": float(gap),
+        # settled sweeps of best responses that stalled with their conditions unmet are no
+        # equilibrium
+        "converged": bool(change <= tol * max(x.sum(1).max(), 1e-300) and gap <= _STALLED),
     }
 
 
@@ -1600,7 +1729,9 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: BestResponseOption
     tasks : (N, K) ndarray
         The allocation.
     diagnostics : dict
-        ``sweeps``, ``last_change``, ``prices``, ``jumps``, ``trial_sweeps``, ``converged``.
+        ``sweeps``, ``last_change``, ``prices``, ``jumps``, ``trial_sweeps``, ``response_gap`` (the
+        last sweep's largest relative KKT gap of a server's best response), ``converged`` (the
+        sweeps settled and every best response of the last met its conditions).
     """
     return _sweeps(
         cluster,
