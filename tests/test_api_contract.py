@@ -1260,6 +1260,15 @@ def _serve(conn, tmp: str) -> None:
 
     resource.setrlimit(resource.RLIMIT_AS, (_PROBE_MEMORY, _PROBE_MEMORY))
     _CHILD["tmp"] = Path(tmp)
+    # the probes run in an empty working directory of their own, never the checkout: a call that writes to a
+    # relative path shows there (:func:`_left_in_working_directory`) instead of changing the repository
+    import os
+    import sys
+
+    sys.path[:] = [os.path.abspath(entry) for entry in sys.path]
+    _CHILD["cwd"] = Path(tmp) / "cwd"
+    _CHILD["cwd"].mkdir(parents=True, exist_ok=True)
+    os.chdir(_CHILD["cwd"])
     while True:
         try:
             fn, args = conn.recv()
@@ -1268,9 +1277,22 @@ def _serve(conn, tmp: str) -> None:
         conn.send(fn(*args))
 
 
+def _left_in_working_directory() -> list[str]:
+    """What the calls since the last look left in the probing process's working directory (removed, so the next
+    target is not blamed for it): every file a call writes belongs under the test's folder, by absolute path."""
+    import shutil
+
+    left = sorted(entry.name for entry in _CHILD["cwd"].iterdir())
+    for name in left:
+        entry = _CHILD["cwd"] / name
+        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    return left
+
+
 def _child_baselines() -> dict:
     if "baselines" not in _CHILD:
         _CHILD["baselines"] = _find_baselines(_CHILD["tmp"])
+        _CHILD["left_by_baselines"] = _left_in_working_directory()
     return _CHILD["baselines"]
 
 
@@ -1280,10 +1302,26 @@ def _missing_in_child() -> dict:
     return {t.name: t.problems for t in TARGETS if t.name in found and found[t.name] is None}
 
 
+def _left_by_baselines_in_child() -> list[str]:
+    """What the baseline calls left in the working directory."""
+    _child_baselines()
+    return _CHILD["left_by_baselines"]
+
+
 def _probe_in_child(name: str):
-    """:func:`probe` of the target ``name`` on its baseline; None when it has none."""
+    """:func:`probe` of the target ``name`` on its baseline, and what its calls left in the working directory; None
+    when it has no baseline."""
     base = _child_baselines().get(name)
-    return None if base is None else probe(next(t for t in TARGETS if t.name == name), base)
+    if base is None:
+        return None
+    problems = probe(next(t for t in TARGETS if t.name == name), base)
+    left = _left_in_working_directory()
+    if left:
+        problems.append(
+            f"{name}: its probes wrote {left} into the working directory (a relative path): a probe's path must be "
+            "absolute, under the test's folder, and a bad value refused before anything is written"
+        )
+    return problems
 
 
 class _ProbeLost(Exception):
@@ -1364,6 +1402,13 @@ def test_every_public_callable_has_a_valid_baseline(prober):
         "it to its docstring, a valid value per required argument name to FACTORIES, or an entry to EXAMPLES in "
         "tests/test_api_contract.py (or, with the reason, to EXEMPT)."
     )
+
+
+def test_the_baselines_leave_the_working_directory_unchanged(prober):
+    """The valid calls write under the test's folder only (each target's probes are checked the same way, in
+    :func:`test_contract`): a run of the contract never changes the directory it is started in."""
+    left = prober.call(_left_by_baselines_in_child, guard=_BASELINE_GUARD)
+    assert not left, f"the baseline calls wrote {left} into the working directory (a relative path)"
 
 
 def test_a_probe_that_ends_its_process_fails_alone(tmp_path):
@@ -1932,6 +1977,17 @@ def type_battery(name: str, value, annotation) -> list[tuple[str, object]]:
     return [(TYPED + label, bad) for label, bad in out]
 
 
+def _under_tmp(value):
+    """A path probe as an absolute path under the test's folder: a relative one (``'no-such-choice'``, a name the
+    call may take for a new folder) would be made in the working directory, the checkout."""
+    import os
+
+    if isinstance(value, (str, os.PathLike)) and not Path(value).is_absolute():
+        anchored = _tmp() / value
+        return str(anchored) if isinstance(value, str) else anchored
+    return value
+
+
 def _value_texts(value) -> list[str]:
     """Ways a message may show a scalar value."""
     if isinstance(value, Path):  # a message naming the file names the value
@@ -2007,6 +2063,8 @@ def probe(target: Target, base) -> list[str]:
             for label, bad in type_battery(p.name, valid, p.annotation)
             if label.removeprefix(TYPED) not in seen
         ]
+        if _kind(annotation_text(p.annotation), valid) == "path":
+            probes = [(label, _under_tmp(bad)) for label, bad in probes]
         k = 0
         while k < len(probes):
             label, bad = probes[k]
