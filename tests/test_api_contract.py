@@ -406,6 +406,46 @@ ACCEPTED = {
         "negative entry",
     ): "an answer, not an error: an allocation with a negative entry is not feasible (False)",
     (
+        "fairlib.repro.experiments.bidding_game.settling_iteration",
+        "within",
+        "1e*",
+    ): "a tolerance on the curve's scale: any finite number >= 0 (a huge one: settled from the start)",
+    (
+        "fairlib.repro.experiments.heterogeneous_servers.random_bottleneck_cluster",
+        "eligible_fraction",
+        "1e-300 (tiny)",
+    ): "a probability in (0, 1]: a tiny one leaves each user the bandwidth server it always keeps",
+    (
+        "fairlib.repro.experiments.google_open_loop.sample_ids",
+        "fraction",
+        "1e-300 (tiny)",
+    ): "a fraction in (0, 1]: a tiny one keeps (almost surely) no id",
+    (
+        "fairlib.repro.experiments.precomputed_drf.row_distance",
+        "*row",
+        "an unknown key",
+    ): "a table row (table_row): its fields beyond MATCH_FIELDS are not compared",
+    (
+        "fairlib.repro.experiments.precomputed_drf.sd_bootstrap_interval",
+        "per_run",
+        "negative entry",
+    ): "a sample: any finite values (their spread is what is resampled)",
+    (
+        "fairlib.repro.experiments.precomputed_drf.*",
+        "level",
+        "1e-300 (tiny)",
+    ): "a central mass in (0, 1): a tiny one is the interval about the median",
+    (
+        "fairlib.repro.experiments.precomputed_drf.max_plausibility",
+        "alpha",
+        "1e-300 (tiny)",
+    ): "a significance level in (0, 0.5]: a tiny one widens the intervals to the whole range",
+    (
+        "fairlib.repro.experiments.*",
+        "seed",
+        "2**63*",
+    ): "a seed: any integer >= 0 (numpy's SeedSequence takes integers of any size)",
+    (
         "fairlib.repro.ledger.*",
         "ours",
         "*",
@@ -522,7 +562,7 @@ KNOWN_GAPS: set[str] = {
             "infinite_parallelism_sweep local_search_conjecture_findings "
             "local_search_swaps_per_call local_search_vs_exhaustive median_by_users "
             "outcome_metrics proportional_guarantee_runs random_two_player_games "
-            "settling_iteration theorem3_findings two_player_findings two_player_fixed_points"
+            "theorem3_findings two_player_findings two_player_fixed_points"
         ),
         "dynamic_drf": (
             "agreement_runs fixed_increment_work instance_share_findings order_summary "
@@ -530,16 +570,15 @@ KNOWN_GAPS: set[str] = {
             "total_times waterfill_baseline_findings"
         ),
         "google_open_loop": (
-            "leads paper_setup_mechanisms route_mechanisms sample_ids sensitivity "
-            "time_averaged typical_task"
+            "leads paper_setup_mechanisms route_mechanisms sensitivity time_averaged typical_task"
         ),
         "heterogeneous_servers": (
             "alpha_means alpha_sweep approach_per_instance capped_equilibrium_rates "
             "capped_solver_findings condition_findings convergence_findings definition4_route "
             "equilibrium_conditions fds_kkt_residual fig1_checks fig1_findings one_server_fds "
             "one_server_reductions property_findings property_rates property_table "
-            "proportional_fair_slsqp random_bottleneck_cluster relative_gap route_findings "
-            "solver_findings solver_rates theorem_checks theorem_findings with_random_caps"
+            "proportional_fair_slsqp route_findings solver_findings solver_rates "
+            "theorem_checks theorem_findings with_random_caps"
         ),
         "heterogeneous_traces": (
             "bitbrains_findings definition4_finding order_margins paper_setup_findings "
@@ -551,14 +590,12 @@ KNOWN_GAPS: set[str] = {
             "strategyproofness_spot_checks summary"
         ),
         "precomputed_drf": (
-            "DeviationExperiment deviation_counts deviation_runs drf_work_per_task_findings "
-            "first_blocked_deviation_bound identity_findings identity_runs max_plausibility "
-            "median_interval over_allocation_findings over_allocation_profile "
-            "over_allocation_search_findings parameter_search parameter_search_findings "
-            "pdrf_edrf_identity random_single_pool row_distance run_deviation_experiment "
-            "scaled_instances sd_bootstrap_interval speed_sweep subcycle_lower_counts "
-            "table1_tail_findings table_findings table_row variant_speed_findings "
-            "variant_time_ratios"
+            "DeviationExperiment deviation_runs drf_work_per_task_findings "
+            "first_blocked_deviation_bound identity_findings identity_runs "
+            "over_allocation_findings over_allocation_profile over_allocation_search_findings "
+            "parameter_search parameter_search_findings pdrf_edrf_identity "
+            "run_deviation_experiment scaled_instances speed_sweep table1_tail_findings "
+            "table_findings table_row variant_speed_findings variant_time_ratios"
         ),
         "template": "experiment figure findings sample_means summary",
     }.items()
@@ -1139,6 +1176,27 @@ EXAMPLES.update(
             ("demo", "notebooks/demo.ipynb", "A title"),
             {"tests": ("tests/test_demo.py",), "driver": "demo", "paper": "demo"},
         ),
+    }
+)
+
+_DRIVERS = "fairlib.repro.experiments."
+#: the drivers' valid calls: small and fast (a driver's default sizes are a notebook's)
+EXAMPLES.update(
+    {
+        _DRIVERS + "precomputed_drf.random_single_pool": lambda: ((0, 4, 2), {}),
+        _DRIVERS + "precomputed_drf.row_distance": lambda: (
+            (dict.fromkeys(fairlib.repro.experiments.precomputed_drf.MATCH_FIELDS, 1.0),)
+            + (dict.fromkeys(fairlib.repro.experiments.precomputed_drf.MATCH_FIELDS, 2.0),),
+            {},
+        ),
+        _DRIVERS + "precomputed_drf.sd_bootstrap_interval": lambda: (
+            ([1.0, 2.0, 3.0, 5.0],),
+            {"n_paper": 10, "resamples": 20},
+        ),
+        _DRIVERS + "precomputed_drf.max_plausibility": lambda: (([3, 4, 5], 4), {}),
+        _DRIVERS + "heterogeneous_servers.relative_gap": lambda: (([1.0, 2.0], [1.0, 2.5]), {}),
+        _DRIVERS + "heterogeneous_servers.random_bottleneck_cluster": lambda: ((0, 4, 2), {}),
+        _DRIVERS + "google_open_loop.sample_ids": lambda: (([3, 1, 2, 3], 0.5, 0), {}),
     }
 )
 
@@ -2176,6 +2234,13 @@ def _kind(ann: str, value) -> str:
     return ""
 
 
+def _missing(name: str) -> Path:
+    """A path under the test's folder that nothing holds: a new one per probe, since a call that accepts a missing
+    output path (``write_vm``) makes the file it names."""
+    _STATE["missing"] = _STATE.get("missing", 0) + 1
+    return _tmp() / f"{_STATE['missing']}" / name
+
+
 def _garbage_file() -> Path:
     path = _tmp() / "garbage.bin"
     path.write_bytes(b"\x00\xff garbage, not what any reader expects \xfe\n" * 4)
@@ -2220,13 +2285,13 @@ def type_battery(name: str, value, annotation) -> list[tuple[str, object]]:
         path = Path(value)
         if path.is_file():
             out += [
-                ("a missing file", _tmp() / "no_such_file.csv"),
+                ("a missing file", _missing("no_such_file.csv")),
                 ("a directory (a file is meant)", _tmp()),
                 ("a file of garbage", _garbage_file()),
             ]
         elif path.is_dir():
             out += [
-                ("a missing directory", _tmp() / "no_such_directory"),
+                ("a missing directory", _missing("no_such_directory")),
                 ("a file (a directory is meant)", _garbage_file()),
             ]
         elif path.suffix:  # an output file, written by the call

@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ..._validate import InvalidInputError, check_choice
+from ..._validate import InvalidInputError, as_identifiers, as_number, as_rng, check_choice
 from ...sweep import sweep
 
 if TYPE_CHECKING:
@@ -269,10 +269,10 @@ def sample_ids(
     InvalidInputError
         When ``fraction`` is not in (0, 1].
     """
-    if not (np.isfinite(fraction) and 0 < fraction <= 1):
-        raise InvalidInputError(f"fraction = {fraction}: must be in (0, 1]")
-    unique = np.unique(np.asarray(ids))
-    return unique[np.random.default_rng(seed).random(unique.size) < fraction]
+    fraction = as_number(fraction, "fraction", maximum=1.0)
+    generator = as_rng(seed, "seed")
+    unique = np.unique(as_identifiers(ids, "ids"))
+    return unique[generator.random(unique.size) < fraction]
 
 
 def _setup_cell(
