@@ -416,6 +416,11 @@ ACCEPTED = {
         "1e-300 (tiny)",
     ): "a probability in (0, 1]: a tiny one leaves each user the bandwidth server it always keeps",
     (
+        "fairlib.repro.experiments.heterogeneous_servers.with_random_caps",
+        "*",
+        "1e-300 (tiny)",
+    ): "a fraction in [0, 1]: a tiny share caps the one user always capped, a tiny high caps it near 0 tasks",
+    (
         "fairlib.repro.experiments.google_open_loop.sample_ids",
         "fraction",
         "1e-300 (tiny)",
@@ -569,16 +574,14 @@ KNOWN_GAPS: set[str] = {
             "per_step_times random_order_experiment random_order_runs strategyproofness_runs "
             "total_times waterfill_baseline_findings"
         ),
-        "google_open_loop": (
-            "leads paper_setup_mechanisms route_mechanisms sensitivity time_averaged typical_task"
-        ),
+        "google_open_loop": "leads sensitivity time_averaged typical_task",
         "heterogeneous_servers": (
             "alpha_means alpha_sweep approach_per_instance capped_equilibrium_rates "
             "capped_solver_findings condition_findings convergence_findings definition4_route "
-            "equilibrium_conditions fds_kkt_residual fig1_checks fig1_findings one_server_fds "
+            "equilibrium_conditions fds_kkt_residual fig1_findings one_server_fds "
             "one_server_reductions property_findings property_rates property_table "
             "proportional_fair_slsqp route_findings solver_findings solver_rates "
-            "theorem_checks theorem_findings with_random_caps"
+            "theorem_checks theorem_findings"
         ),
         "heterogeneous_traces": (
             "bitbrains_findings definition4_finding order_margins paper_setup_findings "
@@ -1197,6 +1200,13 @@ EXAMPLES.update(
         _DRIVERS + "heterogeneous_servers.relative_gap": lambda: (([1.0, 2.0], [1.0, 2.5]), {}),
         _DRIVERS + "heterogeneous_servers.random_bottleneck_cluster": lambda: ((0, 4, 2), {}),
         _DRIVERS + "google_open_loop.sample_ids": lambda: (([3, 1, 2, 3], 0.5, 0), {}),
+        _DRIVERS + "google_open_loop.paper_setup_mechanisms": lambda: ((0.01,), {}),
+        _DRIVERS + "google_open_loop.route_mechanisms": lambda: (([1.0, 2.0],), {}),
+        _DRIVERS + "heterogeneous_servers.fig1_checks": lambda: (
+            (fairlib.repro.experiments.heterogeneous_servers.fig1_instance(),),
+            {},
+        ),
+        _DRIVERS + "heterogeneous_servers.with_random_caps": lambda: ((0, _cluster()), {}),
     }
 )
 

@@ -17,6 +17,7 @@ from ..._validate import (
     InvalidInputError,
     as_count,
     as_flag,
+    as_instance,
     as_number,
     as_rng,
     as_values,
@@ -92,6 +93,12 @@ def fig1_checks(cluster: Cluster) -> dict[str, bool]:
     dict of str to bool
         Constraint → whether it holds.
     """
+    as_instance(cluster, Cluster, "cluster")
+    if (cluster.n_users, cluster.n_servers, cluster.n_resources) != (4, 2, 3):
+        raise InvalidInputError(
+            f"cluster: {cluster.n_users} users, {cluster.n_servers} servers, {cluster.n_resources} resources; "
+            "Fig. 1's instance has 4, 2 and 3 (fig1_instance())"
+        )
     d, c = cluster.demand, cluster.capacity
     pooled = cluster.pooled_capacity
     share1, share2 = d / c[0], np.where(c[1] > 0, d / np.where(c[1] > 0, c[1], 1.0), 0.0)
@@ -694,7 +701,10 @@ def with_random_caps(
     Cluster
         The capped cluster (``max_tasks`` set).
     """
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
+    as_instance(cluster, Cluster, "cluster")
+    share = as_number(share, "share", minimum=0.0, inclusive=True, maximum=1.0)
+    high = as_number(high, "high", maximum=1.0)
     alone = cluster.gamma.sum(axis=1)
     capped = rng.random(cluster.n_users) < share
     fraction = rng.uniform(0.0, high, cluster.n_users)
