@@ -1862,6 +1862,24 @@ UNSEEN_SITES = {
         "as_instance",
     ): "cluster is checked again by the mechanism, which the function runs on it first, with the same name",
     (
+        "fairlib.multires.progressive_filling",
+        "drf_allocation",
+        "as_instance",
+    ): "drf, the callable that guards it, dispatches here only when it has found a Cluster, so no other value "
+    "reaches this check through drf",
+    (
+        "fairlib.multires.progressive_filling",
+        "filling_bounds",
+        "check_task_bound",
+    ): "a valid instance's task bound (capacity / demand) overflows int64 only at a ratio of about 2**61, which no "
+    "probe draws: the probes' bad demands and capacities are refused before (as_demands, as_capacities)",
+    (
+        "fairlib.multires.psdsf",
+        "psdsf",
+        "as_flag",
+    ): "time_shared is checked again, with the same name, by Cluster.load and server_constraints, which the "
+    "function calls with it before any result",
+    (
         "fairlib.repro.catalog",
         "paper_tests",
         "as_instance",
@@ -2074,7 +2092,13 @@ def test_the_mutation_windows_cover_every_site_once():
     ids=lambda s: f"{s[0]}.{s[1]}:{s[2]}:{s[4]}",
 )
 def test_the_contract_fails_a_callable_whose_validation_site_is_removed(prober, site):
-    outcome, detail = prober.call(_probe_site_in_child, site, guard=_BASELINE_GUARD + _PROBE_GUARD)
+    try:
+        outcome, detail = prober.call(
+            _probe_site_in_child, site, guard=_BASELINE_GUARD + _PROBE_GUARD
+        )
+    except _ProbeLost as exc:
+        # the unchecked value crashed (or hung) compiled code: test_contract fails a target whose probes do that
+        outcome, detail = "caught", str(exc)
     if outcome in ("unguarded", "not mutable"):
         pytest.skip(f"{outcome}: {detail or 'no probed public callable reaches it directly'}")
     unseen = UNSEEN_SITES.get((site[0], site[1], site[4]))
