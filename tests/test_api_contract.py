@@ -593,12 +593,12 @@ KNOWN_GAPS: set[str] = {
             "strategyproofness_spot_checks summary"
         ),
         "precomputed_drf": (
-            "DeviationExperiment deviation_runs drf_work_per_task_findings "
-            "first_blocked_deviation_bound identity_findings identity_runs "
-            "over_allocation_findings over_allocation_profile over_allocation_search_findings "
-            "parameter_search parameter_search_findings pdrf_edrf_identity "
-            "run_deviation_experiment scaled_instances speed_sweep table1_tail_findings "
-            "table_findings table_row variant_speed_findings variant_time_ratios"
+            "DeviationExperiment deviation_runs drf_work_per_task_findings identity_findings "
+            "identity_runs over_allocation_findings over_allocation_profile "
+            "over_allocation_search_findings parameter_search parameter_search_findings "
+            "pdrf_edrf_identity run_deviation_experiment scaled_instances speed_sweep "
+            "table1_tail_findings table_findings table_row variant_speed_findings "
+            "variant_time_ratios"
         ),
         "template": "experiment figure findings sample_means summary",
     }.items()
@@ -1197,6 +1197,10 @@ EXAMPLES.update(
             {"n_paper": 10, "resamples": 20},
         ),
         _DRIVERS + "precomputed_drf.max_plausibility": lambda: (([3, 4, 5], 4), {}),
+        _DRIVERS + "precomputed_drf.first_blocked_deviation_bound": lambda: (
+            ([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0]),
+            {},
+        ),
         _DRIVERS + "heterogeneous_servers.relative_gap": lambda: (([1.0, 2.0], [1.0, 2.5]), {}),
         _DRIVERS + "heterogeneous_servers.random_bottleneck_cluster": lambda: ((0, 4, 2), {}),
         _DRIVERS + "google_open_loop.sample_ids": lambda: (([3, 1, 2, 3], 0.5, 0), {}),
@@ -2098,13 +2102,16 @@ def test_the_contract_fails_a_callable_whose_validation_site_is_removed(prober, 
         )
     except _ProbeLost as exc:
         # the unchecked value crashed (or hung) compiled code: test_contract fails a target whose probes do that
-        outcome, detail = "caught", str(exc)
+        outcome, detail = "lost", str(exc)
     if outcome in ("unguarded", "not mutable"):
         pytest.skip(f"{outcome}: {detail or 'no probed public callable reaches it directly'}")
     unseen = UNSEEN_SITES.get((site[0], site[1], site[4]))
+    if unseen and outcome == "lost":
+        pytest.skip(f"the probing process was lost, which says nothing of this site: {detail}")
     if unseen:
-        assert outcome == "missed", f"{site} is caught now: remove it from UNSEEN_SITES"
+        assert outcome == "missed", f"{site} is caught now ({detail}): remove it from UNSEEN_SITES"
         return
+    outcome = "caught" if outcome == "lost" else outcome
     assert outcome == "caught", (
         f"{site[4]} at {site[0]}:{site[2]} ({site[1]}) made a pass-through, and the contract still passes "
         f"{detail}: its probes do not reach what this call checks (rerun it with "
