@@ -14,6 +14,7 @@ executed notebooks, gives their runs' dates). Each run writes ``benchmarks/resul
 ``build/benchmarks/<name>.csv``.
 """
 
+import argparse
 import importlib
 import pkgutil
 import sys
@@ -32,19 +33,45 @@ def available() -> list[str]:
     )
 
 
+def parser(names: list[str]) -> argparse.ArgumentParser:
+    """The command line: benchmark names, or one of ``--list`` and ``--report``."""
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Run the benchmarks (all of them, or the NAMEs given) and render "
+        "docs/performance.md.",
+    )
+    p.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help=f"a benchmark to run (default: all): {', '.join(names)}",
+    )
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--list", action="store_true", help="print the benchmarks there are")
+    what.add_argument(
+        "--report",
+        action="store_true",
+        help="render docs/performance.md from benchmarks/results/*.json",
+    )
+    return p
+
+
 def main(argv: list[str]) -> int:
     names = available()
-    if "--list" in argv:
+    p = parser(names)
+    args = p.parse_args(argv)
+    if (args.list or args.report) and args.names:
+        p.error(f"benchmark names {args.names} go without --list and --report")
+    if args.list:
         print("\n".join(names))
         return 0
-    if "--report" in argv:
+    if args.report:
         print(f"wrote {_results.report().relative_to(_results.ROOT)}")
         return 0
-    wanted = argv or names
+    wanted = args.names or names
     unknown = [w for w in wanted if w not in names]
     if unknown:
-        print(f"unknown benchmark(s) {unknown}; available: {names}", file=sys.stderr)
-        return 2
+        p.error(f"unknown benchmark(s) {unknown}; available: {names}")
     for name in wanted:
         print(f"=== benchmarks.bench_{name}", flush=True)
         module = importlib.import_module(f"benchmarks.bench_{name}")

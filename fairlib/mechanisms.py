@@ -151,7 +151,15 @@ class ByServer:
         -------
         numpy.ndarray
             Float64, shape (n_servers,): ``values[s % len(values)]`` for server s.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``cluster`` is not a :class:`~fairlib.multires.Cluster`.
         """
+        from .multires import Cluster
+
+        as_instance(cluster, Cluster, "cluster")
         return np.resize(np.asarray(self.values, dtype=np.float64), cluster.n_servers)
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from fairlib import games, mechanisms
-from fairlib._validate import InvalidInputError
+from fairlib._validate import InvalidInputError, _short, as_labels, check_choice
 from fairlib.market import Game, GameOutcome, nash_gap, two_player_equilibria, uniform_preferences
 from fairlib.multires import Allocation, Cluster
 
@@ -288,6 +288,8 @@ def check_mechanism(name_or_callable: str | Callable, **register_options: Any) -
     ------
     AssertionError
         The first check that fails, as ``mechanism 'name' fails check_...: what went wrong``.
+    InvalidInputError
+        When ``name_or_callable`` is neither a registered name nor a callable.
 
     Examples
     --------
@@ -299,8 +301,15 @@ def check_mechanism(name_or_callable: str | Callable, **register_options: Any) -
             raise TypeError(
                 "check_mechanism: register options are for a callable, not a registered name"
             )
-        _run_checks("mechanism", mechanisms.get(name_or_callable), MECHANISM_CHECKS)
+        entry = mechanisms._lookup(name_or_callable, "name_or_callable")
+        _run_checks("mechanism", entry, MECHANISM_CHECKS)
         return
+    if not callable(name_or_callable):
+        raise InvalidInputError(
+            f"name_or_callable = {_short(name_or_callable)}: expected a registered "
+            "mechanism's name or a function f(cluster, **options), got "
+            f"{type(name_or_callable).__name__}"
+        )
     name = getattr(name_or_callable, "__name__", "candidate")
     with mechanisms.registered(name, name_or_callable, **register_options) as mech:
         _run_checks("mechanism", mech, MECHANISM_CHECKS)
@@ -681,8 +690,9 @@ def parametrize_with_checks(
 
     Raises
     ------
-    ValueError
-        When ``kind`` is neither ``"mechanism"`` nor ``"game"``.
+    InvalidInputError
+        When ``kind`` is neither ``"mechanism"`` nor ``"game"``, or ``names`` is not a non-empty
+        list of distinct registered names.
 
     Examples
     --------
@@ -692,11 +702,24 @@ def parametrize_with_checks(
     """
     import pytest
 
-    if kind not in ("mechanism", "game"):
-        raise ValueError(f"kind: expected 'mechanism' or 'game', got {kind!r}")
+    check_choice(kind, ("mechanism", "game"), "kind")
     registry, checks = (
         (mechanisms, MECHANISM_CHECKS) if kind == "mechanism" else (games, GAME_CHECKS)
     )
+    if names is not None:
+        if isinstance(names, str) or not hasattr(names, "__iter__"):
+            raise InvalidInputError(
+                f"names = {_short(names)}: expected registered names (a list of str), got "
+                f"{type(names).__name__}"
+            )
+        names = as_labels(list(names), "names", allow_empty=False)
+        for i, name in enumerate(names):
+            try:
+                registry.get(name)
+            except InvalidInputError:
+                raise InvalidInputError(
+                    f"names[{i}] = {name!r}: not a registered {kind}; known: {registry.names()}"
+                ) from None
     pairs = _pairs(registry, names, checks)
     return pytest.mark.parametrize(
         "name, check", pairs, ids=[f"{name}-{check.__name__}" for name, check in pairs]

@@ -28,13 +28,15 @@ must end in
   documents) whose message names the argument and, for a scalar, the value; or
 - a result, only where :data:`ACCEPTED` says that value is valid for that argument, with the reason.
 
-Everything left out is in :data:`EXEMPT` (whole callables or modules), :data:`ACCEPTED` (values) or
-is a class marked by :func:`fairlib._validate.result_type` (a type the library returns; its methods
-with arguments are probed), each with its reason — nothing is skipped silently, and
-:func:`test_exemptions_name_public_callables` keeps both lists current.
-A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds arbitrary
-scalars, one test per callable, its draws seeded from the callable's name: a public function added
-or removed elsewhere changes no other callable's draws
+No callable is exempt by name. What the walk leaves out, it leaves out by what it is
+(:func:`_takes_input`: an exception class, an abstract class, a callable with no parameters) or
+because it is a class marked by :func:`fairlib._validate.result_type` (a type the library returns;
+its methods with arguments are probed); values valid for an argument are in :data:`ACCEPTED` with
+the reason, and the callables still not validated are strict expected failures in :data:`KNOWN_GAPS`
+— nothing is skipped silently, and :func:`test_exemptions_name_public_callables` keeps the lists
+current. A hypothesis test (:func:`test_scalars_from_hypothesis_never_raise_raw_errors`) adds
+arbitrary scalars, one test per callable, its draws seeded from the callable's name: a public
+function added or removed elsewhere changes no other callable's draws
 (:func:`test_scalar_draws_of_a_callable_do_not_depend_on_the_others`).
 
 The probes run in a child process (:class:`_Prober`): a value a callable does not check can crash or
@@ -78,46 +80,6 @@ MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES] + [
     f"fairlib.repro.{m}"
     for m in ("experiments", "ledger", "outputs", "plotting", "verify", "catalog")
 ]
-
-#: ONE place for everything the contract leaves out: a qualified name or fnmatch pattern -> the
-#: reason
-EXEMPT = {
-    "fairlib.repro.experiments*": "the papers' drivers: each takes the tables of the previous "
-    "step of its notebook; they are run by the notebooks' smoke tests and "
-    "tests/test_*_findings.py, and validate through the library functions they call",
-    "fairlib.repro.plotting*": "figure helpers over matplotlib axes and tidy tables; matplotlib "
-    "and seaborn validate their own arguments, tests/test_site.py renders every figure",
-    "fairlib.testing*": "the registry's checks for plugin authors: they take registered "
-    "mechanisms and games (or a callable to register), not data; tests/test_testing.py and "
-    "tests/test_registry.py run them",
-    "fairlib.games.GameMechanism.refuse_unsupported": "called by the registry with the game of "
-    "each call; its refusals are tested in tests/test_games.py and, per registered game, in "
-    "tests/test_game_registry.py",
-    "fairlib.repro.plotting.use_style": "no arguments",
-    "fairlib.repro.catalog.Paper": "the repository's own catalogue entries "
-    "(fairlib/repro/catalog.py), checked together by _check_catalogue when the module loads; "
-    "tests/test_scaffold.py writes new ones",
-    "fairlib.repro.catalog.Notebook": "the repository's own catalogue entries, checked with the "
-    "papers when the module loads; tests/test_run_all.py builds registries of them",
-    "fairlib.*Error": "an exception class",
-    "fairlib.repro.ledger.ClaimLog.*": "the claims ledger's recording methods: their rules and "
-    "errors are tested in tests/test_report.py against declared registries",
-    "fairlib.repro.ledger.load_registry": "parses claim registries (TOML); its errors are tested "
-    "in tests/test_report.py",
-    "fairlib.repro.verify.*": "compares files on disk by path; tests/test_verify.py covers "
-    "missing and malformed files",
-    "fairlib.multires.Quotas.resolve": "called by drf(quotas=...) with validated arrays; "
-    "tests/test_quotas.py",
-    "fairlib.multires.HierarchicalDRFResult.node": "looks a queue up by its path; "
-    "tests/test_hierarchy.py",
-    "fairlib.repro.ledger.Declared.rule_text": "formats a declared rule for display; "
-    "tests/test_report.py",
-    "fairlib.mechanisms.ByServer.resolve": "called by the mechanisms with a validated Cluster",
-    "fairlib.repro.ledger.ClaimsFailed": "an exception class",
-    "fairlib.repro.ledger.Rule*": "a claim's rule, built by load_registry from a checked "
-    "registry; its methods take the measurements of its claim, and tests/test_report.py "
-    "decides every rule kind on good and bad ones",
-}
 
 #: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern)
 #: -> reason
@@ -511,17 +473,234 @@ ACCEPTED = {
         "tasks",
         "negative entry",
     ): "an answer, not an error: an allocation with a negative entry is not feasible (False)",
+    (
+        "fairlib.repro.experiments.bidding_game.settling_iteration",
+        "within",
+        "1e*",
+    ): "a tolerance on the curve's scale: any finite number >= 0 (a huge one: settled from the "
+    "start)",
+    (
+        "fairlib.repro.experiments.heterogeneous_servers.random_bottleneck_cluster",
+        "eligible_fraction",
+        "1e-300 (tiny)",
+    ): "a probability in (0, 1]: a tiny one leaves each user the bandwidth server it always keeps",
+    (
+        "fairlib.repro.experiments.heterogeneous_servers.with_random_caps",
+        "*",
+        "1e-300 (tiny)",
+    ): "a fraction in [0, 1]: a tiny share caps the one user always capped, a tiny high caps it "
+    "near 0 tasks",
+    (
+        "fairlib.repro.experiments.google_open_loop.sample_ids",
+        "fraction",
+        "1e-300 (tiny)",
+    ): "a fraction in (0, 1]: a tiny one keeps (almost surely) no id",
+    (
+        "fairlib.repro.experiments.precomputed_drf.row_distance",
+        "*row",
+        "an unknown key",
+    ): "a table row (table_row): its fields beyond MATCH_FIELDS are not compared",
+    (
+        "fairlib.repro.experiments.precomputed_drf.sd_bootstrap_interval",
+        "per_run",
+        "negative entry",
+    ): "a sample: any finite values (their spread is what is resampled)",
+    (
+        "fairlib.repro.experiments.precomputed_drf.*",
+        "level",
+        "1e-300 (tiny)",
+    ): "a central mass in (0, 1): a tiny one is the interval about the median",
+    (
+        "fairlib.repro.experiments.precomputed_drf.max_plausibility",
+        "alpha",
+        "1e-300 (tiny)",
+    ): "a significance level in (0, 0.5]: a tiny one widens the intervals to the whole range",
+    (
+        "fairlib.repro.experiments.*",
+        "seed",
+        "2**63*",
+    ): "a seed: any integer >= 0 (numpy's SeedSequence takes integers of any size)",
+    (
+        "fairlib.repro.ledger.*",
+        "ours",
+        "*",
+    ): "a measurement: any number or list of numbers is decided by its rule (NaN and inf never "
+    "hold); one of another shape is refused by name",
+    (
+        "fairlib.repro.ledger.*",
+        "spread",
+        "1e*",
+    ): "a spread: any finite number >= 0 (a huge one holds any measurement, a tiny one none but "
+    "the value)",
+    ("fairlib.repro.ledger.*", "sd", "1e*"): "a standard deviation: any finite number >= 0",
+    ("fairlib.repro.ledger.ClaimLog.measure", "note", "'no-such-choice'*"): "free text: the note",
+    (
+        "fairlib.repro.ledger.ClaimLog.measure",
+        "cell",
+        "'no-such-choice'*",
+    ): "free text: a cell's key",
+    (
+        "fairlib.repro.catalog.Paper",
+        "*",
+        "'no-such-choice'*",
+    ): "free text: one line (title, venue, notes, short)",
+    (
+        "fairlib.repro.catalog.Notebook",
+        "*",
+        "'no-such-choice'*",
+    ): "a folder or file name, or free text: one line (key, path, title, paper, listed_as, "
+    "headline); the catalogue checks the paper's key against PAPERS when it loads",
+    (
+        "fairlib.repro.plotting.label",
+        "mechanism",
+        "'no-such-choice'*",
+    ): "a name no table or registry knows is its own label",
+    ("fairlib.repro.plotting.new_figure", "title", "'no-such-choice'*"): "free text: the title",
+    (
+        "fairlib.repro.plotting.spread_band",
+        "label_",
+        "'no-such-choice'*",
+    ): "free text: the legend's entry",
+    (
+        "fairlib.repro.plotting.caption_problems",
+        "caption",
+        "'no-such-choice'*",
+    ): "free text: a caption",
+    (
+        "fairlib.repro.plotting.new_figure",
+        "width",
+        "2.5 (float)",
+    ): "inches: any from 0.5 to MAX_INCHES (a width above MAX_WIDTH is capped)",
+    (
+        "fairlib.repro.plotting.spread_band",
+        "interval",
+        "2.5 (float)",
+    ): "a percentage of the runs: any in (0, 100]",
+    (
+        "fairlib.repro.plotting.spread_band",
+        "interval",
+        "1e-300 (tiny)",
+    ): "a percentage of the runs in (0, 100]: a tiny one draws the band as thin as the line",
+    (
+        "fairlib.repro.verify.*",
+        "*tol",
+        "1e*",
+    ): "a tolerance: any finite number >= 0 (0: exact; a huge one lets any two numbers agree)",
+    (
+        "fairlib.repro.verify.compare_*",
+        "committed",
+        "'no-such-choice'*",
+    ): "a cell's or a file's text: any text",
+    ("fairlib.repro.verify.compare_*", "fresh", "'no-such-choice'*"): "a cell's or a file's text",
+    (
+        "fairlib.repro.verify.compare_text",
+        "sep",
+        "'no-such-choice'*",
+    ): "a regular expression: any that does not match the empty string",
+    (
+        "fairlib.repro.verify.declared_tolerance",
+        "*",
+        "'no-such-choice'*",
+    ): "an answer, not an error: nothing is declared for it (None)",
+    (
+        "fairlib.repro.verify.compare_table",
+        "name",
+        "'no-such-choice'*",
+    ): "free text: the report's name",
+    (
+        "fairlib.repro.verify.verify_results",
+        "key",
+        "'no-such-choice'*",
+    ): "a notebook key is any folder name (a new notebook's is not catalogued yet): nothing "
+    "declared for it",
+    (
+        "fairlib.repro.verify.verify_results",
+        "*_dir",
+        "a missing directory",
+    ): "an answer, not an error: a comparison of nothing, which is not a pass "
+    "(tests/test_verify.py)",
 }
 
 
-#: callables the contract still finds bad values accepted or refused without a name (the first full
-#: run found 1,025 such probes over these callables): expected failures, strict — a callable fixed
-#: here turns its XFAIL into an XPASS that fails the run until it is removed from this list. Listed
-#: with the reason "not yet validated".
+#: ONE place for the callables not yet validated: expected failures, strict — a callable fixed
+#: here turns its XFAIL into an XPASS that fails the run until it is removed from this list. These
+#: are the papers' drivers (fairlib.repro.experiments), module -> names: their scalar parameters are
+#: not yet checked at their boundary. A listed callable gets no derived baseline (a driver's derived
+#: call may run its experiment); to fix one, validate its parameters with fairlib._validate, give it
+#: a fast EXAMPLES entry and remove it from here.
 KNOWN_GAPS_REASON = (
     "not yet validated: the contract finds bad values accepted or refused by a raw error"
 )
-KNOWN_GAPS: set[str] = set()
+_NOT_YET_VALIDATED: dict[str, str] = {
+    "bidding_game": (
+        "efficiency_over_time efficiency_over_time_findings finite_convergence "
+        "finite_efficiency_trajectories finite_parallelism_findings "
+        "finite_parallelism_sweep infinite_parallelism_findings "
+        "infinite_parallelism_sweep local_search_conjecture_findings "
+        "local_search_swaps_per_call local_search_vs_exhaustive median_by_users "
+        "outcome_metrics proportional_guarantee_runs random_two_player_games "
+        "theorem3_findings two_player_findings two_player_fixed_points"
+    ),
+    "dynamic_drf": (
+        "agreement_runs fixed_increment_work instance_share_findings order_summary "
+        "per_step_times random_order_experiment random_order_runs strategyproofness_runs "
+        "total_times waterfill_baseline_findings"
+    ),
+    "google_open_loop": "leads sensitivity time_averaged typical_task",
+    "heterogeneous_servers": (
+        "alpha_means alpha_sweep approach_per_instance capped_equilibrium_rates "
+        "capped_solver_findings condition_findings convergence_findings definition4_route "
+        "equilibrium_conditions fds_kkt_residual fig1_findings one_server_fds "
+        "one_server_reductions property_findings property_rates property_table "
+        "proportional_fair_slsqp route_findings solver_findings solver_rates "
+        "theorem_checks theorem_findings"
+    ),
+    "heterogeneous_traces": (
+        "bitbrains_findings definition4_finding order_margins paper_setup_findings "
+        "replay_findings route_finding setup_findings"
+    ),
+    "mechanism_atlas": (
+        "Cell alibaba_cells atlas_table batches bitbrains_cells cell_rows check_mode "
+        "concat_tables figure findings google_cells normalised_measures per_mechanism "
+        "strategyproofness_spot_checks summary"
+    ),
+    "precomputed_drf": (
+        "DeviationExperiment deviation_runs drf_work_per_task_findings identity_findings "
+        "identity_runs over_allocation_findings over_allocation_profile "
+        "over_allocation_search_findings parameter_search parameter_search_findings "
+        "pdrf_edrf_identity run_deviation_experiment scaled_instances speed_sweep "
+        "table1_tail_findings table_findings table_row variant_speed_findings "
+        "variant_time_ratios"
+    ),
+    "template": "experiment figure findings sample_means summary",
+}
+KNOWN_GAPS: set[str] = {
+    f"fairlib.repro.experiments.{module}.{name}"
+    for module, names in _NOT_YET_VALIDATED.items()
+    for name in names.split()
+}
+
+
+def _scaffolded_drivers() -> set[str]:
+    """The template's functions in every driver not listed above: ``python -m fairlib.repro.scaffold
+    paper`` starts a new paper's driver as a copy of the template, whose functions are not yet
+    validated either."""
+    import pkgutil
+
+    import fairlib.repro.experiments as experiments
+
+    out = set()
+    for info in pkgutil.iter_modules(experiments.__path__):
+        if info.name.startswith("_") or info.name in _NOT_YET_VALIDATED:
+            continue
+        module = importlib.import_module(f"{experiments.__name__}.{info.name}")
+        out |= {
+            f"{module.__name__}.{name}"
+            for name in _NOT_YET_VALIDATED["template"].split()
+            if name in getattr(module, "__all__", ())
+            or getattr(getattr(module, name, None), "__module__", None) == module.__name__
+        }
+    return out
 
 
 # --- valid examples -------------------------------------------------------------------------------
@@ -943,6 +1122,171 @@ EXAMPLES = {
     ),
 }
 
+
+def _csv(name: str, text: str = "a,b\n1,2.5\n") -> Path:
+    path = _tmp() / "tables" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _claims_json(name: str) -> Path:
+    import json
+
+    path = _tmp() / name / "claims.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"claims": [{"claim_id": "a", "status": "held"}]}))
+    return path
+
+
+def _results_dir(name: str) -> Path:
+    folder = _claims_json(name).parent
+    (folder / "t.csv").write_text("a,b\n1,2.5\n")
+    return folder
+
+
+EXAMPLES.update(
+    {
+        "fairlib.multires.Quotas.resolve": lambda: (([[1.0, 1.0]] * 3, [9.0, 9.0]), {}),
+        "fairlib.multires.HierarchicalDRFResult.node": lambda: (("",), {}),
+        "fairlib.repro.verify.declared_tolerance": lambda: (("li2019", "t", "a"), {}),
+        "fairlib.repro.verify.compare_table": lambda: ((_csv("c.csv"), _csv("f.csv")), {}),
+        "fairlib.repro.verify.claim_changes": lambda: (
+            ([{"claim_id": "a", "status": "held"}], [{"claim_id": "a", "status": "not held"}]),
+            {},
+        ),
+        "fairlib.repro.verify.compare_claims": lambda: (
+            (_claims_json("claims_c"), _claims_json("claims_f")),
+            {},
+        ),
+        "fairlib.repro.verify.verify_results": lambda: (
+            ("li2019", _results_dir("committed"), _results_dir("fresh")),
+            {},
+        ),
+    }
+)
+
+
+def _axes():
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots()
+    ax.plot([1, 2], [1, 2], label="drf")
+    ax.legend()
+    return ax
+
+
+def _band_table():
+    return pd.DataFrame({"x": [1, 1, 2, 2], "y": [1.0, 2.0, 3.0, 4.0]})
+
+
+EXAMPLES.update(
+    {
+        **{
+            f"fairlib.repro.plotting.{name}": lambda: (("drf",), {})
+            for name in ("color", "marker", "linestyle", "label")
+        },
+        "fairlib.repro.plotting.spread_band": lambda: (
+            (_axes(), _band_table(), "x", "y", "drf"),
+            {},
+        ),
+        "fairlib.repro.plotting.legend_covers_data": lambda: ((_axes(),), {}),
+        "fairlib.repro.plotting.place_legends": lambda: ((_axes().figure,), {}),
+        "fairlib.repro.plotting.figure_marks": lambda: ((_axes().figure,), {}),
+    }
+)
+
+#: a claims registry of one claim decided by a tolerance, as TOML text and as a list of tables
+_REGISTRY_ENTRY = {
+    "id": "c",
+    "kind": "paper",
+    "source": "§1",
+    "statement": "the value is 1/2",
+    "paper_value": 0.5,
+    "tol": 0.1,
+}
+_REGISTRY_TOML = (
+    '[[claim]]\nid = "c"\nkind = "paper"\nsource = "§1"\nstatement = "the value is 1/2"\n'
+    "paper_value = 0.5\ntol = 0.1\n"
+)
+
+
+def _claim_log():
+    from fairlib.repro.ledger import ClaimLog
+
+    return ClaimLog("demo", write=False, registry=[dict(_REGISTRY_ENTRY)])
+
+
+def _declared():
+    from fairlib.repro.ledger import load_registry
+
+    return load_registry([dict(_REGISTRY_ENTRY)])["c"]
+
+
+EXAMPLES.update(
+    {
+        "fairlib.repro.ledger.load_registry": lambda: ((_REGISTRY_TOML,), {"key": "demo"}),
+        "fairlib.repro.ledger.ClaimLog.measure": lambda: (("c", 0.5), {"note": "n"}),
+        "fairlib.repro.ledger.ClaimLog.measure_all": lambda: (
+            ({"c": fairlib.repro.ledger.Measurement(0.5)},),
+            {},
+        ),
+        "fairlib.repro.ledger.Rule.holds": lambda: ((0.5,), {}),
+        "fairlib.repro.ledger.Rule.undecided": lambda: ((0.5,), {}),
+        "fairlib.repro.ledger.Rule.spread": lambda: ((0.5, None, None), {}),
+        "fairlib.repro.catalog.Paper": lambda: (
+            ((("Doe", "Jane"),), "A title", "article", "A journal", 2024, "https://example.org"),
+            {},
+        ),
+        "fairlib.repro.catalog.Notebook": lambda: (
+            ("demo", "notebooks/demo.ipynb", "A title"),
+            {"tests": ("tests/test_demo.py",), "driver": "demo", "paper": "demo"},
+        ),
+    }
+)
+
+_DRIVERS = "fairlib.repro.experiments."
+#: the drivers' valid calls: small and fast (a driver's default sizes are a notebook's)
+EXAMPLES.update(
+    {
+        _DRIVERS + "precomputed_drf.random_single_pool": lambda: ((0, 4, 2), {}),
+        _DRIVERS + "precomputed_drf.row_distance": lambda: (
+            (dict.fromkeys(fairlib.repro.experiments.precomputed_drf.MATCH_FIELDS, 1.0),)
+            + (dict.fromkeys(fairlib.repro.experiments.precomputed_drf.MATCH_FIELDS, 2.0),),
+            {},
+        ),
+        _DRIVERS + "precomputed_drf.sd_bootstrap_interval": lambda: (
+            ([1.0, 2.0, 3.0, 5.0],),
+            {"n_paper": 10, "resamples": 20},
+        ),
+        _DRIVERS + "precomputed_drf.max_plausibility": lambda: (([3, 4, 5], 4), {}),
+        _DRIVERS + "precomputed_drf.first_blocked_deviation_bound": lambda: (
+            ([[1.0, 2.0], [2.0, 1.0]], [10.0, 10.0]),
+            {},
+        ),
+        _DRIVERS + "heterogeneous_servers.relative_gap": lambda: (([1.0, 2.0], [1.0, 2.5]), {}),
+        _DRIVERS + "heterogeneous_servers.random_bottleneck_cluster": lambda: ((0, 4, 2), {}),
+        _DRIVERS + "google_open_loop.sample_ids": lambda: (([3, 1, 2, 3], 0.5, 0), {}),
+        _DRIVERS + "google_open_loop.paper_setup_mechanisms": lambda: ((0.01,), {}),
+        _DRIVERS + "google_open_loop.route_mechanisms": lambda: (([1.0, 2.0],), {}),
+        _DRIVERS + "heterogeneous_servers.fig1_checks": lambda: (
+            (fairlib.repro.experiments.heterogeneous_servers.fig1_instance(),),
+            {},
+        ),
+        _DRIVERS + "heterogeneous_servers.with_random_caps": lambda: ((0, _cluster()), {}),
+    }
+)
+
+#: instances whose methods are probed, made before the baselines are searched (besides those the
+#: baselines return)
+INSTANCES = [
+    lambda: fairlib.mechanisms.ByServer((1.0, 2.0)),
+    lambda: fairlib.games.get("proportional_share"),
+    _declared,
+    lambda: _declared().rule,
+    lambda: fairlib.multires.hierarchical_drf([[1.0, 2.0], [2.0, 1.0]], [9.0, 9.0], ["a", "b"]),
+]
+
 _STATE: dict = {}
 
 
@@ -980,15 +1324,29 @@ RESULT_TYPE = "a result or record type the library builds and returns (marked @r
 
 
 def _exempt_reason(name: str, obj=None) -> str:
-    if is_result_type(obj):
-        return RESULT_TYPE
-    return next((why for pattern, why in EXEMPT.items() if fnmatch.fnmatchcase(name, pattern)), "")
+    return RESULT_TYPE if is_result_type(obj) else ""
+
+
+def _takes_input(obj) -> bool:
+    """Whether a public callable takes data the contract can probe. Left out by what they are, not
+    by name: an exception class (raised by the library, built from its own message); an abstract
+    class (never called: its methods are probed on an instance of a concrete subclass); a callable
+    with no parameters (no input to refuse)."""
+    if inspect.isclass(obj) and (issubclass(obj, BaseException) or inspect.isabstract(obj)):
+        return False
+    try:
+        return bool(inspect.signature(obj).parameters)
+    except (
+        TypeError,
+        ValueError,
+    ):  # no signature to read: probed, and reported if no call can be derived
+        return True
 
 
 def public_targets() -> list[Target]:
-    """Every public function and class (each object once, under its first public name), then the
-    public methods with arguments of the public classes."""
-    seen, out = set(), []
+    """Every public function and class (each object once, under its first public name) that takes
+    input (:func:`_takes_input`), then the public methods with arguments of the public classes."""
+    seen, out, classes = set(), [], []
     # the subpackages first: a name re-exported by fairlib is known by the module that defines it
     queue = [importlib.import_module(m) for m in MODULES] + [fairlib]
     done_modules = set()
@@ -1006,11 +1364,12 @@ def public_targets() -> list[Target]:
             if not callable(obj) or id(obj) in seen:
                 continue
             seen.add(id(obj))
-            out.append(Target(name, obj, exempt=_exempt_reason(name, obj)))
+            if inspect.isclass(obj) and not issubclass(obj, BaseException):
+                classes.append(Target(name, obj))
+            if _takes_input(obj):
+                out.append(Target(name, obj, exempt=_exempt_reason(name, obj)))
     methods = []
-    for t in out:
-        if not inspect.isclass(t.obj) or issubclass(t.obj, BaseException):
-            continue
+    for t in classes:
         for mname, member in vars(t.obj).items():
             if mname.startswith("_") or not inspect.isfunction(member):
                 continue
@@ -1024,6 +1383,7 @@ def public_targets() -> list[Target]:
 
 
 TARGETS = public_targets()
+KNOWN_GAPS |= _scaffolded_drivers() & {t.name for t in TARGETS}
 
 
 # --- baselines ------------------------------------------------------------------------------------
@@ -1131,10 +1491,13 @@ def _factory_call(target: Target):
 
 def _instance_of(cls):
     """An instance of a public class, from its baseline constructor or from any baseline that
-    returns one."""
+    returns one; for an abstract class, an instance of a concrete subclass."""
     if cls in _STATE["instances"]:
         return _STATE["instances"][cls]
-    raise LookupError(cls)
+    found = next((v for k, v in _STATE["instances"].items() if issubclass(k, cls)), None)
+    if found is None:
+        raise LookupError(cls)
+    return found
 
 
 def _sorter():
@@ -1149,7 +1512,7 @@ def _sorter():
 #: stateful classes, by qualified name: each call of one of their methods (a baseline or a probe)
 #: gets a fresh instance from the factory, so a probe's refused (or wrongly accepted) call cannot
 #: change the next one's state
-STATEFUL = {"fairlib.multires.DRFSorter": _sorter}
+STATEFUL = {"fairlib.multires.DRFSorter": _sorter, "fairlib.repro.ledger.ClaimLog": _claim_log}
 
 #: callables that change the process-wide registries: each call's changes are undone after it
 REGISTRY_MUTATORS = (
@@ -1248,7 +1611,10 @@ def _guarded_invoke(target, args, kwargs):
 
 
 def baseline(target: Target):
-    """(args, kwargs) of a valid call of ``target``, or None."""
+    """(args, kwargs) of a valid call of ``target``, or None (for a callable in :data:`KNOWN_GAPS`,
+    only from :data:`EXAMPLES`)."""
+    if target.name in KNOWN_GAPS and target.name not in EXAMPLES:
+        return None
     if target.name in EXAMPLES:
         try:
             args, kwargs = EXAMPLES[target.name]()
@@ -1274,7 +1640,7 @@ def _find_baselines(tmp: Path) -> dict:
         FAIRLIB_TRACE_DIR=str(tmp / "traces"),
     )
     _STATE.update(tmp=tmp, instances={})
-    for make in (_dynamic_result, _cluster, _game, _fleet, _workload, _jobs):
+    for make in (_dynamic_result, _cluster, _game, _fleet, _workload, _jobs, *INSTANCES):
         _remember(make())
     _write_traces(tmp / "traces")
     return {
@@ -1311,6 +1677,16 @@ def _serve(conn, tmp: str) -> None:
 
     resource.setrlimit(resource.RLIMIT_AS, (_PROBE_MEMORY, _PROBE_MEMORY))
     _CHILD["tmp"] = Path(tmp)
+    # the probes run in an empty working directory of their own, never the checkout: a call that
+    # writes to a relative path shows there (:func:`_left_in_working_directory`) instead of changing
+    # the repository
+    import os
+    import sys
+
+    sys.path[:] = [os.path.abspath(entry) for entry in sys.path]
+    _CHILD["cwd"] = Path(tmp) / "cwd"
+    _CHILD["cwd"].mkdir(parents=True, exist_ok=True)
+    os.chdir(_CHILD["cwd"])
     while True:
         try:
             fn, args = conn.recv()
@@ -1319,22 +1695,58 @@ def _serve(conn, tmp: str) -> None:
         conn.send(fn(*args))
 
 
+def _left_in_working_directory() -> list[str]:
+    """What the calls since the last look left in the probing process's working directory (removed,
+    so the next target is not blamed for it): every file a call writes belongs under the test's
+    folder, by absolute path."""
+    import shutil
+
+    left = sorted(entry.name for entry in _CHILD["cwd"].iterdir())
+    for name in left:
+        entry = _CHILD["cwd"] / name
+        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    return left
+
+
 def _child_baselines() -> dict:
     if "baselines" not in _CHILD:
         _CHILD["baselines"] = _find_baselines(_CHILD["tmp"])
+        _CHILD["left_by_baselines"] = _left_in_working_directory()
     return _CHILD["baselines"]
 
 
 def _missing_in_child() -> dict:
-    """The targets with no baseline, each with what was tried."""
+    """The targets with no baseline, each with what was tried (a known gap's missing baseline is
+    part of its gap)."""
     found = _child_baselines()
-    return {t.name: t.problems for t in TARGETS if t.name in found and found[t.name] is None}
+    return {
+        t.name: t.problems
+        for t in TARGETS
+        if t.name in found and found[t.name] is None and t.name not in KNOWN_GAPS
+    }
+
+
+def _left_by_baselines_in_child() -> list[str]:
+    """What the baseline calls left in the working directory."""
+    _child_baselines()
+    return _CHILD["left_by_baselines"]
 
 
 def _probe_in_child(name: str):
-    """:func:`probe` of the target ``name`` on its baseline; None when it has none."""
+    """:func:`probe` of the target ``name`` on its baseline, and what its calls left in the working
+    directory; None when it has no baseline."""
     base = _child_baselines().get(name)
-    return None if base is None else probe(next(t for t in TARGETS if t.name == name), base)
+    if base is None:
+        return None
+    problems = probe(next(t for t in TARGETS if t.name == name), base)
+    left = _left_in_working_directory()
+    if left:
+        problems.append(
+            f"{name}: its probes wrote {left} into the working directory (a relative path): "
+            "a probe's path must be "
+            "absolute, under the test's folder, and a bad value refused before anything is written"
+        )
+    return problems
 
 
 class _ProbeLost(Exception):
@@ -1414,9 +1826,16 @@ def test_every_public_callable_has_a_valid_baseline(prober):
         "no valid example call could be derived for: "
         + ", ".join(missing)
         + ".\nAdd a doctest example that calls it to its docstring, a valid value per required "
-        "argument name to FACTORIES, or an entry to EXAMPLES in tests/test_api_contract.py "
-        "(or, with the reason, to EXEMPT)."
+        "argument name to FACTORIES, or an entry to EXAMPLES in tests/test_api_contract.py."
     )
+
+
+def test_the_baselines_leave_the_working_directory_unchanged(prober):
+    """The valid calls write under the test's folder only (each target's probes are checked the same
+    way, in :func:`test_contract`): a run of the contract never changes the directory it is started
+    in."""
+    left = prober.call(_left_by_baselines_in_child, guard=_BASELINE_GUARD)
+    assert not left, f"the baseline calls wrote {left} into the working directory (a relative path)"
 
 
 def test_a_probe_that_ends_its_process_fails_alone(tmp_path):
@@ -1516,6 +1935,25 @@ UNSEEN_SITES = {
         "as_instance",
     ): "cluster is checked again by the mechanism, which the function runs on it first, with "
     "the same name",
+    (
+        "fairlib.multires.progressive_filling",
+        "drf_allocation",
+        "as_instance",
+    ): "drf, the callable that guards it, dispatches here only when it has found a Cluster, so "
+    "no other value reaches this check through drf",
+    (
+        "fairlib.multires.progressive_filling",
+        "filling_bounds",
+        "check_task_bound",
+    ): "a valid instance's task bound (capacity / demand) overflows int64 only at a ratio of "
+    "about 2**61, which no probe draws: the probes' bad demands and capacities are refused "
+    "before (as_demands, as_capacities)",
+    (
+        "fairlib.multires.psdsf",
+        "psdsf",
+        "as_flag",
+    ): "time_shared is checked again, with the same name, by Cluster.load and "
+    "server_constraints, which the function calls with it before any result",
     (
         "fairlib.repro.catalog",
         "paper_tests",
@@ -1736,13 +2174,23 @@ def test_the_mutation_windows_cover_every_site_once():
     ids=lambda s: f"{s[0]}.{s[1]}:{s[2]}:{s[4]}",
 )
 def test_the_contract_fails_a_callable_whose_validation_site_is_removed(prober, site):
-    outcome, detail = prober.call(_probe_site_in_child, site, guard=_BASELINE_GUARD + _PROBE_GUARD)
+    try:
+        outcome, detail = prober.call(
+            _probe_site_in_child, site, guard=_BASELINE_GUARD + _PROBE_GUARD
+        )
+    except _ProbeLost as exc:
+        # the unchecked value crashed (or hung) compiled code: test_contract fails a target whose
+        # probes do that
+        outcome, detail = "lost", str(exc)
     if outcome in ("unguarded", "not mutable"):
         pytest.skip(f"{outcome}: {detail or 'no probed public callable reaches it directly'}")
     unseen = UNSEEN_SITES.get((site[0], site[1], site[4]))
+    if unseen and outcome == "lost":
+        pytest.skip(f"the probing process was lost, which says nothing of this site: {detail}")
     if unseen:
-        assert outcome == "missed", f"{site} is caught now: remove it from UNSEEN_SITES"
+        assert outcome == "missed", f"{site} is caught now ({detail}): remove it from UNSEEN_SITES"
         return
+    outcome = "caught" if outcome == "lost" else outcome
     assert outcome == "caught", (
         f"{site[4]} at {site[0]}:{site[2]} ({site[1]}) made a pass-through, and the contract "
         f"still passes {detail}: its probes do not reach what this call checks (rerun it "
@@ -1907,6 +2355,13 @@ def _kind(ann: str, value) -> str:
     return ""
 
 
+def _missing(name: str) -> Path:
+    """A path under the test's folder that nothing holds: a new one per probe, since a call that
+    accepts a missing output path (``write_vm``) makes the file it names."""
+    _STATE["missing"] = _STATE.get("missing", 0) + 1
+    return _tmp() / f"{_STATE['missing']}" / name
+
+
 def _garbage_file() -> Path:
     path = _tmp() / "garbage.bin"
     path.write_bytes(b"\x00\xff garbage, not what any reader expects \xfe\n" * 4)
@@ -1954,13 +2409,13 @@ def type_battery(name: str, value, annotation) -> list[tuple[str, object]]:
         path = Path(value)
         if path.is_file():
             out += [
-                ("a missing file", _tmp() / "no_such_file.csv"),
+                ("a missing file", _missing("no_such_file.csv")),
                 ("a directory (a file is meant)", _tmp()),
                 ("a file of garbage", _garbage_file()),
             ]
         elif path.is_dir():
             out += [
-                ("a missing directory", _tmp() / "no_such_directory"),
+                ("a missing directory", _missing("no_such_directory")),
                 ("a file (a directory is meant)", _garbage_file()),
             ]
         elif path.suffix:  # an output file, written by the call
@@ -1986,6 +2441,18 @@ def type_battery(name: str, value, annotation) -> list[tuple[str, object]]:
     elif kind == "range" and isinstance(value, range):
         out += [("range(0) (empty)", range(0)), ("a reversed range", range(5, 0, -1))]
     return [(TYPED + label, bad) for label, bad in out]
+
+
+def _under_tmp(value):
+    """A path probe as an absolute path under the test's folder: a relative one
+    (``'no-such-choice'``, a name the call may take for a new folder) would be made in the working
+    directory, the checkout."""
+    import os
+
+    if isinstance(value, (str, os.PathLike)) and not Path(value).is_absolute():
+        anchored = _tmp() / value
+        return str(anchored) if isinstance(value, str) else anchored
+    return value
 
 
 def _value_texts(value) -> list[str]:
@@ -2063,6 +2530,8 @@ def probe(target: Target, base) -> list[str]:
             for label, bad in type_battery(p.name, valid, p.annotation)
             if label.removeprefix(TYPED) not in seen
         ]
+        if _kind(annotation_text(p.annotation), valid) == "path":
+            probes = [(label, _under_tmp(bad)) for label, bad in probes]
         k = 0
         while k < len(probes):
             label, bad = probes[k]
@@ -2149,10 +2618,6 @@ def test_exemptions_name_public_callables():
         "KNOWN_GAPS names no probed callable (renamed, exempt or listed under another "
         f"module): {stale}"
     )
-    for pattern, why in EXEMPT.items():
-        assert (
-            why and any(fnmatch.fnmatchcase(n, pattern) for n in names) or pattern.endswith("*")
-        ), pattern
     for (f, p, lab), why in ACCEPTED.items():
         assert why and any(fnmatch.fnmatchcase(n, f) for n in names), (f, p, lab)
 

@@ -93,6 +93,50 @@ def test_a_bad_argument_exits_2_naming_the_option(argv, names, tmp_path):
     assert "Traceback" not in done.stderr, done.stderr[-800:]
 
 
+#: every command line -> the arguments that start it (a script's path, or ``-m`` and a module)
+ENTRY_POINTS = {
+    "run_all.py": ["run_all.py"],
+    "book/build.py": ["book/build.py"],
+    "benchmarks/__main__.py": ["-m", "benchmarks"],
+    "fairlib/traces/fetch.py": ["-m", "fairlib.traces.fetch"],
+    "fairlib/repro/landing.py": ["-m", "fairlib.repro.landing"],
+    "fairlib/repro/warm.py": ["-m", "fairlib.repro.warm"],
+    "fairlib/repro/executed.py": ["-m", "fairlib.repro.executed"],
+    "fairlib/repro/catalog.py": ["-m", "fairlib.repro.catalog"],
+    "fairlib/repro/scaffold.py": ["-m", "fairlib.repro.scaffold"],
+}
+
+
+def _entry_points_in_source() -> set[str]:
+    """The files with a ``__main__`` block; the ``benchmarks/bench_*.py`` modules are started
+    through ``python -m benchmarks NAME``, whose command line is the one entry point of the
+    benchmarks."""
+    files = [ROOT / "run_all.py"] + [
+        f for d in ("fairlib", "benchmarks", "book") for f in (ROOT / d).rglob("*.py")
+    ]
+    return {
+        str(f.relative_to(ROOT))
+        for f in files
+        if 'if __name__ == "__main__"' in f.read_text() and not f.name.startswith("bench_")
+    }
+
+
+def test_every_command_line_has_a_case():
+    found = _entry_points_in_source()
+    missing, stale = sorted(found - set(ENTRY_POINTS)), sorted(set(ENTRY_POINTS) - found)
+    assert not missing, f"command lines with no case in ENTRY_POINTS: {missing}"
+    assert not stale, f"ENTRY_POINTS names files with no __main__ block: {stale}"
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_help_prints_the_usage_and_exits_0(entry, flag, tmp_path):
+    done = _run([*ENTRY_POINTS[entry], flag], tmp_path)
+    assert done.returncode == 0, (done.returncode, done.stdout[-400:], done.stderr[-800:])
+    assert done.stdout.startswith("usage:"), done.stdout[:400]
+    assert not done.stderr.strip(), done.stderr[-800:]
+
+
 #: every FAIRLIB_* variable -> (an unrecognised value, Python code that reads it); ``{file}`` is an
 #: existing file
 ENVIRONMENT = {

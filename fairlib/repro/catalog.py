@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from .._validate import InvalidInputError, _short, as_instance, as_labels, as_path
+from .._validate import InvalidInputError, _short, as_count, as_instance, as_labels, as_path
 
 __all__ = [
     "Paper",
@@ -98,8 +98,8 @@ class Paper:
     >>> Paper((("Doe", "Jane"),), "A title", "book", "Somewhere", 2024, "https://example.org")
     Traceback (most recent call last):
     ...
-    ValueError: venue_kind = 'book': must be 'conference-paper' (venue: its collection-title) or
-    'article' (venue: its journal)
+    fairlib._validate.InvalidInputError: venue_kind = 'book': must be 'conference-paper' (venue: its
+    collection-title) or 'article' (venue: its journal)
     """
 
     authors: tuple
@@ -114,7 +114,7 @@ class Paper:
     def __post_init__(self):
         """Refuse an entry whose fields could not render the README, the book or CITATION.cff."""
         if not isinstance(self.authors, tuple) or not self.authors:
-            raise ValueError(
+            raise InvalidInputError(
                 f"authors = {self.authors!r}: must be a non-empty tuple of (family names, "
                 "given names) "
                 "pairs"
@@ -128,27 +128,27 @@ class Paper:
                     for n in author
                 )
             ):
-                raise ValueError(
+                raise InvalidInputError(
                     f"authors[{i}] = {author!r}: must be a (family names, given names) pair of "
                     "non-empty one-line names"
                 )
         for name in ("title", "venue", "url"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip() or "\n" in value:
-                raise ValueError(f"{name} = {value!r}: must be one non-empty line of text")
+                raise InvalidInputError(f"{name} = {value!r}: must be one non-empty line of text")
         for name in ("notes", "short"):
             value = getattr(self, name)
             if not isinstance(value, str) or "\n" in value:
-                raise ValueError(f"{name} = {value!r}: must be one line of text (or empty)")
-        if self.venue_kind not in VENUE_KINDS:
-            raise ValueError(
+                raise InvalidInputError(f"{name} = {value!r}: must be one line of text (or empty)")
+        if not isinstance(self.venue_kind, str) or self.venue_kind not in VENUE_KINDS:
+            raise InvalidInputError(
                 f"venue_kind = {self.venue_kind!r}: must be "
                 + " or ".join(f"{k!r} (venue: its {v})" for k, v in VENUE_KINDS.items())
             )
         if isinstance(self.year, bool) or not isinstance(self.year, int) or self.year not in _YEAR:
-            raise ValueError(f"year = {self.year!r}: must be a year, e.g. 2024")
+            raise InvalidInputError(f"year = {self.year!r}: must be a year, e.g. 2024")
         if not re.match(r"https?://[^\s/]+\.[^\s]+$", self.url):
-            raise ValueError(
+            raise InvalidInputError(
                 f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv "
                 "abstract or "
                 "the DOI link"
@@ -287,6 +287,39 @@ class Notebook:
     paper: str | None = None
     listed_as: str = ""
     headline: str = ""
+
+    def __post_init__(self):
+        """Refuse an entry whose fields could not run the notebook or render the README's table
+        (each field named)."""
+        paths.check_key(self.key)
+        for name in ("path", "title"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value.strip() or "\n" in value:
+                raise InvalidInputError(
+                    f"{name} = {_short(value)}: must be one non-empty line of text"
+                )
+        for name in ("listed_as", "headline"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or "\n" in value:
+                raise InvalidInputError(
+                    f"{name} = {_short(value)}: must be one line of text (or empty)"
+                )
+        # a day per cell is the most any notebook needs: more is a typo
+        as_count(self.cell_timeout_s, "cell_timeout_s", maximum=24 * 3600)
+        for name in ("tests", "mechanisms"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple):
+                raise InvalidInputError(
+                    f"{name} = {_short(value)}: must be a tuple of text, got {type(value).__name__}"
+                )
+            as_labels(value, name)
+        if not isinstance(self.driver, str) or (self.driver and not self.driver.isidentifier()):
+            raise InvalidInputError(
+                f"driver = {_short(self.driver)}: must be a module name of "
+                "fairlib/repro/experiments (or empty)"
+            )
+        if self.paper is not None:
+            paths._check_file_name(self.paper, "paper")
 
 
 #: every paper notebook, in the order run_all.py runs them

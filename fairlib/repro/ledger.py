@@ -29,7 +29,16 @@ import numpy as np
 import pandas as pd
 
 from .. import paths
-from .._validate import InvalidInputError, _short, as_flag, as_instance, result_type
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_count,
+    as_flag,
+    as_instance,
+    as_number,
+    as_path,
+    result_type,
+)
 
 __all__ = [
     "ClaimLog",
@@ -73,7 +82,15 @@ def _plain(value):
 
 
 def _is_number(x) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool)
+    """A real number a float can hold (an integer beyond the float range is none: no rule can
+    compare it)."""
+    if not isinstance(x, numbers.Real) or isinstance(x, bool):
+        return False
+    try:
+        float(x)
+    except OverflowError:
+        return False
+    return True
 
 
 KINDS = ("paper", "finding", "check")
@@ -121,6 +138,37 @@ def _numbers(ours) -> list | None:
 # --- the rules ------------------------------------------------------------------------------------
 
 
+def _check_runs_and_spread(runs, spread, spread_name: str) -> None:
+    """A run count (an integer >= 1) and a spread (a finite number >= 0), each where given."""
+    if runs is not None:
+        as_count(runs, "runs")
+    if spread is not None:
+        as_number(spread, spread_name, inclusive=True)
+
+
+def _checking_counts(method):
+    """``method`` (a rule's ``holds``, ``spread`` or ``text``) with its ``runs`` and spread checked
+    first."""
+    import functools
+    import inspect
+
+    params = list(inspect.signature(method).parameters)[1:]
+
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        bound = dict(zip(params, args), **kwargs)
+        spread_name = "spread" if "spread" in params else "sd"
+        spread = bound.get(spread_name)
+        if method.__name__ == "spread" and self.takes_sd:
+            spread = (
+                None  # our runs' sd, which pooled_count_sd checks and names with the rule's need
+            )
+        _check_runs_and_spread(bound.get("runs"), spread, spread_name)
+        return method(self, *args, **kwargs)
+
+    return checked
+
+
 @dataclass(frozen=True)
 class Rule(ABC):
     """How a declared claim is decided: one kind of rule, declared by its fields in a claims
@@ -153,6 +201,15 @@ class Rule(ABC):
     series: ClassVar[bool] = False
     #: whether a measurement may give ``sd=``, our runs' standard deviation
     takes_sd: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        """Every kind's :meth:`holds`, :meth:`spread` and :meth:`text` check their run count and
+        spread at the boundary, whichever kind defines them (each kind checks ``ours`` by its own
+        shape)."""
+        super().__init_subclass__(**kwargs)
+        for name in ("holds", "spread", "text"):
+            if name in vars(cls):
+                setattr(cls, name, _checking_counts(vars(cls)[name]))
 
     @classmethod
     @abstractmethod
@@ -208,6 +265,7 @@ class Rule(ABC):
         """
         return False
 
+    @_checking_counts
     def spread(self, ours, runs: int | None, sd: float | None) -> float | None:
         """The spread the rule judges ``ours`` with where it estimates one from the measurement
         (none by default).
@@ -249,9 +307,10 @@ class Rule(ABC):
         """``ours`` as a list of numbers, or an error naming the claim and the rule."""
         values = _numbers(ours)
         if values is None:
-            raise ValueError(
-                f"claim {self.claim!r}: rule {self.text()!r} needs a number or a list of "
-                f"numbers, got {ours!r}"
+            raise InvalidInputError(
+                f"ours = {_short(ours)}: claim {self.claim!r}: rule {self.text()!r} needs a "
+                "number or a list of "
+                "numbers"
             )
         return values
 
@@ -259,9 +318,10 @@ class Rule(ABC):
         """``ours`` as a series of at least ``minimum`` numbers, or an error naming the claim."""
         values = ours if isinstance(ours, list) else None
         if values is None or len(values) < minimum or _numbers(values) is None:
-            raise ValueError(
-                f"claim {self.claim!r}: rule {self.text()!r} needs a list of at least "
-                f"{minimum} numbers (the series in the order of its parameter), got {ours!r}"
+            raise InvalidInputError(
+                f"ours = {_short(ours)}: claim {self.claim!r}: rule {self.text()!r} needs a "
+                f"list of at least {minimum} numbers (the series in the order of its "
+                "parameter)"
             )
         return values
 
@@ -876,7 +936,13 @@ class Declared:
         -------
         str
             The rule's words; ``"not measurable here"`` for a claim declared ``not_tested``.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``runs`` is not an integer >= 1 or ``sd`` not a finite number >= 0 (where given).
         """
+        _check_runs_and_spread(runs, sd, "sd")
         if self.not_tested or self.rule is None:
             return "not measurable here"
         return self.rule.text(runs, sd)
@@ -1045,9 +1111,20 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
     -------
     dict of str to Declared
         ``{claim id: Declared}``, in the registry's order.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``source`` is a path to no file.
+    InvalidInputError
+        When ``key`` is not text, or ``source`` is none of the three, is not TOML, or holds an entry
+        that is not a table.
+    ValueError
+        Naming the registry (the file, or ``key``) and the claim, when a claim's fields are wrong.
     """
     import tomllib
 
+    as_instance(key, str, "key")
     where = key or "registry"
     if isinstance(source, Path):
         if not source.is_file():
@@ -1055,11 +1132,35 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
                 f"claims registry of {key!r} not found: {source} (declare the notebook's "
                 "claims there before measuring them)"
             )
+        as_path(source, "source", must_exist=True)
         where = str(source)
-        source = source.read_text()
-    entries = tomllib.loads(source).get("claim", []) if isinstance(source, str) else source
+        try:
+            source = source.read_text()
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(f"source = {where!r}: not a TOML file ({exc})") from None
+    if isinstance(source, str):
+        try:
+            entries = tomllib.loads(source).get("claim", [])
+        except tomllib.TOMLDecodeError as exc:
+            raise InvalidInputError(
+                f"source = {_short(source)}: {where} is not TOML ({exc})"
+            ) from None
+    elif isinstance(source, list):
+        entries = source
+    else:
+        raise InvalidInputError(
+            f"source = {_short(source)}: expected a path, TOML text or a list of claim tables, got "
+            f"{type(source).__name__}"
+        )
+    if not isinstance(entries, list):
+        raise InvalidInputError(f"source: {where}'s claim must be an array of tables ([[claim]])")
     out: dict[str, Declared] = {}
-    for entry in entries:
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise InvalidInputError(
+                f"source[{i}] = {_short(entry)}: expected a claim table (dict), got "
+                f"{type(entry).__name__}"
+            )
         d = _declared(dict(entry), where)
         if d.id in out:
             raise ValueError(f"{where}: claim {d.id!r} declared twice")
@@ -1234,7 +1335,7 @@ def pooled_count_sd(
     0.0224
     """
     if not (_is_number(our_sd) and our_sd >= 0 and math.isfinite(our_sd)):
-        raise ValueError(
+        raise InvalidInputError(
             f"claim {claim!r}: its se rule pools our runs' spread with the paper's (the "
             "paper prints none): give sd = the standard deviation over our runs, got "
             f"{our_sd!r}"
@@ -1340,12 +1441,30 @@ class ClaimLog:
         -------
         bool
             Whether its declared rule holds.
+
+        Raises
+        ------
+        KeyError
+            When ``claim_id`` is not declared in the registry.
+        InvalidInputError
+            When an argument is of the wrong type, ``runs`` is not an integer >= 1, ``sd`` is given
+            for a rule that takes none, or ``ours`` is not of the shape its rule measures.
+        ValueError
+            When the claim is declared ``not_tested`` or was measured already, or its rule needs
+            what is not given (``runs``, a pooled rule's ``sd``).
         """
+        as_instance(claim_id, str, "claim_id")
+        as_instance(note, str, "note")
+        if cell is not None:
+            as_instance(cell, str, "cell")
+        if runs is not None:
+            as_count(runs, "runs")
         d = self.declared.get(claim_id)
         if d is None:
             raise KeyError(
-                f"claim {claim_id!r} is not declared in the registry of {self.key!r}; declare its "
-                f"statement and rule in {registry_path(self.key)} first"
+                f"claim_id: claim {claim_id!r} is not declared in the registry of "
+                f"{self.key!r}; declare its statement and rule in {registry_path(self.key)} "
+                "first"
             )
         if d.not_tested:
             raise ValueError(
@@ -1355,7 +1474,7 @@ class ClaimLog:
             raise ValueError(f"claim {claim_id!r} measured twice")
         rule = d.rule
         if sd is not None and not rule.takes_sd:
-            raise ValueError(
+            raise InvalidInputError(
                 f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does "
                 "not take our "
                 'runs\' standard deviation (only an se rule declared with sd = "pooled" does)'
@@ -1406,6 +1525,14 @@ class ClaimLog:
         dict of str to bool
             Whether each claim's rule holds.
 
+        Raises
+        ------
+        InvalidInputError
+            When ``measured`` is not a mapping or names a claim the registry does not declare
+            (nothing is measured then), or as :meth:`measure` raises.
+        TypeError
+            When a value of ``measured`` is not a :class:`Measurement`.
+
         Examples
         --------
         >>> reg = '''
@@ -1421,12 +1548,19 @@ class ClaimLog:
         >>> log.measure_all({"worst_efficiency": Measurement(0.7502, note="over 100 games")})
         {'worst_efficiency': True}
         """
-        out = {}
+        as_instance(measured, Mapping, "measured")
+        # every entry checked before any is measured: a refused call records nothing
         for claim_id, m in measured.items():
+            if not isinstance(claim_id, str) or claim_id not in self.declared:
+                raise InvalidInputError(
+                    f"measured: {claim_id!r} is no claim declared in the registry of {self.key!r}"
+                )
             if not isinstance(m, Measurement):
                 raise TypeError(
                     f"measured[{claim_id!r}] = {m!r}: expected a fairlib.repro.ledger.Measurement"
                 )
+        out = {}
+        for claim_id, m in measured.items():
             out[claim_id] = self.measure(
                 claim_id, m.value, note=m.note, runs=m.runs, cell=m.cell, sd=m.sd
             )

@@ -22,6 +22,17 @@ import numpy.typing as npt
 import pandas as pd
 import seaborn as sns
 
+from .._validate import (
+    InvalidInputError,
+    as_count,
+    as_instance,
+    as_number,
+    as_values,
+    check_choice,
+    check_columns,
+    result_type,
+)
+
 __all__ = [
     "OKABE_ITO",
     "MECHANISM_STYLES",
@@ -93,6 +104,7 @@ MAX_WIDTH = 7.0
 MAX_SAVED_WIDTH = 7.6
 
 
+@result_type
 class MechanismStyle(NamedTuple):
     """Colour, marker and line style of a mechanism.
 
@@ -180,11 +192,21 @@ MECHANISM_LABELS: dict[str, str] = {
 }
 
 
+#: the most panels :func:`new_figure` lays out along a row or a column, and the largest size it
+#: takes in inches: beyond either, a figure is a typo, not a page's figure
+MAX_PANELS, MAX_INCHES = 12, 100.0
+
+
+def _text(value: object, name: str) -> str:
+    """``value`` when it is text, else an error naming the argument (a mechanism's name, a column, a
+    caption)."""
+    return as_instance(value, str, name)
+
+
 def _registered(mechanism: str) -> Any:
     """The registered mechanism (fairlib.mechanisms) of a name or variant name, or the registered
     game (fairlib.games) of a name, or None."""
     from .. import games, mechanisms
-    from .._validate import InvalidInputError
 
     for registry in (mechanisms, games):
         try:
@@ -213,8 +235,10 @@ def color(mechanism: str) -> str:
     ------
     KeyError
         When no table or registry knows the name.
+    InvalidInputError
+        When ``mechanism`` is not text.
     """
-    key = mechanism.lower()
+    key = _text(mechanism, "mechanism").lower()
     if key in MECHANISM_COLORS:
         return MECHANISM_COLORS[key]
     mech = _registered(mechanism)
@@ -245,13 +269,15 @@ def style(mechanism: str) -> dict[str, Any]:
     ------
     KeyError
         When no table or registry knows the name.
+    InvalidInputError
+        When ``mechanism`` is not text.
 
     Examples
     --------
     >>> style("TSF") == {"color": color("tsf"), "marker": "^", "linestyle": ":"}
     True
     """
-    key = mechanism.lower()
+    key = _text(mechanism, "mechanism").lower()
     if key in MECHANISM_STYLES:
         c, m, ls = MECHANISM_STYLES[key]
         return {"color": c, "marker": m, "linestyle": ls}
@@ -270,6 +296,13 @@ def marker(mechanism: str) -> str:
     -------
     str
         A matplotlib marker.
+
+    Raises
+    ------
+    KeyError
+        When no table or registry knows the name.
+    InvalidInputError
+        When ``mechanism`` is not text.
     """
     return style(mechanism)["marker"]
 
@@ -286,6 +319,13 @@ def linestyle(mechanism: str) -> str | tuple:
     -------
     str or tuple
         A matplotlib line style.
+
+    Raises
+    ------
+    KeyError
+        When no table or registry knows the name.
+    InvalidInputError
+        When ``mechanism`` is not text.
     """
     return style(mechanism)["linestyle"]
 
@@ -303,8 +343,13 @@ def label(mechanism: str) -> str:
     -------
     str
         The label.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``mechanism`` is not text.
     """
-    key = mechanism.lower()
+    key = _text(mechanism, "mechanism").lower()
     if key in MECHANISM_LABELS:
         return MECHANISM_LABELS[key]
     mech = _registered(mechanism)
@@ -383,6 +428,13 @@ def new_figure(
     tuple of (matplotlib.figure.Figure, matplotlib.axes.Axes or numpy.ndarray)
         The figure and ``axes[row, col]`` (a single Axes for one panel).
 
+    Raises
+    ------
+    InvalidInputError
+        When ``title`` is not text, ``ncols`` or ``nrows`` is not a count from 1 to
+        :data:`MAX_PANELS`, or ``width`` or ``height`` is not a number of inches from 0.5 to
+        :data:`MAX_INCHES`.
+
     Examples
     --------
     >>> fig, axes = new_figure("two panels side by side would be 11 inches wide", ncols=2, width=11)
@@ -391,6 +443,12 @@ def new_figure(
     """
     import textwrap
 
+    _text(title, "title")
+    ncols = as_count(ncols, "ncols", maximum=MAX_PANELS)
+    nrows = as_count(nrows, "nrows", maximum=MAX_PANELS)
+    for name, inches in (("width", width), ("height", height)):
+        if inches is not None:
+            as_number(inches, name, minimum=0.5, inclusive=True, maximum=MAX_INCHES)
     use_style()
     w = width or 4.2 * ncols + 1.0
     h = height or 3.4 * nrows + 0.4
@@ -462,7 +520,34 @@ def spread_band(
     -------
     matplotlib.axes.Axes
         ``ax``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``ax`` is not an Axes, ``data`` not a table, ``x`` or ``y`` not one of its columns,
+        ``y`` not numbers, ``interval`` not a percentage in (0, 100], ``marker`` not a matplotlib
+        marker, ``label_`` not text or ``estimator`` neither ``"median"`` nor ``"mean"``.
+    KeyError
+        When no table or registry knows ``mechanism``.
     """
+    from matplotlib.markers import MarkerStyle
+
+    as_instance(ax, Axes, "ax")
+    as_instance(data, pd.DataFrame, "data")
+    check_choice(_text(x, "x"), list(data.columns), "x")
+    check_choice(_text(y, "y"), list(data.columns), "y")
+    check_columns(data, "data", [y], sign=None)
+    _text(mechanism, "mechanism")
+    interval = as_number(interval, "interval", maximum=100.0)
+    _text(marker, "marker")
+    if marker:
+        try:
+            MarkerStyle(marker)
+        except ValueError:
+            raise InvalidInputError(f"marker = {marker!r}: not a matplotlib marker") from None
+    if label_ is not None:
+        _text(label_, "label_")
+    check_choice(estimator, ("median", "mean"), "estimator")
     c = kw.pop("color", None) or color(mechanism)
     if (
         marker == "o" and mechanism.lower() in MECHANISM_STYLES
@@ -515,7 +600,13 @@ def legend_covers_data(ax: Axes) -> bool:
     -------
     bool
         False when it has no visible legend.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``ax`` is not a matplotlib Axes.
     """
+    as_instance(ax, Axes, "ax")
     legend = ax.get_legend()
     if legend is None or not legend.get_visible():
         return False
@@ -575,7 +666,11 @@ def place_legends(fig: Figure, *, headroom_steps: int = 4) -> list[Axes]:
     ------
     ValueError
         When legends still overlap each other after they are redrawn in one column.
+    InvalidInputError
+        When ``fig`` is not a matplotlib Figure or ``headroom_steps`` not a count from 0 to 100.
     """
+    as_instance(fig, Figure, "fig")
+    headroom_steps = as_count(headroom_steps, "headroom_steps", minimum=0, maximum=100)
     moved: list[Axes] = []
     if not any(ax.get_legend() is not None for ax in fig.axes):
         return moved
@@ -719,7 +814,8 @@ def resource_color(resource: str) -> str:
     Raises
     ------
     ValueError
-        When the resource is not one of :data:`RESOURCE_COLORS`.
+        When the resource is not one of :data:`RESOURCE_COLORS` (an
+        :class:`~fairlib._validate.InvalidInputError` when it is not text).
 
     Examples
     --------
@@ -727,7 +823,7 @@ def resource_color(resource: str) -> str:
     True
     """
     try:
-        return RESOURCE_COLORS[resource.lower()]
+        return RESOURCE_COLORS[_text(resource, "resource").lower()]
     except KeyError:
         raise ValueError(
             f"resource = {resource!r}: no colour; known: {sorted(RESOURCE_COLORS)}"
@@ -746,8 +842,22 @@ def log_log_slope(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
     -------
     float
         The slope.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``x`` or ``y`` is not a 1-D array of finite positive numbers, their lengths differ, or
+        ``x`` has fewer than two distinct values (no slope).
+
+    Examples
+    --------
+    >>> round(log_log_slope([1, 10, 100], [2, 200, 20000]), 6)
+    2.0
     """
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    x = as_values(x, "x", ndim=1, sign="> 0")
+    y = as_values(y, "y", ndim=1, sign="> 0", shape=(len(x),))
+    if len(np.unique(x)) < 2:
+        raise InvalidInputError(f"x = {x.tolist()!r}: fewer than two distinct values, no slope")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
@@ -796,9 +906,15 @@ def figure_marks(fig: Figure) -> dict[str, list[str]]:
     -------
     dict of str to list of str
         ``{"texts": [...], "markers": [...], "linestyles": [...]}``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``fig`` is not a matplotlib Figure.
     """
     from matplotlib.lines import Line2D
 
+    as_instance(fig, Figure, "fig")
     texts, markers, lines = set(), set(), set()
     fig.canvas.draw()
     texts.add(fig.get_suptitle())  # "" when there is none (dropped below)
@@ -853,6 +969,12 @@ def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
     list of str
         One sentence per problem.
 
+    Raises
+    ------
+    InvalidInputError
+        When ``caption`` is not text or ``marks`` not a mapping of ``texts``, ``markers`` and
+        ``linestyles`` to lists of text.
+
     Examples
     --------
     >>> caption_problems(
@@ -869,8 +991,17 @@ def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
     """
     import re
 
+    lower = _text(caption, "caption").lower()
+    as_instance(marks, Mapping, "marks")
+    for key, values in marks.items():
+        check_choice(key, ("texts", "markers", "linestyles"), "marks (a key)")
+        if not isinstance(values, (list, tuple)):
+            raise InvalidInputError(
+                f"marks[{key!r}] = {values!r}: must be a list of text, got {type(values).__name__}"
+            )
+        for i, value in enumerate(values):
+            _text(value, f"marks[{key!r}][{i}]")
     problems = []
-    lower = caption.lower()
     drawn = set(marks.get("markers", []))
     for word, shapes in _MARKER_WORDS.items():
         if re.search(rf"\b{word}(e?s)?\b", lower) and not drawn & set(shapes):

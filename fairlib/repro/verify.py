@@ -33,7 +33,15 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from .._validate import InvalidInputError, result_type
+from .._validate import (
+    InvalidInputError,
+    as_flag,
+    as_instance,
+    as_labels,
+    as_number,
+    as_path,
+    result_type,
+)
 from ..tolerances import DEFAULT_ATOL, DEFAULT_RTOL
 
 __all__ = [
@@ -75,6 +83,7 @@ ANOTHER_CPU = {
 }
 
 
+@result_type
 class Tolerance(NamedTuple):
     """How far a column's numbers may move between two runs on different CPUs: equal when |a - b| <=
     rtol·max(|a|, |b|) or <= atol; ``reason`` names the certificate that bounds the move (a
@@ -650,6 +659,8 @@ def declared_tolerance(key: str, table: str, column: str) -> Tolerance | None:
     Tolerance or None
         The declaration, or None where nothing is declared.
     """
+    for name, value in (("key", key), ("table", table), ("column", column)):
+        as_instance(value, str, name)
     declared = {**TOLERANCES.get(key, {}).get("*", {}), **TOLERANCES.get(key, {}).get(table, {})}
     return declared.get(column, declared.get("*"))
 
@@ -699,6 +710,18 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
     >>> tuple(compare_values("12", "13", rtol=0.5))
     (False, inf)
     """
+    as_instance(committed, str, "committed")
+    as_instance(fresh, str, "fresh")
+    return _compare_values(committed, fresh, _tolerance(rtol, "rtol"), _tolerance(atol, "atol"))
+
+
+def _tolerance(value: float, name: str) -> float:
+    """A relative or absolute tolerance: a finite number >= 0 (0: exact)."""
+    return as_number(value, name, inclusive=True)
+
+
+def _compare_values(committed: str, fresh: str, rtol: float, atol: float) -> Comparison:
+    """:func:`compare_values` of checked arguments (the tables' loops call it per cell)."""
     if committed == fresh:
         return Comparison(True, 0.0)
     a, b = _number(committed), _number(fresh)
@@ -747,6 +770,9 @@ def compare_text(
     >>> [str(d) for d in compare_text("1,2.5\\n", "1,2.50001\\n")]
     ["row 0, column 1: committed '2.5', fresh '2.50001' (relative difference 4.00e-06)"]
     """
+    as_instance(committed, str, "committed")
+    as_instance(fresh, str, "fresh")
+    rtol = _tolerance(rtol, "rtol")
     if not isinstance(sep, str):
         raise InvalidInputError(f"sep = {sep!r}: expected a regular expression (str)")
     try:
@@ -765,7 +791,7 @@ def compare_text(
             diffs.append(Difference(i, "fields", str(len(fa)), str(len(fb))))
             continue
         for j, (x, y) in enumerate(zip(fa, fb)):
-            equal, rel = compare_values(x.strip(), y.strip(), rtol=rtol)
+            equal, rel = _compare_values(x.strip(), y.strip(), rtol, 0.0)
             if not equal:
                 diffs.append(Difference(i, j, x.strip(), y.strip(), rel))
     return diffs
@@ -773,6 +799,43 @@ def compare_text(
 
 def _read(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def _read_table(path: Path, name: str) -> pd.DataFrame:
+    """The CSV table at ``path`` as text cells; a file that is no table is an error naming the
+    argument."""
+    try:
+        return _read(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"{name} = {str(path)!r}: not a CSV table ({exc})") from None
+
+
+def _text_mapping(value, name: str) -> dict[str, str]:
+    """``value`` (None: empty), a dict of text to text, as a new dict; anything else is an error
+    naming the entry."""
+    if value is None:
+        return {}
+    as_instance(value, dict, name)
+    for key, reason in value.items():
+        as_instance(key, str, f"{name} (a key)")
+        as_instance(reason, str, f"{name}[{key!r}]")
+    return dict(value)
+
+
+def _claims(value, name: str) -> list[dict]:
+    """``value``, a list of claims as in ``claims.json`` (dicts with ``claim_id`` and
+    ``status``)."""
+    as_instance(value, list, name)
+    for i, claim in enumerate(value):
+        as_instance(claim, dict, f"{name}[{i}]")
+        for field_name in ("claim_id", "status"):
+            if not isinstance(claim.get(field_name), str):
+                raise InvalidInputError(
+                    f"{name}[{i}][{field_name!r}] = {claim.get(field_name)!r}: must be text "
+                    "(a claim of "
+                    "claims.json has claim_id and status)"
+                )
+    return value
 
 
 def compare_table(
@@ -816,10 +879,21 @@ def compare_table(
     TableReport
         The outcome: ``identical``, ``equal``, ``sensitive`` or ``differs``.
     """
-    tolerances = dict(tolerances or {})
-    name = name or Path(committed).stem
-    sensitive = dict(sensitive or {})
-    a, b = _read(Path(committed)), _read(Path(fresh))
+    committed = as_path(committed, "committed", must_exist=True)
+    fresh = as_path(fresh, "fresh", must_exist=True)
+    rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
+    exclude = as_labels(
+        list(exclude) if isinstance(exclude, (set, frozenset)) else exclude, "exclude"
+    )
+    sensitive = _text_mapping(sensitive, "sensitive")
+    tolerances = {} if tolerances is None else as_instance(tolerances, dict, "tolerances")
+    for column, declared in tolerances.items():
+        as_instance(column, str, "tolerances (a key)")
+        as_instance(declared, Tolerance, f"tolerances[{column!r}]")
+    if name is not None:
+        as_instance(name, str, "name")
+    name = name or committed.stem
+    a, b = _read_table(committed, "committed"), _read_table(fresh, "fresh")
     sensitive_rows: dict[int, str] = {}
     for spec in [k for k in sensitive if k.startswith("rows where ")]:
         reason = sensitive.pop(spec)
@@ -857,7 +931,7 @@ def compare_table(
             if x == y:
                 continue
             identical = False
-            equal, rel = compare_values(x, y, rtol=col_rtol, atol=col_atol)
+            equal, rel = _compare_values(x, y, col_rtol, col_atol)
             if equal:
                 max_rel = max(max_rel, rel)
             elif col in sensitive or "*" in sensitive or i in sensitive_rows:
@@ -897,7 +971,8 @@ def claim_changes(
     list of ClaimChange
         The changes, the committed ledger's order first.
     """
-    sensitive = dict(sensitive or {})
+    committed, fresh = _claims(committed, "committed"), _claims(fresh, "fresh")
+    sensitive = _text_mapping(sensitive, "sensitive")
     for c in committed + fresh:
         if c.get("wall_clock"):
             sensitive.setdefault(c["claim_id"], "decided by wall-clock time")
@@ -908,6 +983,19 @@ def claim_changes(
         for cid in list(old) + [c for c in new if c not in old]
         if old.get(cid) != new.get(cid)
     ]
+
+
+def _read_claims(path, name: str) -> list[dict]:
+    """The claims of the ``claims.json`` file at ``path``; a file that is not one is an error naming
+    the argument."""
+    path = as_path(path, name, must_exist=True)
+    try:
+        claims = json.loads(path.read_text())["claims"]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(
+            f"{name} = {str(path)!r}: not a claims.json ledger ({type(exc).__name__}: {exc})"
+        ) from None
+    return _claims(claims, name)
 
 
 class ClaimComparison(NamedTuple):
@@ -935,7 +1023,7 @@ def compare_claims(
     ClaimComparison
         The number of distinct claims over both, and the changes.
     """
-    old, new = (json.loads(Path(f).read_text())["claims"] for f in (committed, fresh))
+    old, new = (_read_claims(f, name) for f, name in ((committed, "committed"), (fresh, "fresh")))
     ids = {c["claim_id"] for c in old} | {c["claim_id"] for c in new}
     return ClaimComparison(len(ids), claim_changes(old, new, sensitive=sensitive))
 
@@ -979,10 +1067,11 @@ def verify_results(
     InvalidInputError
         When either directory exists but is a file.
     """
-    committed_dir, fresh_dir = Path(committed_dir), Path(fresh_dir)
-    for name, folder in (("committed_dir", committed_dir), ("fresh_dir", fresh_dir)):
-        if folder.exists() and not folder.is_dir():
-            raise InvalidInputError(f"{name} = {str(folder)!r}: not a directory")
+    as_instance(key, str, "key")
+    committed_dir = as_path(committed_dir, "committed_dir", kind="directory")
+    fresh_dir = as_path(fresh_dir, "fresh_dir", kind="directory")
+    rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
+    declared = as_flag(declared, "declared")
     timing = TIMING_COLUMNS.get(key, {})
     sensitive = SENSITIVE.get(key, {})
     report = VerifyReport(key)
@@ -1004,7 +1093,7 @@ def verify_results(
                     fresh_dir / f"{name}.csv",
                     rtol=rtol,
                     atol=atol,
-                    exclude=timing.get(name, []) + timing.get("*", []),
+                    exclude=list(dict.fromkeys(timing.get(name, []) + timing.get("*", []))),
                     sensitive=sensitive.get("tables", {}).get(name),
                     name=f"{name}.csv",
                     tolerances={

@@ -684,6 +684,8 @@ def synthetic_alibaba(
     n_machines = as_count(n_machines, "n_machines", maximum=MAX_ALIBABA_MACHINES)
     n_tasks = as_count(n_tasks, "n_tasks", maximum=MAX_ALIBABA_TASKS)
     rng = as_rng(rng)
+    if dest is not None:  # refused before any folder is made
+        as_path(dest, "dest", kind="directory")
     # never the folder a real excerpt was found in: the default is the fetch target, data/traces
     root = (
         trace_folder("alibaba_clusterdata", dest, "dest")

@@ -45,7 +45,15 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike
 
 from ..._jit import njit
-from ..._validate import as_labels, InvalidInputError, _short, as_array, as_real_array, check_choice
+from ..._validate import (
+    as_labels,
+    InvalidInputError,
+    _short,
+    as_array,
+    as_real_array,
+    as_values,
+    check_choice,
+)
 
 __all__ = ["Quotas", "QUOTA_SHARES", "ResolvedQuotas", "divisible_bounds"]
 
@@ -354,10 +362,10 @@ class Quotas:
 
         Parameters
         ----------
-        demands : numpy.ndarray
-            Float64, shape (n_users, n_resources): validated per-task demands.
-        capacity : numpy.ndarray
-            Float64, shape (n_resources,): validated capacities.
+        demands : array_like
+            Shape (n_users, n_resources): per-task demands, finite and >= 0.
+        capacity : array_like
+            Shape (n_resources,): capacities, finite and >= 0.
 
         Returns
         -------
@@ -367,10 +375,13 @@ class Quotas:
         Raises
         ------
         InvalidInputError
-            On a wrong shape, a guarantee above its limit, a lending limit above its guarantee, or
-            guarantees that add up to more than the capacity.
+            On demands or capacities that are not finite and >= 0, a wrong shape, a guarantee above
+            its limit, a lending limit above its guarantee, or guarantees that add up to more than
+            the capacity.
         """
+        demands = as_values(demands, "demands", ndim=2)
         n, m = demands.shape
+        capacity = as_values(capacity, "capacity", ndim=1, shape=(m,))
         g_name, l_name, lend_name = self.names
         # read in place (nothing below keeps them: what is returned is computed from them)
         guarantee = (

@@ -11,7 +11,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ... import metrics
-from ..._validate import InvalidInputError, check_choice
+from ..._validate import InvalidInputError, as_instance, as_number, check_choice
 from ...market.dynamics import run_dynamics
 from ...market.best_response import best_response, best_response_finite, utility
 from ...market.equilibrium import (
@@ -946,13 +946,16 @@ def settling_iteration(curve: pd.Series, within: float = 0.01) -> int:
     >>> settling_iteration(pd.Series([0.5, 0.8, 0.905, 0.908, 0.91], index=[0, 1, 2, 3, 4]))
     2
     """
-    values = np.asarray(curve, dtype=np.float64)
+    as_instance(curve, pd.Series, "curve")
+    within = as_number(within, "within", inclusive=True)
+    try:
+        values = np.asarray(curve, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"curve: expected numbers, got dtype {curve.dtype}") from None
     if values.ndim != 1 or values.size == 0 or not np.isfinite(values).all():
         raise InvalidInputError(
             f"curve: expected a non-empty 1-D series of finite values, got {values!r}"
         )
-    if not within >= 0:
-        raise InvalidInputError(f"within = {within}: must be >= 0")
     off = np.abs(values - values[-1]) > within
     return int(curve.index[np.flatnonzero(off)[-1] + 1]) if off.any() else int(curve.index[0])
 

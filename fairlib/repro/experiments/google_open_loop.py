@@ -33,7 +33,14 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ..._validate import InvalidInputError, check_choice
+from ..._validate import (
+    InvalidInputError,
+    as_identifiers,
+    as_number,
+    as_rng,
+    as_values,
+    check_choice,
+)
 from ...sweep import sweep
 
 if TYPE_CHECKING:
@@ -195,6 +202,9 @@ def paper_setup_mechanisms(task: float) -> dict[str, Callable[[Cluster], Allocat
     """
     from ...multires import drfh, drfh_best_fit, psdsf, tsf
 
+    # Best-Fit DRFH steps by this quantum: a task below a millionth of a machine would take millions
+    # of steps
+    task = as_number(task, "task", minimum=1e-6, inclusive=True, maximum=1.0)
     return {
         "PS-DSF": psdsf,
         "DRFH": drfh,
@@ -233,9 +243,10 @@ def route_mechanisms(
     """
     from ...multires import pfvds, psdsf
 
-    values = [float(a) for a in alphas]
-    bad = [a for a in values if not (np.isfinite(a) and a > 0)]
-    if not values or bad:
+    if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
+        raise InvalidInputError(f"alphas = {alphas!r}: need an iterable of finite values > 0")
+    values = as_values(list(alphas), "alphas", ndim=1, sign="> 0").tolist()
+    if not values:
         raise InvalidInputError(f"alphas = {list(alphas)}: need finite values > 0")
     certified: dict[str, list[bool]] = {}
 
@@ -281,10 +292,10 @@ def sample_ids(
     InvalidInputError
         When ``fraction`` is not in (0, 1].
     """
-    if not (np.isfinite(fraction) and 0 < fraction <= 1):
-        raise InvalidInputError(f"fraction = {fraction}: must be in (0, 1]")
-    unique = np.unique(np.asarray(ids))
-    return unique[np.random.default_rng(seed).random(unique.size) < fraction]
+    fraction = as_number(fraction, "fraction", maximum=1.0)
+    generator = as_rng(seed, "seed")
+    unique = np.unique(as_identifiers(ids, "ids"))
+    return unique[generator.random(unique.size) < fraction]
 
 
 def _setup_cell(

@@ -14,7 +14,16 @@ import numpy.typing as npt
 import pandas as pd
 from scipy.optimize import minimize
 
-from ..._validate import InvalidInputError, check_choice
+from ..._validate import (
+    InvalidInputError,
+    as_count,
+    as_flag,
+    as_instance,
+    as_number,
+    as_rng,
+    as_values,
+    check_choice,
+)
 from ...multires.cluster import Allocation, Cluster, random_cluster, random_pool
 from ...multires.pfvds import nash_residual, pfvds, proportional_fair_objective, shared_stages
 from ...multires.pfvds.conditions import least_merit, random_feasible_start, variational_gap
@@ -86,6 +95,13 @@ def fig1_checks(cluster: Cluster) -> dict[str, bool]:
     dict of str to bool
         Constraint → whether it holds.
     """
+    as_instance(cluster, Cluster, "cluster")
+    if (cluster.n_users, cluster.n_servers, cluster.n_resources) != (4, 2, 3):
+        raise InvalidInputError(
+            f"cluster: {cluster.n_users} users, {cluster.n_servers} servers, "
+            f"{cluster.n_resources} resources; "
+            "Fig. 1's instance has 4, 2 and 3 (fig1_instance())"
+        )
     d, c = cluster.demand, cluster.capacity
     pooled = cluster.pooled_capacity
     share1, share2 = d / c[0], np.where(c[1] > 0, d / np.where(c[1] > 0, c[1], 1.0), 0.0)
@@ -137,7 +153,14 @@ def random_bottleneck_cluster(
     Cluster
         The cluster.
     """
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
+    # a cluster of a million users or a thousand servers or resources is no experiment of the
+    # paper's: a typo
+    n_users = as_count(n_users, "n_users", maximum=1_000_000)
+    n_servers = as_count(n_servers, "n_servers", maximum=1_000)
+    n_resources = as_count(n_resources, "n_resources", maximum=1_000)
+    eligible_fraction = as_number(eligible_fraction, "eligible_fraction", maximum=1.0)
+    weights = as_flag(weights, "weights")
     if n_resources < 2 or n_servers < 2:
         raise InvalidInputError(
             f"n_resources = {n_resources}, n_servers = {n_servers}: need at least 2 of each"
@@ -693,7 +716,10 @@ def with_random_caps(
     Cluster
         The capped cluster (``max_tasks`` set).
     """
-    rng = np.random.default_rng(rng)
+    rng = as_rng(rng)
+    as_instance(cluster, Cluster, "cluster")
+    share = as_number(share, "share", minimum=0.0, inclusive=True, maximum=1.0)
+    high = as_number(high, "high", maximum=1.0)
     alone = cluster.gamma.sum(axis=1)
     capped = rng.random(cluster.n_users) < share
     fraction = rng.uniform(0.0, high, cluster.n_users)
@@ -1438,9 +1464,13 @@ def relative_gap(totals: npt.ArrayLike, reference: npt.ArrayLike) -> float:
     float
         The gap, relative to the reference's largest total.
     """
-    return float(
-        np.abs(np.asarray(totals) - np.asarray(reference)).max() / np.asarray(reference).max()
-    )
+    reference = as_values(reference, "reference", ndim=1, sign=">= 0")
+    if not reference.size or reference.max() == 0:
+        raise InvalidInputError(
+            f"reference = {reference.tolist()!r}: needs a positive total to scale the gap by"
+        )
+    totals = as_values(totals, "totals", ndim=1, sign=">= 0", shape=(len(reference),))
+    return float(np.abs(totals - reference).max() / reference.max())
 
 
 def convergence_findings(exact: Allocation, by_best_response: Allocation) -> dict[str, Measurement]:

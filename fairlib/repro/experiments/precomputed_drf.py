@@ -17,7 +17,17 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ..._validate import InvalidInputError, as_capacities, as_count, as_demands
+from ..._validate import (
+    InvalidInputError,
+    as_capacities,
+    as_count,
+    as_demands,
+    as_flag,
+    as_instance,
+    as_number,
+    as_rng,
+    as_values,
+)
 from ...multires.edrf import edrf, pdrf
 from ...multires.progressive_filling import drf
 from ..ledger import Measurement
@@ -127,6 +137,15 @@ PAPER_TABLES = pd.DataFrame(
 )
 
 
+def _task_counts(tasks: npt.ArrayLike, name: str, n: int | None = None) -> np.ndarray:
+    """Tasks per user: a 1-D array of whole numbers >= 0 (``n`` of them when given), as int64."""
+    arr = as_values(tasks, name, ndim=1, shape=None if n is None else (n,))
+    if not (arr == np.round(arr)).all() or (arr > 2.0**62).any():
+        i = int(np.argmax((arr != np.round(arr)) | (arr > 2.0**62)))
+        raise InvalidInputError(f"{name}[{i}] = {arr[i]!r}: must be a whole number of tasks")
+    return arr.astype(np.int64)
+
+
 def deviation_counts(
     drf_tasks: npt.ArrayLike,
     pdrf_tasks: npt.ArrayLike,
@@ -164,7 +183,11 @@ def deviation_counts(
     ... )
     (1, 1)
     """
-    diff = np.asarray(drf_tasks, dtype=np.int64) - np.asarray(pdrf_tasks, dtype=np.int64)
+    drf_tasks = _task_counts(drf_tasks, "drf_tasks")
+    pdrf_tasks = _task_counts(pdrf_tasks, "pdrf_tasks", len(drf_tasks))
+    n_resources = as_count(n_resources, "n_resources")
+    entries_quirk = as_flag(entries_quirk, "entries_quirk")
+    diff = drf_tasks - pdrf_tasks
     under, over = diff[diff > 0], -diff[diff < 0]
     mult = n_resources if entries_quirk else 1
     return {
@@ -219,6 +242,15 @@ class SinglePool(NamedTuple):
     capacity: np.ndarray
 
 
+def _int_range(value, name: str) -> tuple[int, int]:
+    """An inclusive range of integers, ``(low, high)`` with 1 <= low <= high < 2**62."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise InvalidInputError(f"{name} = {value!r}: must be a pair (low, high) of integers")
+    low = as_count(value[0], f"{name}[0]", maximum=2**62)
+    high = as_count(value[1], f"{name}[1]", minimum=low, maximum=2**62)
+    return low, high
+
+
 def random_single_pool(
     rng: int | np.random.Generator | np.random.SeedSequence | None,
     n_users: int,
@@ -250,8 +282,15 @@ def random_single_pool(
     SinglePool
         ``(demands, capacity)``.
     """
-    rng = np.random.default_rng(rng)
-    (r_lo, r_hi), (d_lo, d_hi) = reserve_range, demand_range
+    rng = as_rng(rng)
+    # a million users or resources is beyond any table of the paper: a typo, and a matrix of
+    # gigabytes
+    n_users = as_count(n_users, "n_users", maximum=1_000_000)
+    n_resources = as_count(n_resources, "n_resources", maximum=1_000)
+    (r_lo, r_hi), (d_lo, d_hi) = (
+        _int_range(reserve_range, "reserve_range"),
+        _int_range(demand_range, "demand_range"),
+    )
     if not (0 < r_lo <= r_hi and 0 < d_lo <= d_hi):
         raise InvalidInputError(
             f"reserve_range = {reserve_range}, demand_range = {demand_range}: need 0 < low <= high"
@@ -924,6 +963,12 @@ def row_distance(row: Mapping[str, float], paper_row: Mapping[str, float]) -> fl
     float
         The mean relative distance.
     """
+    for name, value in (("row", row), ("paper_row", paper_row)):
+        as_instance(value, Mapping, name)
+        for f in MATCH_FIELDS:
+            if f not in value:
+                raise InvalidInputError(f"{name}: no {f!r} (needs {list(MATCH_FIELDS)})")
+            as_number(value[f], f"{name}[{f!r}]", minimum=-np.inf)
     return float(
         np.mean([abs(row[f] - paper_row[f]) / max(1.0, abs(paper_row[f])) for f in MATCH_FIELDS])
     )
@@ -1487,14 +1532,18 @@ def sd_bootstrap_interval(
     tuple of float
         ``(low, high)``.
     """
-    x = np.asarray(per_run, dtype=np.float64)
-    if x.ndim != 1 or x.size < 2:
+    x = as_values(per_run, "per_run", ndim=1, sign=None)
+    if x.size < 2:
         raise InvalidInputError(
             f"per_run: needs a 1-d sample of 2 runs or more, got shape {x.shape}"
         )
-    if not 0 < level < 1:
-        raise InvalidInputError(f"level: must lie in (0, 1), got {level}")
-    g = np.random.default_rng(seed)
+    # resamples x runs are drawn at once: a billion draws is the most one call makes
+    n_paper = as_count(n_paper, "n_paper", maximum=10**9)
+    resamples = as_count(resamples, "resamples", maximum=10**9 // max(n_paper, x.size))
+    level = as_number(level, "level", maximum=1.0)
+    if level == 1.0:
+        raise InvalidInputError(f"level = {level}: must lie in (0, 1)")
+    g = as_rng(seed, "seed")
     ours = x.std()
     d = x[g.integers(0, x.size, size=(int(resamples), x.size))].std(axis=1) - x[
         g.integers(0, x.size, size=(int(resamples), int(n_paper)))
@@ -1535,10 +1584,13 @@ def max_plausibility(
     """
     from scipy.stats import beta
 
-    x = np.asarray(per_run_max)
+    x = as_values(per_run_max, "per_run_max", ndim=1)
     n_ours = x.size
     if n_ours < 1:
         raise InvalidInputError("per_run_max: needs at least one run")
+    paper_max = as_count(paper_max, "paper_max", minimum=0)
+    n_paper = as_count(n_paper, "n_paper")
+    alpha = as_number(alpha, "alpha", maximum=0.5)
 
     def interval(c):
         lo = 0.0 if c == 0 else float(beta.ppf(alpha / 2, c, n_ours - c + 1))
@@ -1654,10 +1706,13 @@ def median_interval(
     """
     from scipy.stats import binom
 
-    x = np.sort(np.asarray(values, dtype=np.float64))
+    x = np.sort(as_values(values, "values", ndim=1, sign=None))
     r = x.size
     if r < 1:
         raise InvalidInputError("values: needs at least one value")
+    level = as_number(level, "level", maximum=1.0)
+    if level == 1.0:
+        raise InvalidInputError(f"level = {level}: must lie in (0, 1)")
     j = 1
     while j + 1 <= (r + 1) // 2 and binom.cdf(j, r, 0.5) <= (1 - level) / 2:
         j += 1
