@@ -160,6 +160,12 @@ def _drf_cluster_with_zeros():
     drf(_pool(), zeros="scheduler")
 
 
+def _drf_scheduler_zeros_bad_demands():
+    from fairlib.multires import drf
+
+    drf([[1.0, float("nan")], [0.0, 0.0]], [4.0, 0.0], zeros="scheduler")
+
+
 def _drf_allocation_not_a_cluster():
     from fairlib.multires.progressive_filling import drf_allocation
 
@@ -568,6 +574,10 @@ SITES = {
     ),
     "multires.pfvds.stalls:descent_rate tol": (_descent_rate_bad_tol, r"tol = nan"),
     "multires.progressive_filling:drf zeros": (_drf_cluster_with_zeros, r"zeros = 'scheduler'"),
+    "multires.progressive_filling:_drf_with_zeros demands": (
+        _drf_scheduler_zeros_bad_demands,
+        r"demands\[0, 1\] = nan",
+    ),
     "multires.progressive_filling:drf_allocation cluster": (
         _drf_allocation_not_a_cluster,
         r"cluster = 'cluster'",
