@@ -948,15 +948,17 @@ def scaled_instances(
 MATCH_FIELDS = ("under_avg", "over_1", "over_2", "over_gt2", "over_avg")
 
 
-def row_distance(row: Mapping[str, float], paper_row: Mapping[str, float]) -> float:
+def row_distance(
+    row: Mapping[str, float] | pd.Series, paper_row: Mapping[str, float] | pd.Series
+) -> float:
     """Mean relative distance of a measured table row from a paper row over :data:`MATCH_FIELDS`.
 
     Parameters
     ----------
-    row : dict of str to float
+    row : dict of str to float, or pandas.Series
         A measured row (:func:`table_row`).
-    paper_row : mapping of str to float
-        The published row.
+    paper_row : mapping of str to float, or pandas.Series
+        The published row (a row of a table of them).
 
     Returns
     -------
@@ -964,7 +966,8 @@ def row_distance(row: Mapping[str, float], paper_row: Mapping[str, float]) -> fl
         The mean relative distance.
     """
     for name, value in (("row", row), ("paper_row", paper_row)):
-        as_instance(value, Mapping, name)
+        if not isinstance(value, pd.Series):
+            as_instance(value, Mapping, name)
         for f in MATCH_FIELDS:
             if f not in value:
                 raise InvalidInputError(f"{name}: no {f!r} (needs {list(MATCH_FIELDS)})")
@@ -975,7 +978,7 @@ def row_distance(row: Mapping[str, float], paper_row: Mapping[str, float]) -> fl
 
 
 def parameter_search(
-    paper_row: Mapping[str, float],
+    paper_row: Mapping[str, float] | pd.Series,
     grid: Sequence[tuple[tuple[int, int], tuple[int, int]]],
     n_runs: int,
     rng: int | np.random.SeedSequence,
@@ -994,8 +997,8 @@ def parameter_search(
 
     Parameters
     ----------
-    paper_row : mapping of str to float
-        The published row.
+    paper_row : mapping of str to float, or pandas.Series
+        The published row (a row of a table of them).
     grid : list of ((int, int), (int, int))
         ``(reserve_range, demand_range)`` pairs.
     n_runs : int
