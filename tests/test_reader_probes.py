@@ -257,3 +257,28 @@ def test_sweep_still_takes_generators_arrays_and_series_as_value_lists():
     assert table.y.tolist() == [0, 1, 2]
     table = sweep(_cell, {"x": pd.Series([3, 4], index=[10, 11])}, backend="serial", progress=False)
     assert table.y.tolist() == [3, 4]
+
+
+@pytest.mark.parametrize(
+    "text, plain",
+    [
+        (b"1,abc,3\n-4,x y,+5\n", True),
+        (b"1,abc,3\n4,x,5.0\n", False),
+        (b"1e3,abc,3\n", False),
+        (b"1,abc,\n2,abc,", True),
+        (b"1,abc, 7 \r\n2,def,8\r\n", True),
+        (b"1," + b"z" * 300 + b",2\n3,q,0x10\n", False),
+        (b"1," + b"z" * 256 + b",2\n", True),
+    ],
+)
+def test_the_byte_precheck_of_integer_fields_agrees_with_reading_them(text, plain):
+    """The vectorised look at the bytes (which lets the per-cell text check be skipped) says
+    "plain" exactly when every field of the integer columns (here the first and last) holds only
+    digits, signs and blanks, whatever the text columns hold (256 odd bytes in one included)."""
+    from fairlib.traces._source import _PLAIN_INTEGER_BYTES, _integer_fields_are_plain
+
+    names, integer = ["a", "text", "b"], ["a", "b"]
+    lines = [line.rstrip(b"\r").split(b",") for line in text.split(b"\n") if line]
+    slow = all(set(row[k]) <= _PLAIN_INTEGER_BYTES for row in lines for k in (0, 2))
+    assert slow == plain
+    assert _integer_fields_are_plain(text, names, integer) == plain
