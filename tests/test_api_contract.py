@@ -661,7 +661,8 @@ _NOT_YET_VALIDATED: dict[str, str] = {
     ),
     "mechanism_atlas": (
         "Cell alibaba_cells atlas_table batches bitbrains_cells cell_rows check_mode "
-        "concat_tables figure findings google_cells normalised_measures per_mechanism "
+        "concat_tables distinct_instants figure findings google_cells leaders normalised_measures "
+        "per_mechanism run_labels spread "
         "strategyproofness_spot_checks summary"
     ),
     "precomputed_drf": (

@@ -614,6 +614,8 @@ def _render(root: Path) -> list[str]:
 
 
 def _notebook(template: str, key: str, title: str, citation: str, driver: str) -> str:
+    """The new paper's notebook: the template notebook ``template`` (JSON) with its title, citation,
+    key and driver filled in, cell by cell."""
     nb = json.loads(template)
     for cell in nb["cells"]:
         src = "".join(cell["source"])

@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -810,7 +810,7 @@ def _read_table(path: Path, name: str) -> pd.DataFrame:
         raise InvalidInputError(f"{name} = {str(path)!r}: not a CSV table ({exc})") from None
 
 
-def _text_mapping(value, name: str) -> dict[str, str]:
+def _text_mapping(value: Any, name: str) -> dict[str, str]:
     """``value`` (None: empty), a dict of text to text, as a new dict; anything else is an error
     naming the entry."""
     if value is None:
@@ -822,7 +822,7 @@ def _text_mapping(value, name: str) -> dict[str, str]:
     return dict(value)
 
 
-def _claims(value, name: str) -> list[dict]:
+def _claims(value: Any, name: str) -> list[dict]:
     """``value``, a list of claims as in ``claims.json`` (dicts with ``claim_id`` and
     ``status``)."""
     as_instance(value, list, name)
@@ -985,7 +985,7 @@ def claim_changes(
     ]
 
 
-def _read_claims(path, name: str) -> list[dict]:
+def _read_claims(path: Any, name: str) -> list[dict]:
     """The claims of the ``claims.json`` file at ``path``; a file that is not one is an error naming
     the argument."""
     path = as_path(path, name, must_exist=True)

@@ -242,7 +242,7 @@ class SinglePool(NamedTuple):
     capacity: np.ndarray
 
 
-def _int_range(value, name: str) -> tuple[int, int]:
+def _int_range(value: object, name: str) -> tuple[int, int]:
     """An inclusive range of integers, ``(low, high)`` with 1 <= low <= high < 2**62."""
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise InvalidInputError(f"{name} = {value!r}: must be a pair (low, high) of integers")
@@ -705,6 +705,10 @@ def pdrf_edrf_identity(
 
 
 def _identity_cell(seed, run, n_users, keep_points):
+    """One sweep cell of the PDRF/EDRF identity check: a random single pool from ``seed`` (2 or 10
+    resources, demands up to 10, 20 or 100); DRF both ways (stopping at the first blocked user, and
+    skipping blocked users), EDRF and PDRF, the identity's two forms and the deviation bound, as one
+    row (with the grid points when ``run < keep_points``)."""
     g = np.random.default_rng(seed)
     m = int(g.choice([2, 10]))
     d, c = random_single_pool(g, n_users, m, demand_range=(1, int(g.choice([10, 20, 100]))))
