@@ -131,7 +131,10 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         ),
         ("psdsf (fixed point)", lambda: psdsf(cluster, method="fixed_point")),
         ("pfvds (interior point)", lambda: (pfvds(cluster, 1.0), pfvds(cluster, 2.0))),
-        ("pfvds (best responses)", lambda: pfvds(cluster, 2.0, method="best_response")),
+        (
+            "pfvds (best responses)",
+            lambda: (pfvds(cluster, 2.0, method="best_response"), _price_hand_over()),
+        ),
         (
             "pfvds (distributed)",
             lambda: pfvds(cluster, 1.0, method="distributed", options={"iterations": 50}),
@@ -413,6 +416,22 @@ def _timed(call: Callable[[], object]) -> float:
 def _run_step(name: str) -> float:
     """Seconds to run the warm-up step ``name`` in this process (a worker of :func:`warm`)."""
     return _timed(dict(warm_steps())[name])
+
+
+def _price_hand_over() -> bool:
+    """Compile the log-price Newton's price hand-over, which the steered best response (run as
+    Python) calls as a kernel only where prices are not unique — a path no warm-up instance takes:
+    one user on two resources, both priced."""
+    import numpy as np
+
+    from fairlib.multires.pfvds._best_response import _handed_over_price
+
+    theta = np.log(np.array([0.2, 0.04]))
+    return bool(
+        _handed_over_price(
+            0, theta, np.ones(2, dtype=np.bool_), np.array([[1.2, 2.5]]), np.ones(1), theta.copy()
+        )
+    )
 
 
 def uncompiled_kernels() -> list[str]:
