@@ -273,9 +273,14 @@ def _docstrings_wrapped(text: str, width: int = 100) -> str:
 
     quotes = ('"""', "'''")
     inside: set[int] = set()
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type == tokenize.STRING and token.string.lstrip("rbuRBU").startswith(quotes):
-            inside.update(range(token.start[0], token.end[0] + 1))
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.STRING and token.string.lstrip("rbuRBU").startswith(quotes):
+                inside.update(range(token.start[0], token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        # source that does not tokenize (a title holding three quotes) is left as it is: the
+        # compile check before anything is written refuses it, naming what would not parse
+        return text
     out, carry, hanging = [], "", ""
     for number, line in enumerate(text.split("\n"), start=1):
         body = line.lstrip()
