@@ -299,71 +299,17 @@ def trace(tests: list[str]) -> None:
 # --- mutate ---------------------------------------------------------------------------------------
 
 
-class _NotMutable(Exception):
-    pass
-
-
 class _Hang(BaseException):
     """A probe of a mutant ran past its deadline (a BaseException: the contract's probe catches
     every Exception)."""
 
 
 def _mutate(site: dict):
-    """Replace ``site`` by a pass-through in its function's code object; returns (function, its
-    original code)."""
-    import __future__
-    import inspect
-
-    mod = importlib.import_module(site["module"])
-    obj = mod
-    for part in site["function"].split("."):
-        obj = vars(obj)[part] if isinstance(obj, type) else getattr(obj, part)
-    obj = getattr(obj, "__func__", None) or getattr(obj, "fget", None) or obj
-    fn = inspect.unwrap(obj)
-    if not inspect.isfunction(fn):
-        raise _NotMutable(f"{site['module']}.{site['function']} is not a Python function")
-    tree = ast.parse(Path(mod.__file__).read_text())
-    node = tree
-    for part in site["function"].split("."):
-        node = next(
-            c
-            for c in ast.iter_child_nodes(node)
-            if isinstance(c, (ast.FunctionDef, ast.ClassDef)) and c.name == part
-        )
-    line, col = site["line"], site["col"]
-
-    class PassThrough(ast.NodeTransformer):
-        def visit_Call(self, call):
-            if site["kind"] != "raise" and (call.lineno, call.col_offset) == (line, col):
-                return call.args[0] if call.args else ast.Constant(None)
-            return self.generic_visit(call)
-
-        def visit_Raise(self, raise_):
-            exc = raise_.exc
-            if (
-                site["kind"] == "raise"
-                and exc is not None
-                and (exc.lineno, exc.col_offset) == (line, col)
-            ):
-                return ast.copy_location(ast.Pass(), raise_)
-            return self.generic_visit(raise_)
-
-    node = PassThrough().visit(node)
-    node.decorator_list = []
-    code = compile(
-        ast.fix_missing_locations(ast.Module([node], [])),
-        mod.__file__,
-        "exec",
-        flags=__future__.annotations.compiler_flag,
-        dont_inherit=True,
+    """Replace ``site`` by a pass-through in its function's code object (the contract's
+    ``_mutate``); returns (function, its original code)."""
+    return _contract()._mutate(
+        site["module"], site["function"], site["line"], site["col"], kind=site["kind"]
     )
-    namespace = dict(vars(mod))
-    exec(code, namespace)
-    new = namespace[node.name].__code__
-    if new.co_freevars != fn.__code__.co_freevars:
-        raise _NotMutable(f"{site['module']}.{site['function']} uses a closure or super()")
-    kept, fn.__code__ = fn.__code__, new
-    return fn, kept
 
 
 def hung() -> None:
@@ -432,7 +378,7 @@ def mutate(start: int = 0, count: int | None = None) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (int(used) + CPU_SECONDS, resource.RLIM_INFINITY))
         try:
             fn, kept = _mutate(site)
-        except (_NotMutable, StopIteration, KeyError, AttributeError) as exc:
+        except (contract._NotMutable, StopIteration, KeyError, AttributeError) as exc:
             done[k] = ["not mutable", str(exc)]
             continue
         outcome = ["survived", ""]

@@ -2092,9 +2092,11 @@ class _NotMutable(Exception):
     pass
 
 
-def _mutate(module: str, qualname: str, line: int, col: int):
-    """Replace the helper call at (line, col) of function ``module.qualname`` by its first argument,
-    in the function's code object; returns (function, its original code)."""
+def _mutate(module: str, qualname: str, line: int, col: int, kind: str = "call"):
+    """Replace the helper call at (line, col) of function ``module.qualname`` by its first argument
+    (``kind="raise"``: the ``raise`` whose exception starts there by ``pass``), in the function's
+    code object; returns (function, its original code). ``tests/mutation_audit.py`` mutates with
+    it too."""
     import __future__
     import ast
 
@@ -2117,9 +2119,15 @@ def _mutate(module: str, qualname: str, line: int, col: int):
 
     class PassThrough(ast.NodeTransformer):
         def visit_Call(self, call):
-            if call.lineno == line and call.col_offset == col:
+            if kind != "raise" and (call.lineno, call.col_offset) == (line, col):
                 return call.args[0] if call.args else ast.Constant(None)
             return self.generic_visit(call)
+
+        def visit_Raise(self, raise_):
+            exc = raise_.exc
+            if kind == "raise" and exc is not None and (exc.lineno, exc.col_offset) == (line, col):
+                return ast.copy_location(ast.Pass(), raise_)
+            return self.generic_visit(raise_)
 
     node = PassThrough().visit(node)
     node.decorator_list = []
