@@ -50,7 +50,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ... import mechanisms as registry
-from ..._validate import InvalidInputError, as_count, as_number, check_choice
+from ..._validate import InvalidInputError, as_count, as_instance, as_number, check_choice
 from ...metrics import jain_index
 from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
 from ...multires.checks.server_properties import property_violations
@@ -85,6 +85,7 @@ __all__ = [
     "run_labels",
     "leaders",
     "spread",
+    "complete_runs",
     "distinct_instants",
     "normalised_measures",
     "findings",
@@ -863,6 +864,57 @@ def spread(values: pd.Series, *, decimals: int = 3, tol: float = TIE_TOL) -> str
         f"spans {span(values.min(), values.max(), decimals)} across mechanisms, highest "
         f"{leaders(values, tol=tol)}, lowest {leaders(values, highest=False, tol=tol)}"
     )
+
+
+def complete_runs(table: pd.DataFrame) -> tuple[pd.Series, str]:
+    """Mean utilisation per mechanism over the mechanisms that ran (certified) at every instant of
+    ``table``, and a clause naming the others with their instant counts: a mean over fewer instants
+    is not comparable with the others', so those are left out of a ranking rather than ranked.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One trace's rows (:func:`atlas_table`): columns ``label``, ``status``, ``at_s`` and
+        ``util_mean``.
+
+    Returns
+    -------
+    means : pandas.Series
+        Label -> mean utilisation, for the mechanisms that ran at every instant.
+    left_out : str
+        "" when every mechanism did, else " among the mechanisms that ran at every instant (left
+        out: label, k of n instants; ...)".
+
+    Raises
+    ------
+    InvalidInputError
+        When ``table`` is not a table with those columns.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"label": ["A", "A", "B", "B"], "status": ["ran", "ran", "ran", "capped"],
+    ...                   "at_s": [0, 1, 0, 1], "util_mean": [0.5, 0.7, 0.9, None]})
+    >>> means, left_out = complete_runs(t)
+    >>> means.to_dict(), left_out
+    ({'A': 0.6}, ' among the mechanisms that ran at every instant (left out: B, 1 of 2 instants)')
+    """
+    as_instance(table, pd.DataFrame, "table")
+    missing = [c for c in ("label", "status", "at_s", "util_mean") if c not in table.columns]
+    if missing:
+        raise InvalidInputError(f"table: no column(s) {missing} (an atlas table)")
+    ran = table[table.status == "ran"]
+    n_at = table.at_s.nunique()
+    runs = ran.groupby("label").at_s.nunique().reindex(table.label.unique(), fill_value=0)
+    means = ran[ran.label.isin(runs.index[runs == n_at])].groupby("label").util_mean.mean()
+    partial = runs[runs < n_at]
+    left_out = (
+        ""
+        if partial.empty
+        else " among the mechanisms that ran at every instant (left out: "
+        + "; ".join(f"{k}, {v} of {n_at} instants" for k, v in partial.items())
+        + ")"
+    )
+    return means, left_out
 
 
 def distinct_instants(cells: Sequence[Cell]) -> list[list[float]]:
