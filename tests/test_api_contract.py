@@ -1278,6 +1278,46 @@ EXAMPLES.update(
     }
 )
 
+#: the bidding_game driver's valid calls (small and fast)
+EXAMPLES.update({})
+#: (end of the bidding_game driver's valid calls)
+
+
+#: the dynamic_drf driver's valid calls (small and fast)
+EXAMPLES.update({})
+#: (end of the dynamic_drf driver's valid calls)
+
+
+#: the template driver's valid calls (small and fast)
+EXAMPLES.update({})
+#: (end of the template driver's valid calls)
+
+
+#: the heterogeneous_servers driver's valid calls (small and fast)
+EXAMPLES.update({})
+#: (end of the heterogeneous_servers driver's valid calls)
+
+
+#: the google_open_loop driver's valid calls (small and fast)
+EXAMPLES.update({})
+#: (end of the google_open_loop driver's valid calls)
+
+
+#: the heterogeneous_traces driver's valid calls (small and fast)
+EXAMPLES.update({})
+#: (end of the heterogeneous_traces driver's valid calls)
+
+
+#: the precomputed_drf driver's valid calls (small and fast)
+EXAMPLES.update({})
+#: (end of the precomputed_drf driver's valid calls)
+
+
+#: the mechanism_atlas driver's valid calls (small and fast)
+EXAMPLES.update({})
+#: (end of the mechanism_atlas driver's valid calls)
+
+
 #: instances whose methods are probed, made before the baselines are searched (besides those the
 #: baselines return)
 INSTANCES = [
