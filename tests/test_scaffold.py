@@ -495,3 +495,57 @@ def test_what_would_not_parse_or_would_shadow_a_public_name_is_refused_and_nothi
         with pytest.raises(scaffold.ScaffoldError, match=message):
             call()
         assert _texts(checkout) == before
+
+
+def test_a_tolerance_is_declared_by_command_and_removed_with_the_paper(checkout):
+    """``scaffold tolerance KEY`` writes the notebook-wide ``TOLERANCES`` entry a paper with
+    CPU-dependent results needs (so ``fairlib/repro/verify.py`` is not edited by hand) and renders
+    ``docs/verify.md``; a bad value is refused by name with nothing written, a second declaration is
+    refused, and ``--remove`` takes the entry away with the paper."""
+    before = _texts(checkout)
+    scaffold.scaffold_paper(KEY, PAPER, DRIVER, root=checkout)
+    scaffolded = _texts(checkout)
+    reason = "an iterative solver stopped at a relative residual of 1e-7 (a factor 10 left)"
+    for args, message in (
+        (["no_such_key", "--rtol", "1e-6", "--atol", "1e-9"], "KEY = 'no_such_key'"),
+        ([KEY, "--rtol", "0.5", "--atol", "1e-9"], "--rtol"),
+        ([KEY, "--rtol", "1e-6", "--atol", "nan"], "--atol"),
+        ([KEY, "--rtol", "1e-6", "--atol", "1e-9", "--digits", "40"], "--digits"),
+    ):
+        run = _run(
+            [sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "tolerance"]
+            + args
+            + ["--reason", reason],
+            checkout,
+        )
+        assert run.returncode == 2 and message in run.stderr, (args, run.stderr[-2000:])
+    with pytest.raises(scaffold.ScaffoldError, match="--reason"):
+        scaffold.scaffold_tolerance(KEY, 1e-6, 1e-9, "rounding", root=checkout)
+    assert _texts(checkout) == scaffolded
+    run = _run(
+        [sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "tolerance", KEY]
+        + ["--rtol", "1e-6", "--atol", "1e-9", "--digits", "7", "--reason", reason * 2],
+        checkout,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "fairlib/repro/verify.py" in run.stdout and "docs/verify.md" in run.stdout
+    declared = _run(
+        [
+            sys.executable,
+            "-c",
+            "from fairlib.repro.verify import declared_tolerance as d; "
+            f"print(tuple(d({KEY!r}, 'any_table', 'any_column'))); "
+            "print(d('no_such_key', 'any_table', 'any_column'))",
+        ],
+        checkout,
+    )
+    assert declared.stdout.splitlines() == [
+        repr((1e-6, 1e-9, reason * 2, 7, ())),
+        "None",
+    ], declared.stderr[-2000:]
+    assert KEY in (checkout / "docs" / "verify.md").read_text(encoding="utf-8")
+    assert max(map(len, (checkout / "fairlib/repro/verify.py").read_text().splitlines())) <= 100
+    with pytest.raises(scaffold.ScaffoldError, match="already has tolerances"):
+        scaffold.scaffold_tolerance(KEY, 1e-6, 1e-9, reason, root=checkout)
+    scaffold.remove_paper(KEY, root=checkout)
+    assert _texts(checkout) == before

@@ -583,3 +583,52 @@ def test_equilibrium_registers_the_capability_and_its_tolerance(checkout):
     assert checks.returncode == 1 and "check_game_certifies_small_random_games" in checks.stdout, (
         checks.stdout[-4000:]
     )
+
+
+def test_without_leaves_capabilities_the_rule_does_not_define_out_of_the_registration(checkout):
+    """``--without`` drops capabilities from a game's registration (so ``fairlib/games.py`` is not
+    edited by hand); a name the kind does not register, a name given twice, or ``--without`` on a
+    mechanism on a ``Cluster`` is refused by name and nothing is written."""
+    before = {
+        str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
+    }
+    for kind, without, message in (
+        ("pooled", "reserve", "only a game"),
+        ("game", "budgets,equilibrium", "'equilibrium' is not a capability"),
+        ("model", "budgets", "'budgets' is not a capability"),
+        ("game", "reserve,reserve", "twice"),
+        ("game", 3, "capability names"),
+    ):
+        with pytest.raises(scaffold.ScaffoldError, match=message):
+            scaffold.scaffold_mechanism(
+                GAME,
+                kind,
+                model=MODEL if kind == "model" else None,
+                without=without,
+                root=checkout,
+            )
+    assert {
+        str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
+    } == before
+    made = _run(
+        [sys.executable, "-m", "fairlib.repro.scaffold", "--root", str(checkout), "mechanism"]
+        + [GAME, "--game", "--without", "budgets, parallelism", "--equilibrium", "1e-8"],
+        checkout,
+    )
+    assert made.returncode == 0, made.stderr[-2000:]
+    scaffold.scaffold_mechanism(
+        MODEL_GAME, "model", model=MODEL, without=("reserve",), root=checkout
+    )
+    registered = _run(
+        [
+            sys.executable,
+            "-c",
+            "from fairlib import games; "
+            f"print(*[sorted(games.get(n).capabilities) for n in ({GAME!r}, {MODEL_GAME!r})], "
+            "sep='\\n')",
+        ],
+        checkout,
+    )
+    assert registered.stdout.splitlines() == ["['equilibrium', 'reserve']", "[]"], (
+        registered.stderr[-2000:]
+    )

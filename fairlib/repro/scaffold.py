@@ -75,13 +75,21 @@ space, allocation rule or utilities),
   against it, the model's bad input named and the ``TODO(scaffold)`` marks left named; ``--paper
   KEY`` and ``--equilibrium`` as for a game.
 
+With ``--game`` or ``--new-model``, ``--without CAP[,CAP]`` leaves out of the registration the
+capabilities of :data:`GAME_CAPABILITIES` the paper's rule does not define.
+
+``python -m fairlib.repro.scaffold tolerance KEY --rtol RTOL --atol ATOL --reason "..." [--digits
+D]`` declares notebook ``KEY``'s tolerance for ``run_all.py --verify``'s "another CPU" check (a
+notebook-wide entry in ``fairlib/repro/verify.py``'s ``TOLERANCES``) and renders
+``docs/verify.md``.
+
 Every Python file written is formatted by ``ruff format`` (lines of at most 100 characters; a long
 title or headline is split into adjacent literals) and compiled before anything is written.
 
 ``python -m fairlib.repro.scaffold --remove KEY`` removes what ``paper KEY`` created (and the
-paper's outputs under ``figures/``, ``data/results/`` and ``executed/``, and its rows of the
-aggregated ledger), then renders the README and ``CITATION.cff`` again; it refuses a paper the
-scaffold did not create.
+paper's outputs under ``figures/``, ``data/results/`` and ``executed/``, its rows of the aggregated
+ledger and its ``TOLERANCES`` entry), then renders the README and ``CITATION.cff`` again; it refuses
+a paper the scaffold did not create.
 
 ``--root DIR`` works on another checkout (the tests scaffold into a temporary copy).
 """
@@ -107,6 +115,7 @@ __all__ = [
     "scaffold_paper",
     "paper_from_options",
     "scaffold_mechanism",
+    "scaffold_tolerance",
     "remove_paper",
     "ScaffoldError",
     "main",
@@ -127,6 +136,11 @@ _MULTIRES_MARKER = "# new mechanisms are imported above this line"
 _REGISTRY_MARKER = "# new mechanisms are registered above this line"
 _MARKET_MARKER = "# new games are imported above this line"
 _GAMES_MARKER = "# new games are registered above this line"
+_TOLERANCES_MARKER = "# new notebooks' tolerances are added above this line"
+#: the capabilities a scaffolded game's placeholder honours, by kind: ``--without`` drops those the
+#: paper's rule does not define, so the registry refuses them instead of the rule extending the
+#: paper silently
+GAME_CAPABILITIES = {"game": ("budgets", "parallelism", "reserve"), "model": ("reserve",)}
 
 
 class ScaffoldError(ValueError):
@@ -914,6 +928,9 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     )
     for doc in ("docs/claims-coverage.md", "docs/reconstructions.md"):
         w.edit(doc, _section_removed(w.read(doc), key))
+    verify = w.read("fairlib/repro/verify.py")
+    if (kept := _without_tolerances(verify, key)) != verify:
+        w.edit("fairlib/repro/verify.py", kept)
     _ledger_without(w, key)
     gone = []
     for rel in (
@@ -935,6 +952,100 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
             gone.append(rel)
     edited = w.commit()
     return sorted(set(gone + edited + _render(root)))
+
+
+def scaffold_tolerance(
+    key: str,
+    rtol: float,
+    atol: float,
+    reason: str,
+    *,
+    digits: int = 10,
+    root: Path | None = None,
+) -> list[str]:
+    """Declare notebook ``key``'s tolerance for ``run_all.py --verify``'s "another CPU" check: a
+    notebook-wide entry ``{key: {"*": {"*": Tolerance(rtol, atol, reason, digits)}}}`` in
+    :data:`fairlib.repro.verify.TOLERANCES`, then render ``docs/verify.md`` again; returns the paths
+    written, relative to ``root``.
+
+    Name tables and columns by hand once the notebook's tables are committed; before that only a
+    notebook-wide entry is accepted.
+
+    Parameters
+    ----------
+    key : str
+        The notebook's key, in the catalogue.
+    rtol, atol : float
+        Relative and absolute tolerance, each from 1e-15 to 0.1.
+    reason : str
+        What bounds the move between CPUs (a solver's stopping test, a sum's order), one line of
+        20 to 400 characters.
+    digits : int, default 10
+        Significant digits the notebook's tables report (from 3 to 17).
+    root : pathlib.Path, optional
+        The checkout to work on (default: this one).
+
+    Returns
+    -------
+    list of str
+        The paths written, relative to ``root``.
+    """
+    root = Path(root) if root is not None else paths.ROOT
+    key = _check_name(key, "KEY")
+    try:
+        rtol = as_tolerance(rtol, "--rtol")
+        atol = as_tolerance(atol, "--atol")
+    except ValueError as exc:
+        raise ScaffoldError(str(exc)) from None
+    if not isinstance(reason, str) or "\n" in reason or not 20 <= len(reason.strip()) <= 400:
+        raise ScaffoldError(
+            f"--reason = {reason!r}: one line of 20 to 400 characters saying what bounds the move "
+            "between CPUs"
+        )
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 3 <= digits <= 17:
+        raise ScaffoldError(f"--digits = {digits!r}: must be a whole number from 3 to 17")
+    w = _Writer(root)
+    notebooks, _ = _catalog_entries(w.read("fairlib/repro/catalog.py"))
+    if key not in notebooks:
+        raise ScaffoldError(f"KEY = {key!r}: not in fairlib/repro/catalog.py (scaffold the paper)")
+    source = w.read("fairlib/repro/verify.py")
+    if re.search(rf'^    "{key}": {{', source, flags=re.M):
+        raise ScaffoldError(
+            f"KEY = {key!r}: already has tolerances in fairlib/repro/verify.py; edit them there"
+        )
+    entry = "\n".join(
+        [
+            f'"{key}": {{',
+            '    "*": {',
+            '        "*": Tolerance(',
+            f"            {rtol!r},",
+            f"            {atol!r},",
+            *(
+                f"            {line}"
+                for line in (_literal("reason", reason.strip()) + ",").split("\n")
+            ),
+            f"            digits={digits},",
+            "        )",
+            "    }",
+            "},",
+        ]
+    )
+    w.edit(
+        "fairlib/repro/verify.py",
+        _insert_before(source, _TOLERANCES_MARKER, entry, "fairlib/repro/verify.py"),
+    )
+    return sorted(set(w.commit() + _render(root)))
+
+
+def _without_tolerances(text: str, key: str) -> str:
+    """``text`` (``fairlib/repro/verify.py``) without notebook ``key``'s ``TOLERANCES`` entry, when
+    it has one (from its ``    "key": {`` line to the ``    },`` that closes it)."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith(f'    "{key}": {{'):
+            end = next(j for j in range(i, len(lines)) if lines[j].rstrip() == "    },")
+            return "".join(lines[:i] + lines[end + 1 :])
+    return text
 
 
 # --- a mechanism ----------------------------------------------------------------------------------
@@ -1885,6 +1996,7 @@ def scaffold_mechanism(
     paper: str | None = None,
     model: str | None = None,
     equilibrium: float | None = None,
+    without: str | tuple[str, ...] = (),
     root: Path | None = None,
 ) -> list[str]:
     """Create mechanism ``name`` (``kind``: ``"pooled"``, ``"multi_server"``, ``"game"`` or
@@ -1908,6 +2020,10 @@ def scaffold_mechanism(
         With kind ``"game"`` or ``"model"``: the game reaches a Nash equilibrium, certified within
         this tolerance (from 1e-15 to 0.1); it is registered with the ``"equilibrium"`` capability
         and ``tol=``.
+    without : tuple of str, default ()
+        With kind ``"game"`` or ``"model"``: capabilities of :data:`GAME_CAPABILITIES` the paper's
+        rule does not define, left out of the registration (the registry then refuses an instance
+        that uses one, naming it).
     root : pathlib.Path, optional
         The checkout to work on (default: this one).
 
@@ -1918,6 +2034,7 @@ def scaffold_mechanism(
     """
     root = Path(root) if root is not None else paths.ROOT
     name = _check_name(name, "NAME")
+    without = _check_without(without, kind)
     if kind not in ("pooled", "multi_server", "game", "model"):
         raise ScaffoldError(
             f"kind = {kind!r}: must be 'pooled' or 'multi_server' (a mechanism on a Cluster), "
@@ -1972,11 +2089,11 @@ def scaffold_mechanism(
     if re.search(rf'^register_game\("{name}",', w.read("fairlib/games.py"), flags=re.M):
         raise ScaffoldError(f"NAME = {name!r}: already registered in fairlib/games.py")
     if kind == "game":
-        _scaffold_game(w, name, label, equilibrium)
+        _scaffold_game(w, name, label, equilibrium, without)
     elif (
         model is not None
     ):  # kind "model" (checked above: the class name goes with it and only with it)
-        _scaffold_model(w, name, label, model, equilibrium)
+        _scaffold_model(w, name, label, model, equilibrium, without)
     else:
         _scaffold_cluster_mechanism(w, name, label, kind, registry)
     if paper is not None:
@@ -1995,7 +2112,32 @@ def scaffold_mechanism(
     return w.commit()
 
 
-def _scaffold_game(w: _Writer, name: str, label: str, equilibrium: float | None) -> None:
+def _check_without(without: tuple[str, ...] | list[str] | str, kind: str) -> tuple[str, ...]:
+    """``without`` (``--without``: a comma-separated string or a sequence) as a tuple of
+    capabilities the kind's placeholder honours, each once."""
+    items = without.split(",") if isinstance(without, str) else without
+    if not isinstance(items, (tuple, list)) or not all(isinstance(c, str) for c in items):
+        raise ScaffoldError(f"--without = {without!r}: must be capability names, comma-separated")
+    items = [c.strip() for c in items if c.strip()]
+    if items and kind not in GAME_CAPABILITIES:
+        raise ScaffoldError(
+            f"--without = {without!r}: only a game (--game or --new-model) drops capabilities"
+        )
+    allowed = GAME_CAPABILITIES.get(kind, ())
+    for c in items:
+        if c not in allowed:
+            raise ScaffoldError(
+                f"--without = {without!r}: {c!r} is not a capability this kind registers "
+                f"(one of {', '.join(allowed)})"
+            )
+    if len(set(items)) != len(items):
+        raise ScaffoldError(f"--without = {without!r}: names a capability twice")
+    return tuple(items)
+
+
+def _scaffold_game(
+    w: _Writer, name: str, label: str, equilibrium: float | None, without: tuple[str, ...] = ()
+) -> None:
     """A game's module, export, registration, reference and test (:func:`scaffold_mechanism` with
     ``--game``)."""
     fmt = {"name": name, "label": label}
@@ -2008,7 +2150,8 @@ def _scaffold_game(w: _Writer, name: str, label: str, equilibrium: float | None)
     )
     w.edit("fairlib/market/__init__.py", _add_to_all(exports, name, "fairlib/market/__init__.py"))
     registry = w.read("fairlib/games.py")
-    caps = ("budgets", "parallelism", "reserve") + (("equilibrium",) if equilibrium else ())
+    caps = tuple(c for c in GAME_CAPABILITIES["game"] if c not in without)
+    caps += ("equilibrium",) if equilibrium else ()
     color = _free_color(registry, w.read("fairlib/mechanisms.py"))
     call = _game_registration(name, label, caps, equilibrium, None, color)
     w.edit("fairlib/games.py", _insert_before(registry, _GAMES_MARKER, call, "fairlib/games.py"))
@@ -2032,7 +2175,12 @@ def _fill(template: str, **values: str) -> str:
 
 
 def _scaffold_model(
-    w: _Writer, name: str, label: str, model: str, equilibrium: float | None
+    w: _Writer,
+    name: str,
+    label: str,
+    model: str,
+    equilibrium: float | None,
+    without: tuple[str, ...] = (),
 ) -> None:
     """A game on a model of its own (:func:`scaffold_mechanism` with ``--new-model``): the module
     holding the model ``model``, its outcome type and the game, its exports, its registration with
@@ -2048,7 +2196,8 @@ def _scaffold_model(
     )
     w.edit("fairlib/market/__init__.py", _add_to_all(exports, public, "fairlib/market/__init__.py"))
     registry = w.read("fairlib/games.py")
-    caps = ("reserve",) + (("equilibrium",) if equilibrium else ())
+    caps = tuple(c for c in GAME_CAPABILITIES["model"] if c not in without)
+    caps += ("equilibrium",) if equilibrium else ()
     color = _free_color(registry, w.read("fairlib/mechanisms.py"))
     call = _game_registration(name, label, caps, equilibrium, model, color)
     w.edit("fairlib/games.py", _insert_before(registry, _GAMES_MARKER, call, "fairlib/games.py"))
@@ -2213,6 +2362,29 @@ def main(argv=None) -> int:
         metavar="KEY",
         help="add its test and registry-wide tests to that paper's make test-paper",
     )
+    m.add_argument(
+        "--without",
+        metavar="CAP[,CAP]",
+        default="",
+        help="with --game or --new-model: capabilities the paper's rule does not define, left out "
+        "of the registration (--game: budgets, parallelism, reserve; --new-model: reserve)",
+    )
+    t = sub.add_parser(
+        "tolerance",
+        help="declare a notebook's tolerance for run_all.py --verify's another-CPU check "
+        "(fairlib/repro/verify.py, docs/verify.md)",
+    )
+    t.add_argument("key", metavar="KEY", help="the notebook's key, in the catalogue")
+    t.add_argument("--rtol", required=True, type=float, help="relative tolerance, e.g. 1e-6")
+    t.add_argument("--atol", required=True, type=float, help="absolute tolerance, e.g. 1e-9")
+    t.add_argument(
+        "--reason",
+        required=True,
+        help="what bounds the move between CPUs, e.g. the solver's stopping test",
+    )
+    t.add_argument(
+        "--digits", type=int, default=10, help="significant digits the tables report (default 10)"
+    )
     args = ap.parse_args(argv)
     try:
         if args.remove:
@@ -2244,6 +2416,19 @@ def main(argv=None) -> int:
                     paper=args.paper,
                     model=args.model,
                     equilibrium=args.equilibrium,
+                    without=args.without,
+                    root=args.root,
+                ),
+                "written",
+            )
+        elif args.what == "tolerance":
+            done, verb = (
+                scaffold_tolerance(
+                    args.key,
+                    args.rtol,
+                    args.atol,
+                    args.reason,
+                    digits=args.digits,
                     root=args.root,
                 ),
                 "written",

@@ -270,6 +270,8 @@ TOLERANCES: dict[str, dict[str, dict[str, Tolerance]]] = {
             )
         }
     },
+    # new notebooks' tolerances are added above this line (python -m fairlib.repro.scaffold
+    # tolerance KEY ...)
 }
 
 #: wall-clock columns, by table: machine- and load-dependent by nature, excluded from the comparison
