@@ -673,35 +673,12 @@ _NOT_YET_VALIDATED: dict[str, str] = {
         "table1_tail_findings table_findings table_row variant_speed_findings "
         "variant_time_ratios"
     ),
-    "template": "experiment figure findings sample_means summary",
 }
 KNOWN_GAPS: set[str] = {
     f"fairlib.repro.experiments.{module}.{name}"
     for module, names in _NOT_YET_VALIDATED.items()
     for name in names.split()
 }
-
-
-def _scaffolded_drivers() -> set[str]:
-    """The template's functions in every driver not listed above: ``python -m fairlib.repro.scaffold
-    paper`` starts a new paper's driver as a copy of the template, whose functions are not yet
-    validated either."""
-    import pkgutil
-
-    import fairlib.repro.experiments as experiments
-
-    out = set()
-    for info in pkgutil.iter_modules(experiments.__path__):
-        if info.name.startswith("_") or info.name in _NOT_YET_VALIDATED:
-            continue
-        module = importlib.import_module(f"{experiments.__name__}.{info.name}")
-        out |= {
-            f"{module.__name__}.{name}"
-            for name in _NOT_YET_VALIDATED["template"].split()
-            if name in getattr(module, "__all__", ())
-            or getattr(getattr(module, name, None), "__module__", None) == module.__name__
-        }
-    return out
 
 
 # --- valid examples -------------------------------------------------------------------------------
@@ -1424,7 +1401,6 @@ def public_targets() -> list[Target]:
 
 
 TARGETS = public_targets()
-KNOWN_GAPS |= _scaffolded_drivers() & {t.name for t in TARGETS}
 
 
 # --- baselines ------------------------------------------------------------------------------------
