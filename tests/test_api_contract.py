@@ -283,6 +283,16 @@ ACCEPTED = {
     ): "a folder name under build/sweep-cache",
     ("fairlib.sweep.*", "n_jobs", "-1 (negative)"): "-1 is joblib's 'every core'",
     (
+        "fairlib.repro.experiments.dynamic_drf.*",
+        "n_jobs",
+        "-1 (negative)",
+    ): "the sweep's n_jobs: -1 is joblib's 'every core'",
+    (
+        "fairlib.repro.experiments.bidding_game.*",
+        "n_jobs",
+        "-1 (negative)",
+    ): "the sweep's n_jobs: -1 is joblib's 'every core'",
+    (
         "fairlib.sweep.default_backend",
         "scheduler",
         "'no-such-choice'*",
@@ -640,11 +650,6 @@ _NOT_YET_VALIDATED: dict[str, str] = {
         "local_search_swaps_per_call local_search_vs_exhaustive median_by_users "
         "outcome_metrics proportional_guarantee_runs random_two_player_games "
         "theorem3_findings two_player_findings two_player_fixed_points"
-    ),
-    "dynamic_drf": (
-        "agreement_runs fixed_increment_work instance_share_findings order_summary "
-        "per_step_times random_order_experiment random_order_runs strategyproofness_runs "
-        "total_times waterfill_baseline_findings"
     ),
     "google_open_loop": "leads sensitivity time_averaged typical_task",
     "heterogeneous_servers": (
@@ -1261,7 +1266,75 @@ EXAMPLES.update({})
 
 
 #: the dynamic_drf driver's valid calls (small and fast)
-EXAMPLES.update({})
+_DYNAMIC_POOL = [[1.0, 0.5], [0.5, 1.0], [1.0, 1.0]]
+_DYNAMIC = _DRIVERS + "dynamic_drf."
+
+
+def _order_runs():
+    return pd.DataFrame(
+        {
+            "n": [2] * 4,
+            "order": [0, 0, 1, 1],
+            "mechanism": "dynamic_drf",
+            "objective": "maxsum",
+            "k": [1, 2, 1, 2],
+            "ratio": [1.0, 0.9, 1.0, 0.95],
+        }
+    )
+
+
+def _fixed_increment():
+    return pd.DataFrame(
+        {
+            "scale": [10.0, 100.0],
+            "k": [20, 20],
+            "raises": [5, 50],
+            "work": [10.0, 100.0],
+            "alg1_work": [20.0, 20.0],
+        }
+    )
+
+
+def _per_step():
+    return pd.DataFrame(
+        {
+            "k": [3, 3],
+            "method": ["linear", "waterfill"],
+            "seconds": [1e-6, 2e-6],
+            "work": [4.0, NAN],
+        }
+    )
+
+
+EXAMPLES.update(
+    {
+        _DYNAMIC + "random_order_runs": lambda: (
+            (_DYNAMIC_POOL, [2, 3], 1, 0),
+            {"backend": "serial"},
+        ),
+        _DYNAMIC + "random_order_experiment": lambda: (
+            (_DYNAMIC_POOL, [2], 1, 0),
+            {"backend": "serial"},
+        ),
+        _DYNAMIC + "order_summary": lambda: ((_order_runs(),), {}),
+        _DYNAMIC + "agreement_runs": lambda: ((1, 0), {"backend": "serial"}),
+        _DYNAMIC + "strategyproofness_runs": lambda: (
+            (1, 0),
+            {"agents": 3, "resources": 2, "trials": 2, "backend": "serial"},
+        ),
+        _DYNAMIC + "per_step_times": lambda: (
+            ([5],),
+            {"rng": 0, "methods": ("linear", "lp", "waterfill"), "repeat": 1, "block": 2},
+        ),
+        _DYNAMIC + "total_times": lambda: (([20],), {"rng": 0}),
+        _DYNAMIC + "instance_share_findings": lambda: (([2],), {"cr2_ms": [2]}),
+        _DYNAMIC + "fixed_increment_work": lambda: (([10.0, 100.0],), {"k": 20, "rng": 0}),
+        _DYNAMIC + "waterfill_baseline_findings": lambda: (
+            (_fixed_increment(), _per_step()),
+            {"ks": (3,)},
+        ),
+    }
+)
 #: (end of the dynamic_drf driver's valid calls)
 
 
@@ -1587,8 +1660,10 @@ def _remember(out):
             _STATE["instances"].setdefault(type(value), value)
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """The hang guard's alarm: a BaseException, as KeyboardInterrupt is, so that no ``except
+    Exception`` of the code it interrupts (a sweep that records a failed cell and raises its own
+    SweepError) turns a slow call into an error of that call."""
 
 
 class _deadline:
