@@ -283,6 +283,12 @@ ACCEPTED = {
     ): "a folder name under build/sweep-cache",
     ("fairlib.sweep.*", "n_jobs", "-1 (negative)"): "-1 is joblib's 'every core'",
     (
+        "fairlib.repro.experiments.bidding_game.infinite_parallelism_sweep",
+        "step",
+        "[[]1.0[]] (list)",
+    ): "a list of local greedy's steps: [1.0] is one step, the whole budget (run_dynamics' "
+    "largest)",
+    (
         "fairlib.repro.experiments.dynamic_drf.*",
         "n_jobs",
         "-1 (negative)",
@@ -642,15 +648,6 @@ KNOWN_GAPS_REASON = (
     "not yet validated: the contract finds bad values accepted or refused by a raw error"
 )
 _NOT_YET_VALIDATED: dict[str, str] = {
-    "bidding_game": (
-        "efficiency_over_time efficiency_over_time_findings finite_convergence "
-        "finite_efficiency_trajectories finite_parallelism_findings "
-        "finite_parallelism_sweep infinite_parallelism_findings "
-        "infinite_parallelism_sweep local_search_conjecture_findings "
-        "local_search_swaps_per_call local_search_vs_exhaustive median_by_users "
-        "outcome_metrics proportional_guarantee_runs random_two_player_games "
-        "theorem3_findings two_player_findings two_player_fixed_points"
-    ),
     "google_open_loop": "leads sensitivity time_averaged typical_task",
     "heterogeneous_servers": (
         "alpha_means alpha_sweep approach_per_instance capped_equilibrium_rates "
@@ -1261,7 +1258,141 @@ EXAMPLES.update(
 )
 
 #: the bidding_game driver's valid calls (small and fast)
-EXAMPLES.update({})
+_BIDDING = _DRIVERS + "bidding_game."
+
+
+def _bidding_tables() -> dict:
+    """Tiny runs of the bidding_game driver's sweeps, whose tables its findings read (made once)."""
+    if "bidding" not in _STATE:
+        from fairlib.market import two_player_equilibria
+        from fairlib.repro.experiments import bidding_game as bg
+
+        serial = {"backend": "serial"}
+        families = {
+            kind: pd.DataFrame([e for a in (0.6, 0.8) for e in two_player_equilibria(a, kind)])
+            for kind in ("opposite", "equal")
+        }
+        _STATE["bidding"] = {
+            "infinite": pd.concat(
+                [
+                    bg.infinite_parallelism_sweep(
+                        [2, 3], 1, 0, preference=p, n_machines=2, **serial
+                    )
+                    for p in ("uniform", "correlated")
+                ],
+                ignore_index=True,
+            ),
+            "finite": pd.concat(
+                [
+                    bg.finite_parallelism_sweep([2], 1, 0, delta=d, n_machines=3, **serial)
+                    for d in (5, 20)
+                ],
+                ignore_index=True,
+            ),
+            "trajectories": bg.finite_efficiency_trajectories(
+                [(5, 2), (20, 2)], 1, 0, n_machines=20, iterations=6, **serial
+            ),
+            "over_time": bg.efficiency_over_time(2, 1, 0, n_machines=2, max_iter=3, **serial),
+            "random_games": bg.random_two_player_games(1, 0, machines=(2,), grid=20, **serial),
+            "exhaustive": bg.local_search_vs_exhaustive(
+                1, 0, machines=(4,), k=(2,), others=(1,), **serial
+            ),
+            "guarantee": bg.proportional_guarantee_runs(1, 0, **serial),
+            **families,
+        }
+    return {name: table.copy() for name, table in _STATE["bidding"].items()}
+
+
+def _finite_game():
+    from fairlib.market import Game, run_dynamics
+
+    game = Game([[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]], parallelism=1, reserve=1e-6)
+    return game, run_dynamics(game, "best_response", record_bids=True).history
+
+
+def _theorem3_construction():
+    return pd.DataFrame(
+        {
+            "n": [1, 2],
+            "efficiency": [1.0, 2 / 3],
+            "bound_2_over_n_plus_1": [1.0, 2 / 3],
+            "condition1_violation": [0.0, 1e-12],
+        }
+    )
+
+
+EXAMPLES.update(
+    {
+        _BIDDING + "outcome_metrics": lambda: (
+            ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.5, 0.5]], 1.3),
+            {},
+        ),
+        _BIDDING + "median_by_users": lambda: (
+            (pd.DataFrame({"users": [5, 5, 10], "efficiency": [0.9, 0.8, 0.7]}), "efficiency"),
+            {},
+        ),
+        _BIDDING + "infinite_parallelism_sweep": lambda: (
+            ([2], 1, 0),
+            {"n_machines": 2, "backend": "serial"},
+        ),
+        _BIDDING + "local_search_swaps_per_call": lambda: (_finite_game(), {}),
+        _BIDDING + "finite_parallelism_sweep": lambda: (
+            ([2], 1, 0),
+            {"delta": 1, "n_machines": 2, "backend": "serial"},
+        ),
+        _BIDDING + "finite_efficiency_trajectories": lambda: (
+            ([(1, 2)], 1, 0),
+            {"n_machines": 2, "iterations": 3, "backend": "serial"},
+        ),
+        _BIDDING + "efficiency_over_time": lambda: (
+            (2, 1, 0),
+            {"n_machines": 2, "max_iter": 3, "backend": "serial"},
+        ),
+        _BIDDING + "proportional_guarantee_runs": lambda: ((1, 0), {"backend": "serial"}),
+        _BIDDING + "two_player_fixed_points": lambda: (
+            (fairlib.market.Game([[0.6, 0.4], [0.3, 0.7]], reserve=1e-6),),
+            {"grid": 20},
+        ),
+        _BIDDING + "random_two_player_games": lambda: (
+            (1, 0),
+            {"machines": (2,), "grid": 20, "backend": "serial"},
+        ),
+        _BIDDING + "local_search_vs_exhaustive": lambda: (
+            (1, 0),
+            {"machines": (4,), "k": (2,), "others": (1,), "backend": "serial"},
+        ),
+        _BIDDING + "local_search_conjecture_findings": lambda: (
+            (_bidding_tables()["exhaustive"],),
+            {},
+        ),
+        _BIDDING + "infinite_parallelism_findings": lambda: (
+            (_bidding_tables()["infinite"],),
+            {"mid_users": 2},
+        ),
+        _BIDDING + "efficiency_over_time_findings": lambda: (
+            (_bidding_tables()["over_time"],),
+            {},
+        ),
+        _BIDDING + "finite_parallelism_findings": lambda: (
+            tuple(_bidding_tables()[t] for t in ("finite", "trajectories", "infinite")),
+            {},
+        ),
+        _BIDDING + "finite_convergence": lambda: ((_bidding_tables()["finite"],), {}),
+        _BIDDING + "two_player_findings": lambda: (
+            (
+                _bidding_tables()["opposite"],
+                _bidding_tables()["equal"],
+                [0.6],
+                _bidding_tables()["random_games"],
+            ),
+            {},
+        ),
+        _BIDDING + "theorem3_findings": lambda: (
+            (_theorem3_construction(), _bidding_tables()["guarantee"]),
+            {},
+        ),
+    }
+)
 #: (end of the bidding_game driver's valid calls)
 
 
