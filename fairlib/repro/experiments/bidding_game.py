@@ -119,7 +119,7 @@ def _counts(values: object, name: str, *, minimum: int = 1, maximum: int) -> lis
     ]
 
 
-def _reserve(reserve: object) -> float:
+def _reserve(reserve: float) -> float:
     """The reserve bid of a game of this driver: > 0 (the dynamics need it) and within
     :data:`fairlib._validate.MONEY_RATIO` of the users' budget 1."""
     return as_amount(reserve, "reserve", scale=1.0, of=_BUDGET)
@@ -130,15 +130,15 @@ def _table(
 ) -> pd.DataFrame:
     """``frame`` when it is a DataFrame holding ``columns``, those in ``numeric`` numbers (an empty
     field allowed); else an error naming the argument and the missing column."""
-    as_instance(frame, pd.DataFrame, name)
+    table: pd.DataFrame = as_instance(frame, pd.DataFrame, name)
     columns = list(columns)
-    missing = [c for c in columns if c not in frame.columns]
+    missing = [c for c in columns if c not in table.columns]
     if missing:
         raise InvalidInputError(
-            f"{name}: missing column {missing[0]!r} (needs {columns}), got {list(frame.columns)}"
+            f"{name}: missing column {missing[0]!r} (needs {columns}), got {list(table.columns)}"
         )
-    check_columns(frame, name, numeric, sign=None)
-    return frame
+    check_columns(table, name, numeric, sign=None)
+    return table
 
 
 #: damped best response, the second method where continued best response cycles: the share of the
@@ -1787,7 +1787,7 @@ def two_player_findings(
         ("machines", "game", "residual", "efficiency", "envy_freeness"),
         ("machines", "game"),
     )
-    alphas = as_values(check_alphas, "check_alphas", ndim=1, sign=None)
+    alphas = as_values(cast("npt.ArrayLike", check_alphas), "check_alphas", ndim=1, sign=None)
     if not 1 <= alphas.size <= MAX_CHECK_ALPHAS:
         raise InvalidInputError(
             f"check_alphas: {alphas.size} values of α (from 1 to {MAX_CHECK_ALPHAS:,})"
@@ -1893,10 +1893,10 @@ def theorem3_findings(
     InvalidInputError
         When a table is not a DataFrame with the columns it is read by, or is empty.
     """
-    columns = ("efficiency", "bound_2_over_n_plus_1", "condition1_violation")
-    _table(construction, "construction", columns, columns)
-    columns = ("min_utility_times_m", "proportional_share_times_m")
-    _table(guarantee, "guarantee", columns, columns)
+    built = ("efficiency", "bound_2_over_n_plus_1", "condition1_violation")
+    _table(construction, "construction", built, built)
+    utilities = ("min_utility_times_m", "proportional_share_times_m")
+    _table(guarantee, "guarantee", utilities, utilities)
     for name, table in (("construction", construction), ("guarantee", guarantee)):
         if table.empty:
             raise InvalidInputError(f"{name}: no rows")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -87,7 +88,9 @@ def _counts(values: object, name: str, *, minimum: int = 1, maximum: int) -> lis
     ]
 
 
-def _per_n(value: object, ns: list[int], name: str, *, minimum: int) -> dict[int, int]:
+def _per_n(
+    value: int | Mapping[int, int], ns: list[int], name: str, *, minimum: int
+) -> dict[int, int]:
     """``value``, one count for every n or a mapping n → count covering ``ns``, as n → count (each
     from ``minimum`` to :data:`MAX_SAMPLES`)."""
     if isinstance(value, Mapping):
@@ -106,15 +109,15 @@ def _table(
 ) -> pd.DataFrame:
     """``frame`` when it is a DataFrame holding ``columns``, those in ``numeric`` numbers >= 0 (an
     empty field allowed); else an error naming the argument and the missing column."""
-    as_instance(frame, pd.DataFrame, name)
-    missing = [c for c in columns if c not in frame.columns]
+    table: pd.DataFrame = as_instance(frame, pd.DataFrame, name)
+    missing = [c for c in columns if c not in table.columns]
     if missing:
         raise InvalidInputError(
             f"{name}: missing column {missing[0]!r} (needs {list(columns)}), got "
-            f"{list(frame.columns)}"
+            f"{list(table.columns)}"
         )
-    check_columns(frame, name, numeric)
-    return frame
+    check_columns(table, name, numeric)
+    return table
 
 
 def _methods(methods: object, known: Iterable[str]) -> tuple[str, ...]:
@@ -779,7 +782,7 @@ def fixed_increment_work(
     InvalidInputError
         When a scale, ``k`` or ``m`` is out of its range, or ``rng`` is not a seed.
     """
-    scales = as_values(scales, "scales", ndim=1, sign="> 0")
+    scales = as_values(cast("npt.ArrayLike", scales), "scales", ndim=1, sign="> 0")
     if scales.size == 0:
         raise InvalidInputError("scales: empty (at least one scale S)")
     for i, scale in enumerate(scales):

@@ -53,7 +53,8 @@ SIZES = {"quick": (50, 5), "full": (1000, 100)}
 #: 10): a table of 10**8 draws (800 MB) at most; a larger count is a typo, not an experiment
 MAX_USERS, MAX_REPEATS = 100_000, 1_000
 
-#: the claims :func:`findings` measures, which :func:`summary` reads
+#: the claims :func:`findings` measures (the keys of its answer): :func:`summary` takes these and
+#: no others (a paper's driver lists its own)
 _CLAIMS = ("mean_near_half",)
 
 
@@ -160,32 +161,32 @@ def findings(table: pd.DataFrame) -> dict[str, Measurement]:
 def _checked(table: object) -> pd.DataFrame:
     """``table`` when it is :func:`sample_means`' table: a DataFrame with rows and a ``mean``
     column of numbers >= 0 (the columns the functions read)."""
-    as_instance(table, pd.DataFrame, "table")
-    if "mean" not in table.columns:
+    frame: pd.DataFrame = as_instance(table, pd.DataFrame, "table")
+    if "mean" not in frame.columns:
         raise InvalidInputError(
             f"table: missing column 'mean' (expected sample_means' table), got columns "
-            f"{list(table.columns)}"
+            f"{list(frame.columns)}"
         )
-    if table.empty:
+    if frame.empty:
         raise InvalidInputError("table: no rows (expected sample_means' table, one per repeat)")
-    check_columns(table, "table", ["mean"])
-    return table
+    check_columns(frame, "table", ["mean"])
+    return frame
 
 
 def _measured(measured: object) -> Mapping[str, Any]:
     """``measured`` when it is :func:`findings`' answer: a mapping of exactly its claims, each to a
     :class:`~fairlib.repro.ledger.Measurement`."""
-    as_instance(measured, Mapping, "measured")
-    unknown = [key for key in measured if key not in _CLAIMS]
+    claims: Mapping[str, Any] = as_instance(measured, Mapping, "measured")
+    unknown = [key for key in claims if key not in _CLAIMS]
     if unknown:
         raise InvalidInputError(
             f"measured: unknown claim {unknown[0]!r} (findings measures {list(_CLAIMS)})"
         )
     for key in _CLAIMS:
-        if key not in measured:
+        if key not in claims:
             raise InvalidInputError(f"measured: missing claim {key!r} (findings' measurements)")
-        as_instance(measured[key], Measurement, f"measured[{key!r}]")
-    return measured
+        as_instance(claims[key], Measurement, f"measured[{key!r}]")
+    return claims
 
 
 def figure(table: pd.DataFrame) -> Figure:
