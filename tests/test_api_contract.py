@@ -283,6 +283,22 @@ ACCEPTED = {
     ): "a folder name under build/sweep-cache",
     ("fairlib.sweep.*", "n_jobs", "-1 (negative)"): "-1 is joblib's 'every core'",
     (
+        "fairlib.repro.experiments.bidding_game.infinite_parallelism_sweep",
+        "step",
+        "[[]1.0[]] (list)",
+    ): "a list of local greedy's steps: [1.0] is one step, the whole budget (run_dynamics' "
+    "largest)",
+    (
+        "fairlib.repro.experiments.dynamic_drf.*",
+        "n_jobs",
+        "-1 (negative)",
+    ): "the sweep's n_jobs: -1 is joblib's 'every core'",
+    (
+        "fairlib.repro.experiments.bidding_game.*",
+        "n_jobs",
+        "-1 (negative)",
+    ): "the sweep's n_jobs: -1 is joblib's 'every core'",
+    (
         "fairlib.sweep.default_backend",
         "scheduler",
         "'no-such-choice'*",
@@ -632,20 +648,6 @@ KNOWN_GAPS_REASON = (
     "not yet validated: the contract finds bad values accepted or refused by a raw error"
 )
 _NOT_YET_VALIDATED: dict[str, str] = {
-    "bidding_game": (
-        "efficiency_over_time efficiency_over_time_findings finite_convergence "
-        "finite_efficiency_trajectories finite_parallelism_findings "
-        "finite_parallelism_sweep infinite_parallelism_findings "
-        "infinite_parallelism_sweep local_search_conjecture_findings "
-        "local_search_swaps_per_call local_search_vs_exhaustive median_by_users "
-        "outcome_metrics proportional_guarantee_runs random_two_player_games "
-        "theorem3_findings two_player_findings two_player_fixed_points"
-    ),
-    "dynamic_drf": (
-        "agreement_runs fixed_increment_work instance_share_findings order_summary "
-        "per_step_times random_order_experiment random_order_runs strategyproofness_runs "
-        "total_times waterfill_baseline_findings"
-    ),
     "google_open_loop": "leads sensitivity time_averaged typical_task",
     "heterogeneous_servers": (
         "alpha_means alpha_sweep approach_per_instance capped_equilibrium_rates "
@@ -673,35 +675,12 @@ _NOT_YET_VALIDATED: dict[str, str] = {
         "table1_tail_findings table_findings table_row variant_speed_findings "
         "variant_time_ratios"
     ),
-    "template": "experiment figure findings sample_means summary",
 }
 KNOWN_GAPS: set[str] = {
     f"fairlib.repro.experiments.{module}.{name}"
     for module, names in _NOT_YET_VALIDATED.items()
     for name in names.split()
 }
-
-
-def _scaffolded_drivers() -> set[str]:
-    """The template's functions in every driver not listed above: ``python -m fairlib.repro.scaffold
-    paper`` starts a new paper's driver as a copy of the template, whose functions are not yet
-    validated either."""
-    import pkgutil
-
-    import fairlib.repro.experiments as experiments
-
-    out = set()
-    for info in pkgutil.iter_modules(experiments.__path__):
-        if info.name.startswith("_") or info.name in _NOT_YET_VALIDATED:
-            continue
-        module = importlib.import_module(f"{experiments.__name__}.{info.name}")
-        out |= {
-            f"{module.__name__}.{name}"
-            for name in _NOT_YET_VALIDATED["template"].split()
-            if name in getattr(module, "__all__", ())
-            or getattr(getattr(module, name, None), "__module__", None) == module.__name__
-        }
-    return out
 
 
 # --- valid examples -------------------------------------------------------------------------------
@@ -1279,12 +1258,214 @@ EXAMPLES.update(
 )
 
 #: the bidding_game driver's valid calls (small and fast)
-EXAMPLES.update({})
+_BIDDING = _DRIVERS + "bidding_game."
+
+
+def _bidding_tables() -> dict:
+    """Tiny runs of the bidding_game driver's sweeps, whose tables its findings read (made once)."""
+    if "bidding" not in _STATE:
+        from fairlib.market import two_player_equilibria
+        from fairlib.repro.experiments import bidding_game as bg
+
+        serial = {"backend": "serial"}
+        families = {
+            kind: pd.DataFrame([e for a in (0.6, 0.8) for e in two_player_equilibria(a, kind)])
+            for kind in ("opposite", "equal")
+        }
+        _STATE["bidding"] = {
+            "infinite": pd.concat(
+                [
+                    bg.infinite_parallelism_sweep(
+                        [2, 3], 1, 0, preference=p, n_machines=2, **serial
+                    )
+                    for p in ("uniform", "correlated")
+                ],
+                ignore_index=True,
+            ),
+            "finite": pd.concat(
+                [
+                    bg.finite_parallelism_sweep([2], 1, 0, delta=d, n_machines=3, **serial)
+                    for d in (5, 20)
+                ],
+                ignore_index=True,
+            ),
+            "trajectories": bg.finite_efficiency_trajectories(
+                [(5, 2), (20, 2)], 1, 0, n_machines=20, iterations=6, **serial
+            ),
+            "over_time": bg.efficiency_over_time(2, 1, 0, n_machines=2, max_iter=3, **serial),
+            "random_games": bg.random_two_player_games(1, 0, machines=(2,), grid=20, **serial),
+            "exhaustive": bg.local_search_vs_exhaustive(
+                1, 0, machines=(4,), k=(2,), others=(1,), **serial
+            ),
+            "guarantee": bg.proportional_guarantee_runs(1, 0, **serial),
+            **families,
+        }
+    return {name: table.copy() for name, table in _STATE["bidding"].items()}
+
+
+def _finite_game():
+    from fairlib.market import Game, run_dynamics
+
+    game = Game([[0.5, 0.5], [0.2, 0.8], [0.9, 0.1]], parallelism=1, reserve=1e-6)
+    return game, run_dynamics(game, "best_response", record_bids=True).history
+
+
+def _theorem3_construction():
+    return pd.DataFrame(
+        {
+            "n": [1, 2],
+            "efficiency": [1.0, 2 / 3],
+            "bound_2_over_n_plus_1": [1.0, 2 / 3],
+            "condition1_violation": [0.0, 1e-12],
+        }
+    )
+
+
+EXAMPLES.update(
+    {
+        _BIDDING + "outcome_metrics": lambda: (
+            ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.5, 0.5]], 1.3),
+            {},
+        ),
+        _BIDDING + "median_by_users": lambda: (
+            (pd.DataFrame({"users": [5, 5, 10], "efficiency": [0.9, 0.8, 0.7]}), "efficiency"),
+            {},
+        ),
+        _BIDDING + "infinite_parallelism_sweep": lambda: (
+            ([2], 1, 0),
+            {"n_machines": 2, "backend": "serial"},
+        ),
+        _BIDDING + "local_search_swaps_per_call": lambda: (_finite_game(), {}),
+        _BIDDING + "finite_parallelism_sweep": lambda: (
+            ([2], 1, 0),
+            {"delta": 1, "n_machines": 2, "backend": "serial"},
+        ),
+        _BIDDING + "finite_efficiency_trajectories": lambda: (
+            ([(1, 2)], 1, 0),
+            {"n_machines": 2, "iterations": 3, "backend": "serial"},
+        ),
+        _BIDDING + "efficiency_over_time": lambda: (
+            (2, 1, 0),
+            {"n_machines": 2, "max_iter": 3, "backend": "serial"},
+        ),
+        _BIDDING + "proportional_guarantee_runs": lambda: ((1, 0), {"backend": "serial"}),
+        _BIDDING + "two_player_fixed_points": lambda: (
+            (fairlib.market.Game([[0.6, 0.4], [0.3, 0.7]], reserve=1e-6),),
+            {"grid": 20},
+        ),
+        _BIDDING + "random_two_player_games": lambda: (
+            (1, 0),
+            {"machines": (2,), "grid": 20, "backend": "serial"},
+        ),
+        _BIDDING + "local_search_vs_exhaustive": lambda: (
+            (1, 0),
+            {"machines": (4,), "k": (2,), "others": (1,), "backend": "serial"},
+        ),
+        _BIDDING + "local_search_conjecture_findings": lambda: (
+            (_bidding_tables()["exhaustive"],),
+            {},
+        ),
+        _BIDDING + "infinite_parallelism_findings": lambda: (
+            (_bidding_tables()["infinite"],),
+            {"mid_users": 2},
+        ),
+        _BIDDING + "efficiency_over_time_findings": lambda: (
+            (_bidding_tables()["over_time"],),
+            {},
+        ),
+        _BIDDING + "finite_parallelism_findings": lambda: (
+            tuple(_bidding_tables()[t] for t in ("finite", "trajectories", "infinite")),
+            {},
+        ),
+        _BIDDING + "finite_convergence": lambda: ((_bidding_tables()["finite"],), {}),
+        _BIDDING + "two_player_findings": lambda: (
+            (
+                _bidding_tables()["opposite"],
+                _bidding_tables()["equal"],
+                [0.6],
+                _bidding_tables()["random_games"],
+            ),
+            {},
+        ),
+        _BIDDING + "theorem3_findings": lambda: (
+            (_theorem3_construction(), _bidding_tables()["guarantee"]),
+            {},
+        ),
+    }
+)
 #: (end of the bidding_game driver's valid calls)
 
 
 #: the dynamic_drf driver's valid calls (small and fast)
-EXAMPLES.update({})
+_DYNAMIC_POOL = [[1.0, 0.5], [0.5, 1.0], [1.0, 1.0]]
+_DYNAMIC = _DRIVERS + "dynamic_drf."
+
+
+def _order_runs():
+    return pd.DataFrame(
+        {
+            "n": [2] * 4,
+            "order": [0, 0, 1, 1],
+            "mechanism": "dynamic_drf",
+            "objective": "maxsum",
+            "k": [1, 2, 1, 2],
+            "ratio": [1.0, 0.9, 1.0, 0.95],
+        }
+    )
+
+
+def _fixed_increment():
+    return pd.DataFrame(
+        {
+            "scale": [10.0, 100.0],
+            "k": [20, 20],
+            "raises": [5, 50],
+            "work": [10.0, 100.0],
+            "alg1_work": [20.0, 20.0],
+        }
+    )
+
+
+def _per_step():
+    return pd.DataFrame(
+        {
+            "k": [3, 3],
+            "method": ["linear", "waterfill"],
+            "seconds": [1e-6, 2e-6],
+            "work": [4.0, NAN],
+        }
+    )
+
+
+EXAMPLES.update(
+    {
+        _DYNAMIC + "random_order_runs": lambda: (
+            (_DYNAMIC_POOL, [2, 3], 1, 0),
+            {"backend": "serial"},
+        ),
+        _DYNAMIC + "random_order_experiment": lambda: (
+            (_DYNAMIC_POOL, [2], 1, 0),
+            {"backend": "serial"},
+        ),
+        _DYNAMIC + "order_summary": lambda: ((_order_runs(),), {}),
+        _DYNAMIC + "agreement_runs": lambda: ((1, 0), {"backend": "serial"}),
+        _DYNAMIC + "strategyproofness_runs": lambda: (
+            (1, 0),
+            {"agents": 3, "resources": 2, "trials": 2, "backend": "serial"},
+        ),
+        _DYNAMIC + "per_step_times": lambda: (
+            ([5],),
+            {"rng": 0, "methods": ("linear", "lp", "waterfill"), "repeat": 1, "block": 2},
+        ),
+        _DYNAMIC + "total_times": lambda: (([20],), {"rng": 0}),
+        _DYNAMIC + "instance_share_findings": lambda: (([2],), {"cr2_ms": [2]}),
+        _DYNAMIC + "fixed_increment_work": lambda: (([10.0, 100.0],), {"k": 20, "rng": 0}),
+        _DYNAMIC + "waterfill_baseline_findings": lambda: (
+            (_fixed_increment(), _per_step()),
+            {"ks": (3,)},
+        ),
+    }
+)
 #: (end of the dynamic_drf driver's valid calls)
 
 
@@ -1424,7 +1605,6 @@ def public_targets() -> list[Target]:
 
 
 TARGETS = public_targets()
-KNOWN_GAPS |= _scaffolded_drivers() & {t.name for t in TARGETS}
 
 
 # --- baselines ------------------------------------------------------------------------------------
@@ -1611,8 +1791,10 @@ def _remember(out):
             _STATE["instances"].setdefault(type(value), value)
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """The hang guard's alarm: a BaseException, as KeyboardInterrupt is, so that no ``except
+    Exception`` of the code it interrupts (a sweep that records a failed cell and raises its own
+    SweepError) turns a slow call into an error of that call."""
 
 
 class _deadline:

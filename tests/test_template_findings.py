@@ -35,11 +35,27 @@ def test_every_declared_claim_is_measured_once():
 
 
 @pytest.mark.parametrize(
-    "bad, match", [(pd.DataFrame(), "non-empty DataFrame"), ([0.5], "got list")]
+    "bad, match",
+    [
+        (pd.DataFrame(), "table: missing column 'mean'"),
+        (pd.DataFrame({"mean": []}), "table: no rows"),
+        (pd.DataFrame({"mean": ["0.5"]}), "table, column 'mean': must hold numbers"),
+        ([0.5], "table = \\[0.5\\]: must be a DataFrame, got list"),
+    ],
 )
 def test_bad_tables_are_named(bad, match):
     with pytest.raises(InvalidInputError, match=match):
         template.findings(bad)
+
+
+def test_the_summary_refuses_measurements_that_are_not_findings():
+    table = template.experiment("quick", seed=1)
+    measured = template.findings(table)
+    any_claim = next(iter(measured.values()))
+    with pytest.raises(InvalidInputError, match="measured: unknown claim 'no_such_claim'"):
+        template.summary(table, {**measured, "no_such_claim": any_claim})
+    with pytest.raises(InvalidInputError, match="measured: missing claim"):
+        template.summary(table, {})
 
 
 def test_the_experiment_refuses_an_unknown_mode():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import combinations
 from typing import cast
 
@@ -11,8 +11,21 @@ import numpy.typing as npt
 import pandas as pd
 
 from ... import metrics
-from ..._validate import InvalidInputError, as_instance, as_number, check_choice
-from ...market.dynamics import run_dynamics
+from ..._validate import (
+    MAX_ITERATIONS,
+    TOL_MIN,
+    InvalidInputError,
+    _short,
+    as_amount,
+    as_count,
+    as_instance,
+    as_number,
+    as_tolerance,
+    as_values,
+    check_choice,
+    check_columns,
+)
+from ...market.dynamics import ORDERS, run_dynamics
 from ...market.best_response import best_response, best_response_finite, utility
 from ...market.equilibrium import (
     equilibrium_violation,
@@ -71,6 +84,63 @@ TIGHT_MAX_ITER = 5000
 CERTIFIED_RESIDUAL = 1e-6
 
 
+#: the most users, machines, seeds or runs a sweep of this driver takes: about 100 times the
+#: notebook's full sizes (150 users on 100 machines, 10 seeds, 200 games); more is a typo that
+#: would run for days
+MAX_USERS = MAX_MACHINES = MAX_RUNS = 10_000
+#: the most machines of :func:`local_search_vs_exhaustive`, whose brute force tries every set of k
+#: of them (C(20, 10) = 184,756 sets; the notebook: 10 machines)
+MAX_EXHAUSTIVE_MACHINES = 20
+#: the finest grid of :func:`two_player_fixed_points` (the notebook: 400): with 3 machines it
+#: starts ``fsolve`` from about grid / 8 points
+MAX_FIXED_POINT_GRID = 10_000
+#: the most values of α :func:`two_player_findings` cross-checks (each solves for the equilibria
+#: twice; the notebook: 7)
+MAX_CHECK_ALPHAS = 1_000
+#: what a reserve bid is measured against: every game of this driver gives its users budget 1
+_BUDGET = "a user's budget (1)"
+
+
+def _counts(values: object, name: str, *, minimum: int = 1, maximum: int) -> list[int]:
+    """``values``, a non-empty sequence of integers from ``minimum`` to ``maximum``, as a list of
+    ints; anything else is an error naming the argument and the element."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise InvalidInputError(
+            f"{name} = {_short(values)}: expected a sequence of integers from {minimum} to "
+            f"{maximum:,}"
+        )
+    values = list(values)
+    if not values:
+        raise InvalidInputError(
+            f"{name}: empty (at least one integer from {minimum} to {maximum:,})"
+        )
+    return [
+        as_count(v, f"{name}[{i}]", minimum=minimum, maximum=maximum) for i, v in enumerate(values)
+    ]
+
+
+def _reserve(reserve: float) -> float:
+    """The reserve bid of a game of this driver: > 0 (the dynamics need it) and within
+    :data:`fairlib._validate.MONEY_RATIO` of the users' budget 1."""
+    return as_amount(reserve, "reserve", scale=1.0, of=_BUDGET)
+
+
+def _table(
+    frame: object, name: str, columns: Iterable[str], numeric: Iterable[str] = ()
+) -> pd.DataFrame:
+    """``frame`` when it is a DataFrame holding ``columns``, those in ``numeric`` numbers (an empty
+    field allowed); else an error naming the argument and the missing column."""
+    table: pd.DataFrame = as_instance(frame, pd.DataFrame, name)
+    columns = list(columns)
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise InvalidInputError(
+            f"{name}: missing column {missing[0]!r} (needs {columns}), got {list(table.columns)}"
+        )
+    check_columns(table, name, numeric, sign=None)
+    return table
+
+
 #: damped best response, the second method where continued best response cycles: the share of the
 #: way each user moves to its best response per round, and the most rounds
 DAMPING = 0.5
@@ -120,7 +190,9 @@ def outcome_metrics(
     shares : array_like, shape (n_users, n_machines)
         The allocation's shares of each machine.
     optimum : float
-        The social optimum's welfare, > 0.
+        The social optimum's welfare: > 0, at least the allocation's welfare and at most
+        Σ_j max_i weights[i, j] (every machine to a user who values it most), up to a relative
+        rounding of :data:`fairlib.metrics.WELFARE_SLACK`.
     parallelism : array_like of int, shape (n_users,), optional
         Machines each user can use at once (None: infinite parallelism).
 
@@ -128,8 +200,22 @@ def outcome_metrics(
     -------
     dict of str to float
         ``efficiency`` (welfare over the optimum), ``uniformity`` and ``envy_freeness``.
+
+    Raises
+    ------
+    InvalidInputError
+        When the matrices or ``parallelism`` are not valid (:func:`fairlib.metrics.utilities`), or
+        ``optimum`` is out of its range.
     """
     u = metrics.utilities(weights, shares, parallelism)
+    optimum = as_number(optimum, "optimum")
+    # no allocation's welfare exceeds giving every machine to a user who values it most
+    most = float(np.asarray(weights, dtype=np.float64).max(axis=0).sum())
+    if optimum > most * (1 + metrics.WELFARE_SLACK):
+        raise InvalidInputError(
+            f"optimum = {optimum!r}: above {most!r}, the welfare of every machine given to a user "
+            "who values it most"
+        )
     return {
         "efficiency": metrics.efficiency(u.sum(), optimum),
         "uniformity": metrics.utility_uniformity(u),
@@ -210,8 +296,12 @@ def _infinite_cell(seed, users, preference, order, step, n_machines, reserve, ga
     return rows
 
 
+def _is_list(value):
+    return isinstance(value, (list, tuple, np.ndarray))
+
+
 def _as_list(value):
-    return list(value) if isinstance(value, (list, tuple, np.ndarray)) else [value]
+    return list(value) if _is_list(value) else [value]
 
 
 def infinite_parallelism_sweep(
@@ -246,23 +336,26 @@ def infinite_parallelism_sweep(
     Parameters
     ----------
     users : iterable of int
-        Numbers of users.
+        Numbers of users, each from 1 to :data:`MAX_USERS` (10,000).
     seeds : int
-        Instances per number of users.
+        Instances per number of users, from 1 to :data:`MAX_RUNS` (10,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
-    preference : {"uniform", "correlated"}, default "uniform"
-        The preference model.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
+    preference : {"uniform", "correlated", "correlated_unnormalised"}, default "uniform"
+        The preference model (:data:`PREFERENCES`).
     n_machines : int, default 100
-        Machines.
+        Machines, from 1 to :data:`MAX_MACHINES` (10,000).
     reserve : float, default 1e-6
-        The reserve bid of the perturbed game.
+        The reserve bid of the perturbed game, > 0 and within a factor 1e12 of the users' budget 1
+        (:func:`fairlib._validate.as_amount`).
     order : str or list of str, default "sequential"
-        Best response's update order(s).
+        Best response's update order(s), each of :data:`fairlib.market.dynamics.ORDERS`.
     step : float or list of float, default 0.01
-        Local greedy's step(s).
+        Local greedy's step(s), each a share of the budget from 1e-15 to 1
+        (:func:`fairlib.market.run_dynamics`).
     gap_tol : float, default 0.05
-        The gap at which an instance's best response counts as stabilised.
+        The gap at which an instance's best response counts as stabilised, a tolerance from 1e-15
+        to 0.1.
     progress : bool, default False
         Show the sweep's progress bar.
     n_jobs : int, optional
@@ -274,13 +367,33 @@ def infinite_parallelism_sweep(
     -------
     pandas.DataFrame
         See above.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range or not one of its choices, or a seed or sweep option
+        is not one.
     """
     check_choice(preference, PREFERENCES, "preference")
+    users = _counts(users, "users", maximum=MAX_USERS)
+    seeds = as_count(seeds, "seeds", maximum=MAX_RUNS)
+    n_machines = as_count(n_machines, "n_machines", maximum=MAX_MACHINES)
+    reserve = _reserve(reserve)
+    orders, steps = _as_list(order), _as_list(step)
+    for what, values in (("order", orders), ("step", steps)):
+        if not values:
+            raise InvalidInputError(f"{what} = []: empty (at least one value)")
+    for i, o in enumerate(orders):
+        check_choice(o, ORDERS, f"order[{i}]" if _is_list(order) else "order")
+    for i, st in enumerate(steps):
+        name = f"step[{i}]" if _is_list(step) else "step"
+        as_number(st, name, minimum=TOL_MIN, inclusive=True, maximum=1.0)
+    gap_tol = as_tolerance(gap_tol, "gap_tol")
     grid = {
-        "users": [int(u) for u in users],
+        "users": users,
         "preference": [preference],
-        "order": _as_list(order),
-        "step": _as_list(step),
+        "order": orders,
+        "step": steps,
     }
     df = sweep(
         _infinite_cell,
@@ -317,13 +430,15 @@ def local_search_swaps_per_call(game: Game, history: npt.ArrayLike) -> np.ndarra
     Raises
     ------
     InvalidInputError
-        When the game has infinite parallelism.
+        When ``game`` is not a Game, has infinite parallelism, or ``history`` is not a stack of
+        bid matrices of the game's shape (finite, >= 0).
     """
+    as_instance(game, Game, "game")
     if game.parallelism is None:
         raise InvalidInputError(
             "game: local search needs finite parallelism (game.parallelism is None)"
         )
-    hist = np.asarray(history, dtype=np.float64)
+    hist = as_values(history, "history", ndim=3, shape=(-1, *game.weights.shape))
     w, budgets, k = game.weights, game.budgets, game.parallelism
     out = []
     for t in range(1, hist.shape[0]):
@@ -394,19 +509,19 @@ def finite_parallelism_sweep(
     Parameters
     ----------
     users : iterable of int
-        Numbers of users.
+        Numbers of users, each from 1 to :data:`MAX_USERS` (10,000).
     seeds : int
-        Instances per number of users.
+        Instances per number of users, from 1 to :data:`MAX_RUNS` (10,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     delta : int
-        The parallelism bound Δ (capped at ``n_machines``).
+        The parallelism bound Δ, from 1 to :data:`MAX_MACHINES` (capped at ``n_machines``).
     n_machines : int, default 100
-        Machines.
+        Machines, from 1 to :data:`MAX_MACHINES` (10,000).
     reserve : float, default 1e-6
-        The reserve bid.
+        The reserve bid, > 0 and within a factor 1e12 of the users' budget 1.
     burn_in : int, default 10
-        Iterations skipped before the minimum of a run that does not converge.
+        Iterations skipped before the minimum of a run that does not converge, an integer >= 0.
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -418,10 +533,21 @@ def finite_parallelism_sweep(
     -------
     pandas.DataFrame
         See above.
+
+    Raises
+    ------
+    InvalidInputError
+        When a count or the reserve is out of its range, or a seed or sweep option is not one.
     """
+    users = _counts(users, "users", maximum=MAX_USERS)
+    seeds = as_count(seeds, "seeds", maximum=MAX_RUNS)
+    delta = as_count(delta, "delta", maximum=MAX_MACHINES)
+    n_machines = as_count(n_machines, "n_machines", maximum=MAX_MACHINES)
+    reserve = _reserve(reserve)
+    burn_in = as_count(burn_in, "burn_in", minimum=0)
     df = sweep(
         _finite_cell,
-        {"users": [int(u) for u in users], "delta": [int(delta)]},
+        {"users": users, "delta": [delta]},
         seeds=seeds,
         rng=rng,
         fixed=dict(n_machines=n_machines, reserve=reserve, burn_in=burn_in),
@@ -454,17 +580,18 @@ def finite_efficiency_trajectories(
     Parameters
     ----------
     configs : iterable of (int, int)
-        ``(delta, users)`` pairs.
+        ``(delta, users)`` pairs, at least one: Δ from 1 to ``n_machines``, users from 1 to
+        :data:`MAX_USERS`.
     seeds : int
-        Runs per pair.
+        Runs per pair, from 1 to :data:`MAX_RUNS` (10,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     n_machines : int, default 100
-        Machines.
+        Machines, from 1 to :data:`MAX_MACHINES` (10,000).
     reserve : float, default 1e-6
-        The reserve bid.
+        The reserve bid, > 0 and within a factor 1e12 of the users' budget 1.
     iterations : int, default 100
-        Iterations per run.
+        Iterations per run, from 1 to :data:`fairlib._validate.MAX_ITERATIONS` (1,000,000).
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -474,8 +601,32 @@ def finite_efficiency_trajectories(
     -------
     pandas.DataFrame
         One row per (delta, users, seed, iteration) with ``efficiency``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a pair, count or the reserve is out of its range, or a seed or sweep option is not
+        one.
     """
-    grid = [{"delta": int(d), "users": int(u)} for d, u in configs]
+    if isinstance(configs, (str, bytes, Mapping)) or not isinstance(configs, Iterable):
+        raise InvalidInputError(f"configs = {_short(configs)}: expected (delta, users) pairs")
+    configs = list(configs)
+    if not configs:
+        raise InvalidInputError("configs: empty (at least one (delta, users) pair)")
+    n_machines = as_count(n_machines, "n_machines", maximum=MAX_MACHINES)
+    grid = []
+    for i, pair in enumerate(configs):
+        if not isinstance(pair, (tuple, list, np.ndarray)) or len(pair) != 2:
+            raise InvalidInputError(
+                f"configs[{i}] = {_short(pair)}: expected a (delta, users) pair"
+            )
+        # Δ is a user's parallelism bound in a game of n_machines machines
+        delta = as_count(pair[0], f"configs[{i}][0] (delta)", maximum=n_machines)
+        users = as_count(pair[1], f"configs[{i}][1] (users)", maximum=MAX_USERS)
+        grid.append({"delta": delta, "users": users})
+    seeds = as_count(seeds, "seeds", maximum=MAX_RUNS)
+    reserve = _reserve(reserve)
+    iterations = as_count(iterations, "iterations", maximum=MAX_ITERATIONS)
     df = sweep(
         _trajectory_cell,
         grid,
@@ -526,19 +677,19 @@ def efficiency_over_time(
     Parameters
     ----------
     users : int
-        Users.
+        Users, from 1 to :data:`MAX_USERS` (10,000).
     seeds : int
-        Runs.
+        Runs, from 1 to :data:`MAX_RUNS` (10,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     n_machines : int, default 100
-        Machines.
+        Machines, from 1 to :data:`MAX_MACHINES` (10,000).
     reserve : float, default 1e-6
-        The reserve bid.
+        The reserve bid, > 0 and within a factor 1e12 of the users' budget 1.
     max_iter : int, default 100
-        Iterations per run.
+        Iterations per run, from 1 to :data:`fairlib._validate.MAX_ITERATIONS` (1,000,000).
     order : str, default "random"
-        The update order.
+        The update order, one of :data:`fairlib.market.dynamics.ORDERS`.
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -548,10 +699,22 @@ def efficiency_over_time(
     -------
     pandas.DataFrame
         Columns ``users``, ``seed``, ``mechanism``, ``iteration``, ``efficiency``.
+
+    Raises
+    ------
+    InvalidInputError
+        When a count or the reserve is out of its range, ``order`` is not an order, or a seed or
+        sweep option is not one.
     """
+    users = as_count(users, "users", maximum=MAX_USERS)
+    seeds = as_count(seeds, "seeds", maximum=MAX_RUNS)
+    n_machines = as_count(n_machines, "n_machines", maximum=MAX_MACHINES)
+    reserve = _reserve(reserve)
+    max_iter = as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
+    check_choice(order, ORDERS, "order")
     df = sweep(
         _efficiency_over_time_cell,
-        {"users": [int(users)]},
+        {"users": [users]},
         seeds=seeds,
         rng=rng,
         fixed=dict(n_machines=n_machines, reserve=reserve, max_iter=max_iter, order=order),
@@ -590,11 +753,11 @@ def proportional_guarantee_runs(
     Parameters
     ----------
     runs : int
-        Random games.
+        Random games, from 1 to :data:`MAX_RUNS` (10,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     reserve : float, default 1e-6
-        The reserve bid.
+        The reserve bid, > 0 and within a factor 1e12 of the users' budget 1.
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -604,7 +767,14 @@ def proportional_guarantee_runs(
     -------
     pandas.DataFrame
         Columns ``run``, ``users``, ``min_utility_times_m``, ``proportional_share_times_m``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``runs`` or the reserve is out of its range, or a seed or sweep option is not one.
     """
+    runs = as_count(runs, "runs", maximum=MAX_RUNS)
+    reserve = _reserve(reserve)
     df = sweep(
         _guarantee_cell,
         [{}],
@@ -644,19 +814,32 @@ def two_player_fixed_points(game: Game, grid: int = FIXED_POINT_GRID) -> list[np
     game : Game
         A two-user game on 2 or 3 machines, infinite parallelism.
     grid : int, default FIXED_POINT_GRID
-        Grid points (2 machines) or starts per axis (3 machines).
+        Grid points (2 machines) or starts per axis (3 machines), from 2 to
+        :data:`MAX_FIXED_POINT_GRID` (10,000).
 
     Returns
     -------
     list of numpy.ndarray
         Each equilibrium's bids, shape (2, n_machines).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``game`` is not a two-user Game on 2 or 3 machines with infinite parallelism, or
+        ``grid`` is out of its range.
     """
     from scipy.optimize import brentq, fsolve
 
+    as_instance(game, Game, "game")
+    grid = as_count(grid, "grid", minimum=2, maximum=MAX_FIXED_POINT_GRID)
     n = game.weights.shape[1]
     if game.weights.shape[0] != 2 or n not in (2, 3):
         raise InvalidInputError(
             f"game: two users on 2 or 3 machines, got shape {game.weights.shape}"
+        )
+    if game.parallelism is not None:
+        raise InvalidInputError(
+            "game: the fixed points are of infinite parallelism's best response"
         )
     budget = float(game.budgets[0])
 
@@ -745,15 +928,15 @@ def random_two_player_games(
     Parameters
     ----------
     games : int
-        Random games per number of machines.
+        Random games per number of machines, from 1 to :data:`MAX_RUNS` (10,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     machines : iterable of int, default (2, 3)
-        Numbers of machines.
+        Numbers of machines, each 2 or 3.
     grid : int, default FIXED_POINT_GRID
-        :func:`two_player_fixed_points`' grid.
+        :func:`two_player_fixed_points`' grid, from 2 to :data:`MAX_FIXED_POINT_GRID`.
     reserve : float, default 1e-6
-        The reserve bid.
+        The reserve bid, > 0 and within a factor 1e12 of the users' budget 1.
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -763,13 +946,22 @@ def random_two_player_games(
     -------
     pandas.DataFrame
         See above.
+
+    Raises
+    ------
+    InvalidInputError
+        When a count or the reserve is out of its range, or a seed or sweep option is not one.
     """
+    games = as_count(games, "games", maximum=MAX_RUNS)
+    machines = _counts(machines, "machines", minimum=2, maximum=3)
+    grid = as_count(grid, "grid", minimum=2, maximum=MAX_FIXED_POINT_GRID)
+    reserve = _reserve(reserve)
     df = sweep(
         _two_player_cell,
-        {"machines": [int(n) for n in machines]},
+        {"machines": machines},
         seeds=games,
         rng=rng,
-        fixed=dict(grid=int(grid), reserve=reserve),
+        fixed=dict(grid=grid, reserve=reserve),
         **_sweep_options(n_jobs, backend, False, "two-player"),
     )
     return df.rename(columns={"rep": "game"})
@@ -822,17 +1014,17 @@ def local_search_vs_exhaustive(
     Parameters
     ----------
     instances : int
-        Instances per (machines, k, others).
+        Instances per (machines, k, others), from 1 to :data:`MAX_RUNS` (10,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     machines : iterable of int, default (6, 8, 10)
-        Numbers of machines.
+        Numbers of machines, each from 1 to :data:`MAX_EXHAUSTIVE_MACHINES` (20).
     k : iterable of int, default (2, 3, 5)
-        The user's parallelism bounds.
+        The user's parallelism bounds, each from 1 to the fewest machines.
     others : iterable of int, default (1, 3, 10)
-        Numbers of other users.
+        Numbers of other users, each from 0 to :data:`MAX_USERS` (10,000).
     reserve : float, default 1e-6
-        The reserve bid.
+        The reserve bid, > 0 and within a factor 1e12 of the users' budget 1.
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -842,14 +1034,21 @@ def local_search_vs_exhaustive(
     -------
     pandas.DataFrame
         One row per instance (see above).
+
+    Raises
+    ------
+    InvalidInputError
+        When a count or the reserve is out of its range, or a seed or sweep option is not one.
     """
+    instances = as_count(instances, "instances", maximum=MAX_RUNS)
+    machines = _counts(machines, "machines", maximum=MAX_EXHAUSTIVE_MACHINES)
+    # every k is tried on every number of machines: a user bids on k of them
+    k = _counts(k, "k", maximum=min(machines))
+    others = _counts(others, "others", minimum=0, maximum=MAX_USERS)
+    reserve = _reserve(reserve)
     df = sweep(
         _exhaustive_cell,
-        {
-            "machines": [int(n) for n in machines],
-            "k": [int(v) for v in k],
-            "others": [int(o) for o in others],
-        },
+        {"machines": machines, "k": k, "others": others},
         seeds=instances,
         rng=rng,
         fixed=dict(reserve=reserve),
@@ -875,8 +1074,15 @@ def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Meas
     Raises
     ------
     InvalidInputError
-        When the table is empty.
+        When the table is not a DataFrame, lacks a column it reads (``relative_gap``, ``k``,
+        ``machines``) or is empty.
     """
+    _table(
+        exhaustive,
+        "exhaustive",
+        ("relative_gap", "k", "machines"),
+        ("relative_gap", "k", "machines"),
+    )
     if exhaustive.empty:
         raise InvalidInputError("exhaustive: no instances")
     short = exhaustive[exhaustive.relative_gap > 1e-9]
@@ -908,13 +1114,21 @@ def median_by_users(results: pd.DataFrame, column: str) -> pd.Series:
     results : pandas.DataFrame
         A table of runs with a ``users`` column.
     column : str
-        The column.
+        The column, of numbers.
 
     Returns
     -------
     pandas.Series
         The medians, indexed by ``users``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``results`` is not a DataFrame with ``users`` and ``column``, or ``column`` holds
+        anything but numbers.
     """
+    as_instance(column, str, "column")
+    _table(results, "results", ("users", column), (column,))
     return results.groupby("users")[column].median()
 
 
@@ -964,6 +1178,22 @@ def _median_range(series: pd.Series) -> str:
     return f"{series.min():.3f}-{series.max():.3f}"
 
 
+#: the columns of :func:`infinite_parallelism_sweep`'s table that
+#: :func:`infinite_parallelism_findings` reads
+_INFINITE_COLUMNS = (
+    "preference",
+    "mechanism",
+    "users",
+    "efficiency",
+    "uniformity",
+    "envy_freeness",
+    "iterations",
+    "converged",
+    "stabilised",
+    "residual",
+)
+
+
 def infinite_parallelism_findings(
     results: pd.DataFrame, *, mid_users: int = 60
 ) -> dict[str, Measurement]:
@@ -980,15 +1210,25 @@ def infinite_parallelism_findings(
     Parameters
     ----------
     results : pandas.DataFrame
-        :func:`infinite_parallelism_sweep`'s table, both preference models.
+        :func:`infinite_parallelism_sweep`'s table, both preference models (the columns it reads:
+        ``preference``, ``mechanism``, ``users``, ``efficiency``, ``uniformity``,
+        ``envy_freeness``, ``iterations``, ``converged``, ``stabilised``, ``residual``).
     mid_users : int, default 60
-        See above.
+        See above: an integer, one of the table's ``users``.
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``results`` is not a DataFrame with those columns and rows for every preference model
+        and mechanism, or ``mid_users`` is not one of its numbers of users.
     """
+    _table(results, "results", _INFINITE_COLUMNS, ("users",))
+    mid_users = as_count(mid_users, "mid_users")
     prefs = ("uniform", "correlated")
     missing = sorted(
         {
@@ -1206,13 +1446,25 @@ def efficiency_over_time_findings(trajectories: pd.DataFrame) -> dict[str, Measu
     Parameters
     ----------
     trajectories : pandas.DataFrame
-        :func:`efficiency_over_time`'s table.
+        :func:`efficiency_over_time`'s table (columns ``mechanism``, ``iteration``,
+        ``efficiency``).
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``trajectories`` is not a DataFrame with those columns and rows of both mechanisms.
     """
+    _table(
+        trajectories,
+        "trajectories",
+        ("mechanism", "iteration", "efficiency"),
+        ("iteration", "efficiency"),
+    )
     curve = trajectories.groupby(["mechanism", "iteration"]).efficiency.median()
     mechs = ("best_response", "local_greedy")
     absent = [m for m in mechs if m not in curve.index.get_level_values(0)]
@@ -1234,6 +1486,21 @@ def efficiency_over_time_findings(trajectories: pd.DataFrame) -> dict[str, Measu
             "greedy)",
         ),
     }
+
+
+#: the columns of :func:`finite_parallelism_sweep`'s table that the findings read
+_FINITE_COLUMNS = (
+    "delta",
+    "users",
+    "competition",
+    "iterations",
+    "converged",
+    "efficiency",
+    "uniformity",
+    "envy_freeness",
+    "local_search_calls",
+    "calls_within_two_iterations",
+)
 
 
 def finite_parallelism_findings(
@@ -1263,7 +1530,23 @@ def finite_parallelism_findings(
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When a table is not a DataFrame with the columns it is read by, or ``finite`` lacks Δ = 5
+        or 20.
     """
+    _table(finite, "finite", _FINITE_COLUMNS, ("delta", "users"))
+    _table(
+        trajectories, "trajectories", ("delta", "iteration", "efficiency"), ("delta", "iteration")
+    )
+    _table(
+        infinite,
+        "infinite",
+        ("mechanism", "preference", "users", "efficiency", "uniformity", "envy_freeness"),
+        ("users",),
+    )
     deltas = set(finite.delta)
     if not {5, 20} <= deltas:
         raise InvalidInputError(f"finite: needs Δ = 5 and 20, has {sorted(deltas)}")
@@ -1392,13 +1675,25 @@ def finite_convergence(finite: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     finite : pandas.DataFrame
-        :func:`finite_parallelism_sweep`'s rows, with a ``delta`` column.
+        :func:`finite_parallelism_sweep`'s rows, with a ``delta`` column (and ``users``,
+        ``converged``, ``competition``, ``efficiency``).
 
     Returns
     -------
     pandas.DataFrame
         One row per (delta, users): ``conv``, ``comp``, ``eff``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``finite`` is not a DataFrame with those columns.
     """
+    _table(
+        finite,
+        "finite",
+        ("delta", "users", "converged", "competition", "efficiency"),
+        ("delta", "users"),
+    )
     return (
         finite.groupby(["delta", "users"])
         .agg(
@@ -1463,17 +1758,42 @@ def two_player_findings(
     Parameters
     ----------
     opposite, equal : pandas.DataFrame
-        The equilibria of the opposite- and equal-weight games over a grid of α.
+        The equilibria of the opposite- and equal-weight games over a grid of α (columns
+        ``alpha``, ``delta``, ``efficiency``, ``uniformity``, ``envy_freeness``).
     check_alphas : iterable of float
-        Where the closed-form equilibria are counted against the numeric ones.
+        Where the closed-form equilibria are counted against the numeric ones: at least one and at
+        most :data:`MAX_CHECK_ALPHAS` values of α, each in [1/2, 1 - 1e-9] (the opposite-weight
+        game's range, :func:`fairlib.market.two_player_equilibria`).
     random_games : pandas.DataFrame
-        :func:`random_two_player_games`' table.
+        :func:`random_two_player_games`' table (columns ``machines``, ``game``, ``residual``,
+        ``efficiency``, ``envy_freeness``).
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When a table is not a DataFrame with those columns or is empty, or an α is out of range.
     """
+    family = ("alpha", "delta", "efficiency", "uniformity", "envy_freeness")
+    _table(opposite, "opposite", family, family)
+    _table(equal, "equal", family, family)
+    _table(
+        random_games,
+        "random_games",
+        ("machines", "game", "residual", "efficiency", "envy_freeness"),
+        ("machines", "game"),
+    )
+    alphas = as_values(cast("npt.ArrayLike", check_alphas), "check_alphas", ndim=1, sign=None)
+    if not 1 <= alphas.size <= MAX_CHECK_ALPHAS:
+        raise InvalidInputError(
+            f"check_alphas: {alphas.size} values of α (from 1 to {MAX_CHECK_ALPHAS:,})"
+        )
+    for i, a in enumerate(alphas):
+        as_number(float(a), f"check_alphas[{i}]", minimum=0.5, inclusive=True, maximum=1 - 1e-9)
     if opposite.empty or equal.empty:
         raise InvalidInputError(
             "opposite and equal: need the equilibria over a grid of α (got an empty table)"
@@ -1567,7 +1887,19 @@ def theorem3_findings(
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When a table is not a DataFrame with the columns it is read by, or is empty.
     """
+    built = ("efficiency", "bound_2_over_n_plus_1", "condition1_violation")
+    _table(construction, "construction", built, built)
+    utilities = ("min_utility_times_m", "proportional_share_times_m")
+    _table(guarantee, "guarantee", utilities, utilities)
+    for name, table in (("construction", construction), ("guarantee", guarantee)):
+        if table.empty:
+            raise InvalidInputError(f"{name}: no rows")
     return {
         "sqrt_m_construction_is_equilibrium": Measurement(
             float(construction.condition1_violation.max())

@@ -4,14 +4,26 @@ times."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from ..._jit import compiled
-from ..._validate import InvalidInputError
+from ..._validate import (
+    InvalidInputError,
+    _short,
+    as_count,
+    as_instance,
+    as_labels,
+    as_number,
+    as_rng,
+    as_values,
+    check_choice,
+    check_columns,
+)
 from ...dynamic.analysis import (
     check_properties,
     maxmin_tight_example,
@@ -44,6 +56,76 @@ __all__ = [
     "fixed_increment_work",
     "waterfill_baseline_findings",
 ]
+
+#: the most random orders (samples) per n, random instances per run, agents or trials a driver
+#: takes: 100 times the notebook's full sizes; more is a typo that would run for days
+MAX_SAMPLES = 100_000
+#: the most resources (m) of an instance, and the largest step k or number of arrivals n timed
+#: (the notebook's full sizes: m = 2, k and n up to 100,000)
+MAX_RESOURCES, MAX_ARRIVALS = 100, 1_000_000
+#: the largest m of §4's worked instances (n = m + 1 and n = m² + 1 agents; the notebook: 12)
+MAX_EXAMPLE_M = 100
+#: the largest numeric scale S of the fixed-increment water-filling (its raises grow with S; the
+#: notebook's full run: 10,000)
+MAX_SCALE = 100_000.0
+
+
+def _counts(values: object, name: str, *, minimum: int = 1, maximum: int) -> list[int]:
+    """``values``, a non-empty sequence of integers from ``minimum`` to ``maximum``, as a list of
+    ints; anything else is an error naming the argument and the element."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise InvalidInputError(
+            f"{name} = {_short(values)}: expected a sequence of integers from {minimum} to "
+            f"{maximum:,}"
+        )
+    values = list(values)
+    if not values:
+        raise InvalidInputError(
+            f"{name}: empty (at least one integer from {minimum} to {maximum:,})"
+        )
+    return [
+        as_count(v, f"{name}[{i}]", minimum=minimum, maximum=maximum) for i, v in enumerate(values)
+    ]
+
+
+def _per_n(
+    value: int | Mapping[int, int], ns: list[int], name: str, *, minimum: int
+) -> dict[int, int]:
+    """``value``, one count for every n or a mapping n → count covering ``ns``, as n → count (each
+    from ``minimum`` to :data:`MAX_SAMPLES`)."""
+    if isinstance(value, Mapping):
+        missing = [n for n in ns if n not in value]
+        if missing:
+            raise InvalidInputError(f"{name}: no count for n = {missing[0]} (a count per n)")
+        return {
+            n: as_count(value[n], f"{name}[{n}]", minimum=minimum, maximum=MAX_SAMPLES) for n in ns
+        }
+    count = as_count(value, name, minimum=minimum, maximum=MAX_SAMPLES)
+    return dict.fromkeys(ns, count)
+
+
+def _table(
+    frame: object, name: str, columns: Iterable[str], numeric: Iterable[str]
+) -> pd.DataFrame:
+    """``frame`` when it is a DataFrame holding ``columns``, those in ``numeric`` numbers >= 0 (an
+    empty field allowed); else an error naming the argument and the missing column."""
+    table: pd.DataFrame = as_instance(frame, pd.DataFrame, name)
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise InvalidInputError(
+            f"{name}: missing column {missing[0]!r} (needs {list(columns)}), got "
+            f"{list(table.columns)}"
+        )
+    check_columns(table, name, numeric)
+    return table
+
+
+def _methods(methods: object, known: Iterable[str]) -> tuple[str, ...]:
+    """``methods``, a non-empty tuple or list of distinct names among ``known``."""
+    methods = as_labels(methods, "methods", allow_empty=False)
+    for i, method in enumerate(methods):
+        check_choice(method, tuple(known), f"methods[{i}]")
+    return methods
 
 
 def _order_cell(seed, n, order, pool, cautious):
@@ -93,13 +175,16 @@ def random_order_runs(
         Demand vectors (one per row) the arrivals are drawn from (normalised as dynamic DRF takes
         them).
     ns : iterable of int
-        Numbers of agents, each at most P.
+        Numbers of agents, each from 1 to P.
     orders : int or dict of int to int
-        Samples (random orders) per n, one count for every n or n → count.
+        Samples (random orders) per n, one count for every n or n → count (one for each n of
+        ``ns``), each from 1 to :data:`MAX_SAMPLES` (100,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed; a sample's draw depends on (n, order) only.
+        The sweep's root seed (an integer >= 0 or a SeedSequence); a sample's draw depends on (n,
+        order) only.
     cautious_orders : int or dict of int to int, optional
-        Samples per n (the first ones) on which the cautious LP also runs (default none).
+        Samples per n (the first ones) on which the cautious LP also runs, from 0 to
+        :data:`MAX_SAMPLES`, as ``orders`` (default none).
     progress : bool, default False
         Show the sweep's progress bar.
     n_jobs : int, optional
@@ -115,17 +200,15 @@ def random_order_runs(
     Raises
     ------
     InvalidInputError
-        When the pool is not valid demands or an n exceeds its size.
+        When the pool is not valid demands, an n is not an integer from 1 to the pool's size, a
+        count is out of its range, or a seed or sweep option is not one.
     """
     pool = normalize_demands(pool, "pool")
-    ns = [int(n) for n in ns]
-    if max(ns) > len(pool):
-        raise InvalidInputError(f"ns: n = {max(ns)} exceeds the {len(pool)} demands in the pool")
-    n_orders = {n: int(orders[n] if isinstance(orders, dict) else orders) for n in ns}
-    n_caut = {
-        n: int(cautious_orders[n] if isinstance(cautious_orders, dict) else (cautious_orders or 0))
-        for n in ns
-    }
+    ns = _counts(ns, "ns", maximum=len(pool))
+    n_orders = _per_n(orders, ns, "orders", minimum=1)
+    n_caut = _per_n(
+        0 if cautious_orders is None else cautious_orders, ns, "cautious_orders", minimum=0
+    )
     grid = [{"n": n, "order": i, "cautious": i < n_caut[n]} for n in ns for i in range(n_orders[n])]
     cells = sweep(
         _order_cell,
@@ -164,8 +247,12 @@ def random_order_runs(
                         }
                     )
                 )
-    columns = ["n", "order", "mechanism", "objective", "k", "ratio"]
+    columns = list(_RUN_COLUMNS)
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+#: the columns of :func:`random_order_runs`' table, which :func:`order_summary` reads
+_RUN_COLUMNS = ("n", "order", "mechanism", "objective", "k", "ratio")
 
 
 def order_summary(runs: pd.DataFrame) -> pd.DataFrame:
@@ -176,16 +263,29 @@ def order_summary(runs: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     runs : pandas.DataFrame
-        :func:`random_order_runs`' rows.
+        :func:`random_order_runs`' rows: columns ``n``, ``order``, ``mechanism``, ``objective``,
+        ``k`` and ``ratio`` (numbers >= 0 but the labels), one row per (n, order, mechanism,
+        objective, k).
 
     Returns
     -------
     pandas.DataFrame
         Columns ``n``, ``mechanism``, ``objective``, ``k``, ``mean``, ``q10``, ``q90``, ``samples``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``runs`` is not such a table (a column missing, not numeric, or a row repeated).
     """
+    _table(runs, "runs", _RUN_COLUMNS, ("n", "order", "k", "ratio"))
     rows = []
     for (n, mech, obj), g in runs.groupby(["n", "mechanism", "objective"], sort=False):
-        a = g.pivot(index="order", columns="k", values="ratio").to_numpy()
+        try:
+            a = g.pivot(index="order", columns="k", values="ratio").to_numpy()
+        except ValueError:  # pandas: an (order, k) pair twice
+            raise InvalidInputError(
+                f"runs: more than one row for an (order, k) of n = {n}, {mech}, {obj}"
+            ) from None
         for j in range(a.shape[1]):
             rows.append(
                 {
@@ -223,13 +323,16 @@ def random_order_experiment(
         Demand vectors (one per row) the arrivals are drawn from (normalised as dynamic DRF takes
         them).
     ns : iterable of int
-        Numbers of agents, each at most P.
+        Numbers of agents, each from 1 to P.
     orders : int or dict of int to int
-        Samples (random orders) per n, one count for every n or n → count.
+        Samples (random orders) per n, one count for every n or n → count (one for each n of
+        ``ns``), each from 1 to :data:`MAX_SAMPLES` (100,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed; a sample's draw depends on (n, order) only.
+        The sweep's root seed (an integer >= 0 or a SeedSequence); a sample's draw depends on (n,
+        order) only.
     cautious_orders : int or dict of int to int, optional
-        Samples per n (the first ones) on which the cautious LP also runs (default none).
+        Samples per n (the first ones) on which the cautious LP also runs, from 0 to
+        :data:`MAX_SAMPLES`, as ``orders`` (default none).
     progress : bool, default False
         Show the sweep's progress bar.
     n_jobs : int, optional
@@ -245,7 +348,8 @@ def random_order_experiment(
     Raises
     ------
     InvalidInputError
-        When the pool is not valid demands or an n exceeds its size.
+        When the pool is not valid demands, an n is not an integer from 1 to the pool's size, a
+        count is out of its range, or a seed or sweep option is not one.
     """
     return order_summary(
         random_order_runs(
@@ -309,9 +413,9 @@ def agreement_runs(
     Parameters
     ----------
     runs : int
-        Number of random instances.
+        Number of random instances, from 1 to :data:`MAX_SAMPLES` (100,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -321,10 +425,16 @@ def agreement_runs(
     -------
     pandas.DataFrame
         One row per run.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``runs`` is out of its range, or a seed or sweep option is not one.
     """
+    runs = as_count(runs, "runs", maximum=MAX_SAMPLES)
     return sweep(
         _agreement_cell,
-        [{"run": i} for i in range(int(runs))],
+        [{"run": i} for i in range(runs)],
         rng=rng,
         n_jobs=n_jobs,
         backend=backend,
@@ -354,15 +464,15 @@ def strategyproofness_runs(
     Parameters
     ----------
     runs : int
-        Number of random instances.
+        Number of random instances, from 1 to :data:`MAX_SAMPLES` (100,000).
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     agents : int, default 12
-        Agents per instance.
+        Agents per instance, from 1 to :data:`MAX_SAMPLES`.
     resources : int, default 3
-        Resources per instance.
+        Resources per instance, from 1 to :data:`MAX_RESOURCES` (100).
     trials : int, default 10
-        Misreports tried per instance.
+        Misreports tried per instance, from 1 to :data:`MAX_SAMPLES`.
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -372,7 +482,16 @@ def strategyproofness_runs(
     -------
     pandas.DataFrame
         One row per instance.
+
+    Raises
+    ------
+    InvalidInputError
+        When a count is out of its range, or a seed or sweep option is not one.
     """
+    runs = as_count(runs, "runs", maximum=MAX_SAMPLES)
+    agents = as_count(agents, "agents", maximum=MAX_SAMPLES)
+    resources = as_count(resources, "resources", maximum=MAX_RESOURCES)
+    trials = as_count(trials, "trials", maximum=MAX_SAMPLES)
     return sweep(
         _strategyproofness_cell,
         [{}],
@@ -414,35 +533,44 @@ def per_step_times(
     Parameters
     ----------
     ks : iterable of int
-        The steps timed.
+        The steps timed, each from 1 to :data:`MAX_ARRIVALS` (1,000,000).
     m : int, default 2
-        Resources.
+        Resources, from 1 to :data:`MAX_RESOURCES` (100).
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
         Randomness of the demands.
-    methods : iterable of str, default ("linear", "linear_rescan", "sorted_waterfill", "lp")
-        The methods timed (see above; ``"waterfill"`` also accepted).
+    methods : tuple or list of str, default ("linear", "linear_rescan", "sorted_waterfill", "lp")
+        The methods timed, distinct (see above; ``"waterfill"`` also accepted).
     lp_max_k : int, default 3000
-        The largest k the LP is timed at.
+        The largest k the LP is timed at, an integer >= 0.
     repeat : int, default 5
-        Samples per median (:func:`fairlib.timing.median_time`).
+        Samples per median (:func:`fairlib.timing.median_time`), from 1 to
+        :data:`fairlib.timing.MAX_SAMPLES` (1,000).
     block : int, optional
-        Steps per ``linear`` sample (default max(64, k // 16)).
+        Steps per ``linear`` sample, from 1 to :data:`MAX_ARRIVALS` (default max(64, k // 16)).
 
     Returns
     -------
     pandas.DataFrame
         One row per (k, method): ``k``, ``method``, ``seconds``, ``work``.
-    """
-    from ...timing import median_time
 
-    unknown = set(methods) - {"linear", "linear_rescan", "sorted_waterfill", "lp", "waterfill"}
-    if unknown:
-        raise InvalidInputError(f"methods: unknown {sorted(unknown)}")
-    rng = np.random.default_rng(rng)
+    Raises
+    ------
+    InvalidInputError
+        When a step, count or method is not one, or ``rng`` is not a seed.
+    """
+    from ...timing import MAX_SAMPLES as MAX_REPEAT, median_time
+
+    ks = _counts(ks, "ks", maximum=MAX_ARRIVALS)
+    m = as_count(m, "m", maximum=MAX_RESOURCES)
+    rng = as_rng(rng)
+    methods = _methods(methods, ("linear", "linear_rescan", "sorted_waterfill", "lp", "waterfill"))
+    lp_max_k = as_count(lp_max_k, "lp_max_k", minimum=0)
+    repeat = as_count(repeat, "repeat", maximum=MAX_REPEAT)
+    if block is not None:
+        block = as_count(block, "block", maximum=MAX_ARRIVALS)
     rows = []
     for k in ks:
-        k = int(k)
-        blk = int(block) if block is not None else max(64, k // 16)
+        blk = block if block is not None else max(64, k // 16)
         d = normalize_demands(rng.uniform(0.01, 1.0, size=(k + blk - 1, m)))
         prev = dynamic_drf(d[: k - 1], k, method="waterfill").final_shares if k > 1 else np.zeros(0)
         x0 = np.append(prev, 0.0)
@@ -511,25 +639,33 @@ def total_times(
     Parameters
     ----------
     ns : iterable of int
-        Numbers of arrivals.
+        Numbers of arrivals, each from 1 to :data:`MAX_ARRIVALS` (1,000,000).
     m : int, default 2
-        Resources.
+        Resources, from 1 to :data:`MAX_RESOURCES` (100).
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
         Randomness of the demands.
-    methods : iterable of str, default ("linear", "linear_rescan", "waterfill")
-        The methods timed.
+    methods : tuple or list of str, default ("linear", "linear_rescan", "waterfill")
+        The methods timed, distinct.
 
     Returns
     -------
     pandas.DataFrame
         One row per (n, method): ``n``, ``method``, ``seconds``, ``work``.
+
+    Raises
+    ------
+    InvalidInputError
+        When an n, ``m`` or a method is not one, or ``rng`` is not a seed.
     """
-    rng = np.random.default_rng(rng)
     options = {
         "linear": dict(method="linear"),
         "linear_rescan": dict(method="linear", sums="rescan"),
         "waterfill": dict(method="waterfill"),
     }
+    ns = _counts(ns, "ns", maximum=MAX_ARRIVALS)
+    m = as_count(m, "m", maximum=MAX_RESOURCES)
+    rng = as_rng(rng)
+    methods = _methods(methods, options)
     rows = []
     with (
         compiled()
@@ -561,15 +697,22 @@ def instance_share_findings(cr1_ms: Iterable[int], cr2_ms: Iterable[int]) -> dic
     Parameters
     ----------
     cr1_ms : iterable of int
-        The m of the n = m + 1 instances.
+        The m of the n = m + 1 instances, each from 1 to :data:`MAX_EXAMPLE_M` (100).
     cr2_ms : iterable of int
-        The m of the n = m² + 1 instances.
+        The m of the n = m² + 1 instances, each from 1 to :data:`MAX_EXAMPLE_M`.
 
     Returns
     -------
     dict of str to Measurement
         ``cr1_individual_shares`` and ``cr2_step_m2_shares``.
+
+    Raises
+    ------
+    InvalidInputError
+        When either is empty or holds anything but integers in that range.
     """
+    cr1_ms = _counts(cr1_ms, "cr1_ms", maximum=MAX_EXAMPLE_M)
+    cr2_ms = _counts(cr2_ms, "cr2_ms", maximum=MAX_EXAMPLE_M)
     dyn_gap, static_gap, step_gap = 0.0, 0.0, 0.0
     for m in cr1_ms:
         d = maxsum_counterexample(int(m))
@@ -621,11 +764,11 @@ def fixed_increment_work(
     Parameters
     ----------
     scales : iterable of float
-        The numeric scales S.
+        The numeric scales S, each from 1 to :data:`MAX_SCALE` (100,000) units per fair share.
     k : int, default 1000
-        The step.
+        The step, from 1 to :data:`MAX_ARRIVALS` (1,000,000).
     m : int, default 2
-        Resources.
+        Resources, from 1 to :data:`MAX_RESOURCES` (100).
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, optional
         Randomness of the demands.
 
@@ -633,9 +776,20 @@ def fixed_increment_work(
     -------
     pandas.DataFrame
         One row per S (see above).
+
+    Raises
+    ------
+    InvalidInputError
+        When a scale, ``k`` or ``m`` is out of its range, or ``rng`` is not a seed.
     """
-    rng = np.random.default_rng(rng)
-    k, m = int(k), int(m)
+    scales = as_values(cast("npt.ArrayLike", scales), "scales", ndim=1, sign="> 0")
+    if scales.size == 0:
+        raise InvalidInputError("scales: empty (at least one scale S)")
+    for i, scale in enumerate(scales):
+        as_number(float(scale), f"scales[{i}]", minimum=1.0, inclusive=True, maximum=MAX_SCALE)
+    k = as_count(k, "k", maximum=MAX_ARRIVALS)
+    m = as_count(m, "m", maximum=MAX_RESOURCES)
+    rng = as_rng(rng)
     d = normalize_demands(rng.uniform(0.01, 1.0, size=(k, m)))
     prev = dynamic_drf(d[: k - 1], k, method="waterfill").final_shares if k > 1 else np.zeros(0)
     exact = dynamic_drf(d, k, method="waterfill").final_shares
@@ -657,6 +811,11 @@ def fixed_increment_work(
     return pd.DataFrame(rows)
 
 
+#: the columns of :func:`fixed_increment_work`'s table that :func:`waterfill_baseline_findings`
+#: reads
+_FIXED_COLUMNS = ("scale", "k", "raises", "work", "alg1_work")
+
+
 def waterfill_baseline_findings(
     fixed: pd.DataFrame, per_step: pd.DataFrame, *, ks: Iterable[int] = (3000, 10000)
 ) -> dict[str, Measurement]:
@@ -668,11 +827,13 @@ def waterfill_baseline_findings(
     Parameters
     ----------
     fixed : pandas.DataFrame
-        :func:`fixed_increment_work`'s rows, two scales or more.
+        :func:`fixed_increment_work`'s rows, two scales or more (columns ``scale``, ``k``,
+        ``raises``, ``work``, ``alg1_work``, numbers >= 0).
     per_step : pandas.DataFrame
-        :func:`per_step_times`' rows, with ``linear`` and ``waterfill`` at each of ``ks``.
+        :func:`per_step_times`' rows, with ``linear`` and ``waterfill`` at each of ``ks`` (columns
+        ``k``, ``method``, ``seconds``; one row per (k, method)).
     ks : iterable of int, default (3000, 10000)
-        The steps compared.
+        The steps compared, each from 1 to :data:`MAX_ARRIVALS`.
 
     Returns
     -------
@@ -682,17 +843,25 @@ def waterfill_baseline_findings(
     Raises
     ------
     InvalidInputError
-        When ``fixed`` has fewer than two scales or ``per_step`` lacks a time at one of ``ks``.
+        When a table lacks a column it reads or holds anything but numbers >= 0 there, ``fixed``
+        has fewer than two scales, ``per_step`` repeats a (k, method) or lacks a time at one of
+        ``ks``, or a step of ``ks`` is out of range.
     """
     from ..plotting import log_log_slope
 
+    _table(fixed, "fixed", _FIXED_COLUMNS, _FIXED_COLUMNS)
+    _table(per_step, "per_step", ("k", "method", "seconds"), ("k", "seconds"))
+    ks = _counts(ks, "ks", maximum=MAX_ARRIVALS)
     if len(fixed) < 2:
         raise InvalidInputError(f"fixed: needs two scales or more, has {len(fixed)}")
     fixed = fixed.sort_values("scale")
     slope = float(log_log_slope(fixed.scale, fixed.raises.clip(lower=1)))
     ratio = (fixed.work / fixed.alg1_work).tolist()
     cross = fixed.scale[fixed.work > fixed.alg1_work]
-    per_k = per_step.pivot(index="k", columns="method", values="seconds")
+    try:
+        per_k = per_step.pivot(index="k", columns="method", values="seconds")
+    except ValueError:  # pandas: a (k, method) twice
+        raise InvalidInputError("per_step: more than one row for a (k, method)") from None
     missing = [
         kk
         for kk in ks

@@ -32,7 +32,14 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..._validate import InvalidInputError, as_count, check_choice
+from ..._validate import (
+    InvalidInputError,
+    as_count,
+    as_instance,
+    as_rng,
+    check_choice,
+    check_columns,
+)
 from ..plotting import color, new_figure
 from ..prose import number
 from ..ledger import Measurement
@@ -41,6 +48,14 @@ __all__ = ["SIZES", "experiment", "sample_means", "findings", "figure", "summary
 
 #: Users and repeats of :func:`experiment` per mode: quick mode must finish in seconds.
 SIZES = {"quick": (50, 5), "full": (1000, 100)}
+
+#: the most draws per repeat and repeats :func:`sample_means` takes (the full mode's times 100 and
+#: 10): a table of 10**8 draws (800 MB) at most; a larger count is a typo, not an experiment
+MAX_USERS, MAX_REPEATS = 100_000, 1_000
+
+#: the claims :func:`findings` measures (the keys of its answer): :func:`summary` takes these and
+#: no others (a paper's driver lists its own)
+_CLAIMS = ("mean_near_half",)
 
 
 def experiment(mode: str, seed: int | np.random.Generator) -> pd.DataFrame:
@@ -51,7 +66,7 @@ def experiment(mode: str, seed: int | np.random.Generator) -> pd.DataFrame:
     mode : {"quick", "full"}
         Quick mode runs in seconds (reduced sizes); full mode at the paper's sizes.
     seed : int or numpy.random.Generator
-        Randomness of the run.
+        Randomness of the run: an integer >= 0 or a Generator.
 
     Returns
     -------
@@ -61,11 +76,17 @@ def experiment(mode: str, seed: int | np.random.Generator) -> pd.DataFrame:
     Raises
     ------
     InvalidInputError
-        When ``mode`` is neither ``"quick"`` nor ``"full"``.
+        When ``mode`` is neither ``"quick"`` nor ``"full"``, or ``seed`` is not a seed.
+
+    Examples
+    --------
+    >>> experiment("quick", seed=0).shape
+    (5, 2)
     """
     check_choice(mode, tuple(SIZES), "mode")
+    rng = as_rng(seed, "seed")
     n_users, n_repeats = SIZES[mode]
-    return sample_means(n_users, n_repeats, rng=seed)
+    return sample_means(n_users, n_repeats, rng=rng)
 
 
 def sample_means(
@@ -76,11 +97,12 @@ def sample_means(
     Parameters
     ----------
     n_users : int
-        Draws per repeat (>= 1).
+        Draws per repeat, from 1 to :data:`MAX_USERS` (100,000).
     n_repeats : int
-        Repeats (>= 1).
+        Repeats, from 1 to :data:`MAX_REPEATS` (1,000).
     rng : int, numpy.random.Generator or None, optional
-        Randomness (``np.random.default_rng(rng)``).
+        Randomness (``np.random.default_rng(rng)``): an integer >= 0, a Generator, or None for
+        fresh entropy.
 
     Returns
     -------
@@ -90,11 +112,16 @@ def sample_means(
     Raises
     ------
     InvalidInputError
-        When a count is below 1.
+        When a count is not an integer in its range, or ``rng`` is not a seed.
+
+    Examples
+    --------
+    >>> sample_means(3, 2, rng=0)["repeat"].tolist()
+    [0, 1]
     """
-    n_users = as_count(n_users, "n_users", minimum=1)
-    n_repeats = as_count(n_repeats, "n_repeats", minimum=1)
-    rng = np.random.default_rng(rng)
+    n_users = as_count(n_users, "n_users", minimum=1, maximum=MAX_USERS)
+    n_repeats = as_count(n_repeats, "n_repeats", minimum=1, maximum=MAX_REPEATS)
+    rng = as_rng(rng)
     means = rng.uniform(0.0, 1.0, size=(n_repeats, n_users)).mean(axis=1)
     return pd.DataFrame({"repeat": np.arange(n_repeats), "mean": means})
 
@@ -105,7 +132,7 @@ def findings(table: pd.DataFrame) -> dict[str, Measurement]:
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`sample_means`'s table (a ``mean`` column, one row per repeat).
+        :func:`sample_means`'s table (a ``mean`` column of numbers >= 0, one row per repeat).
 
     Returns
     -------
@@ -115,7 +142,13 @@ def findings(table: pd.DataFrame) -> dict[str, Measurement]:
     Raises
     ------
     InvalidInputError
-        When ``table`` is not a non-empty DataFrame with a ``mean`` column.
+        When ``table`` is not a DataFrame, has no rows, lacks the ``mean`` column or holds
+        anything but numbers >= 0 there.
+
+    Examples
+    --------
+    >>> findings(pd.DataFrame({"repeat": [0, 1], "mean": [0.4, 0.6]}))["mean_near_half"].value
+    0.5
     """
     table = _checked(table)
     return {
@@ -126,12 +159,34 @@ def findings(table: pd.DataFrame) -> dict[str, Measurement]:
 
 
 def _checked(table: object) -> pd.DataFrame:
-    if not isinstance(table, pd.DataFrame) or "mean" not in table.columns or table.empty:
+    """``table`` when it is :func:`sample_means`' table: a DataFrame with rows and a ``mean``
+    column of numbers >= 0 (the columns the functions read)."""
+    frame: pd.DataFrame = as_instance(table, pd.DataFrame, "table")
+    if "mean" not in frame.columns:
         raise InvalidInputError(
-            f"table: expected sample_means' table (a non-empty DataFrame with a 'mean' column), "
-            f"got {type(table).__name__}"
+            f"table: missing column 'mean' (expected sample_means' table), got columns "
+            f"{list(frame.columns)}"
         )
-    return table
+    if frame.empty:
+        raise InvalidInputError("table: no rows (expected sample_means' table, one per repeat)")
+    check_columns(frame, "table", ["mean"])
+    return frame
+
+
+def _measured(measured: object) -> Mapping[str, Any]:
+    """``measured`` when it is :func:`findings`' answer: a mapping of exactly its claims, each to a
+    :class:`~fairlib.repro.ledger.Measurement`."""
+    claims: Mapping[str, Any] = as_instance(measured, Mapping, "measured")
+    unknown = [key for key in claims if key not in _CLAIMS]
+    if unknown:
+        raise InvalidInputError(
+            f"measured: unknown claim {unknown[0]!r} (findings measures {list(_CLAIMS)})"
+        )
+    for key in _CLAIMS:
+        if key not in claims:
+            raise InvalidInputError(f"measured: missing claim {key!r} (findings' measurements)")
+        as_instance(claims[key], Measurement, f"measured[{key!r}]")
+    return claims
 
 
 def figure(table: pd.DataFrame) -> Figure:
@@ -150,7 +205,7 @@ def figure(table: pd.DataFrame) -> Figure:
     Raises
     ------
     InvalidInputError
-        When ``table`` is not a non-empty DataFrame with a ``mean`` column.
+        When ``table`` is not :func:`sample_means`' table (as :func:`findings`).
 
     Examples
     --------
@@ -175,7 +230,7 @@ def summary(table: pd.DataFrame, measured: Mapping[str, Any]) -> str:
     table : pandas.DataFrame
         :func:`sample_means`' table.
     measured : dict of str to Measurement
-        :func:`findings` of the table.
+        :func:`findings` of the table: its claims, each a Measurement.
 
     Returns
     -------
@@ -185,7 +240,8 @@ def summary(table: pd.DataFrame, measured: Mapping[str, Any]) -> str:
     Raises
     ------
     InvalidInputError
-        When ``table`` is not a non-empty DataFrame with a ``mean`` column.
+        When ``table`` is not :func:`sample_means`' table (as :func:`findings`), or ``measured``
+        is not a mapping of :func:`findings`' claims to measurements.
 
     Examples
     --------
@@ -194,6 +250,7 @@ def summary(table: pd.DataFrame, measured: Mapping[str, Any]) -> str:
     'Over 5 runs the sample mean of the uni'
     """
     table = _checked(table)
+    measured = _measured(measured)
     return (
         f"Over {len(table)} runs the sample mean of the uniform draws is "
         f"{number(measured['mean_near_half'].value, 4)} on average (the paper: 1/2)."
