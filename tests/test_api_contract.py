@@ -1962,11 +1962,6 @@ UNSEEN_SITES = {
     ): "an error path: it runs only after the fast scan failed, to name the bad value "
     "precisely; made a pass-through, the function still refuses, naming demands[i]",
     (
-        "fairlib.multires.cluster",
-        "random_pool",
-        "as_flag",
-    ): "weights is checked again by random_cluster, which random_pool calls with the same name",
-    (
         "fairlib.properties",
         "strategyproofness_violation",
         "as_rng",
@@ -2002,19 +1997,8 @@ UNSEEN_SITES = {
         "psdsf",
         "as_flag",
     ): "time_shared is checked again, with the same name, by Cluster.load and "
-    "server_constraints, which the function calls with it before any result",
-    (
-        "fairlib.repro.catalog",
-        "paper_tests",
-        "as_instance",
-    ): "nb is checked again by library_modules, which the function calls with it first, with "
-    "the same name",
-    (
-        "fairlib.repro.catalog",
-        "library_modules",
-        "as_instance",
-    ): "nb is checked again by source_path, which the function calls with it first, with the "
-    "same name",
+    "server_constraints, which the function calls with it before any result; an array, which "
+    "the market would branch on before them, is refused here alone (tests/test_named_errors.py)",
 }
 
 
