@@ -2144,11 +2144,6 @@ UNSEEN_SITES = {
     ): "an error path: it runs only after the fast scan failed, to name the bad value "
     "precisely; made a pass-through, the function still refuses, naming demands[i]",
     (
-        "fairlib.multires.cluster",
-        "random_pool",
-        "as_flag",
-    ): "weights is checked again by random_cluster, which random_pool calls with the same name",
-    (
         "fairlib.properties",
         "strategyproofness_violation",
         "as_rng",
@@ -2184,19 +2179,38 @@ UNSEEN_SITES = {
         "psdsf",
         "as_flag",
     ): "time_shared is checked again, with the same name, by Cluster.load and "
-    "server_constraints, which the function calls with it before any result",
+    "server_constraints, which the function calls with it before any result; an array, which "
+    "the market would branch on before them, is refused here alone (tests/test_named_errors.py)",
+    **{
+        ("fairlib.multires.global_maxmin", mechanism, "as_instance"): "without quotas (the "
+        "contract's baseline) the coefficients refuse a non-Cluster by the same name next; with "
+        "quotas, which read its demands first, only this check refuses it "
+        "(tests/test_named_errors.py)"
+        for mechanism in ("drfh", "tsf")
+    },
+    **{
+        ("fairlib.multires.pooled", mechanism, "as_instance"): "pool_arrays refuses a non-Cluster "
+        "next, by name but without its value, which this check names (tests/test_named_errors.py)"
+        for mechanism in ("asset_share_per_task", "asset_fairness", "ceei")
+    },
     (
-        "fairlib.repro.catalog",
-        "paper_tests",
+        "fairlib.multires.pfvds._psmfa",
+        "psmfa",
         "as_instance",
-    ): "nb is checked again by library_modules, which the function calls with it first, with "
-    "the same name",
+    ): "the check of alphas after it refuses a non-Cluster too, but blames alphas "
+    "(tests/test_named_errors.py)",
     (
-        "fairlib.repro.catalog",
-        "library_modules",
+        "fairlib.multires.cluster",
+        "on_merged_servers",
         "as_instance",
-    ): "nb is checked again by source_path, which the function calls with it first, with the "
-    "same name",
+    ): "merge_identical_servers refuses a non-Cluster by the same name next, unless the mechanism "
+    "keeps its servers and is run on the cluster as given (tests/test_named_errors.py)",
+    (
+        "fairlib.multires.pfvds._best_response",
+        "nash_residual",
+        "as_flag",
+    ): "Cluster.server_constraints refuses time_shared by the same name later, unless non-finite "
+    "tasks are answered (inf) before it (tests/test_named_errors.py)",
 }
 
 

@@ -89,11 +89,14 @@ def test_bad_input_is_named():
         semantics.cell_snapshot(_events().drop(columns="user"), _machines(), 100.0)
     with pytest.raises(InvalidInputError, match="at_s = 0.5: no task is pending or running"):
         semantics.cell_snapshot(_events()[_events().time > 1 * S], _machines(), 0.5)
-    with pytest.raises(InvalidInputError, match="at_s"):
-        semantics.cell_snapshot(_events(), _machines(), -1.0)
+    # a negative or boolean instant would be read as a time (True as 1 s)
+    for bad in (-1.0, True, "100"):
+        with pytest.raises(InvalidInputError, match=rf"at_s = {bad!r}: must be"):
+            semantics.cell_snapshot(_events(), _machines(), bad)
     snap = semantics.cell_snapshot(_events(), _machines(), 100.0)
-    for bad in (0.0, 1.5):
-        with pytest.raises(InvalidInputError, match="fraction"):
+    # 0 would keep nothing, True would read as 1 (the snapshot itself)
+    for bad in (0.0, 1.5, True, "0.5"):
+        with pytest.raises(InvalidInputError, match=rf"fraction = {bad!r}: must"):
             snap.sample(bad)
     assert snap.sample(1.0) is snap
     with pytest.raises(InvalidInputError, match="which"):

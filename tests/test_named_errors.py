@@ -24,7 +24,23 @@ from fairlib._validate import (
 )
 from fairlib.dynamic import dynamic_drf, maxmin_tight_example, maxsum_counterexample
 from fairlib.market import Game, best_response_finite, run_dynamics, sqrt_m_construction
-from fairlib.multires import Cluster, Quotas, drfh, edrf, pdrf, pfvds, tsf
+from fairlib.multires import (
+    Cluster,
+    Quotas,
+    asset_fairness,
+    asset_share_per_task,
+    ceei,
+    drfh,
+    edrf,
+    leontief_tasks,
+    nash_residual,
+    on_merged_servers,
+    pdrf,
+    pfvds,
+    psdsf,
+    psmfa,
+    tsf,
+)
 from fairlib.repro.ledger import ClaimLog
 from fairlib.traces import (
     TraceFormatError,
@@ -441,3 +457,75 @@ def test_compare_text_names_a_separator_that_is_no_regular_expression(sep, messa
 
     with pytest.raises(InvalidInputError, match=message):
         compare_text("1,2\n", "1,2\n", sep=sep)
+
+
+# --- refusals at the boundary that the code after it would miss or misname ------------------------
+
+
+def _pool():
+    return Cluster.single_pool([9.0, 18.0], [[1.0, 4.0], [3.0, 1.0]])
+
+
+def _servers():
+    return Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]])
+
+
+def _keeps_servers(cluster):
+    return cluster
+
+
+_keeps_servers.keeps_servers = True
+
+
+class _HoldsAFunction:
+    """Not callable, but holding a callable ``function``, which keeps_servers follows."""
+
+    function = staticmethod(_keeps_servers)
+
+
+def _guarantees():
+    return Quotas.yarn(min_share=[[1.0, 1.0], [1.0, 1.0]])
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        # the quotas are resolved against the cluster's demands before the coefficients see it
+        (lambda: drfh("pool", quotas=_guarantees()), r"cluster = 'pool': must be a Cluster"),
+        (lambda: tsf("pool", quotas=_guarantees()), r"cluster = 'pool': must be a Cluster"),
+        # the single-pool helper after it refuses too, but without the value
+        (lambda: asset_share_per_task("pool"), r"cluster = 'pool': must be a Cluster"),
+        (lambda: asset_fairness("pool"), r"cluster = 'pool': must be a Cluster"),
+        (lambda: ceei("pool"), r"cluster = 'pool': must be a Cluster"),
+        # the check of alphas after it would blame alphas
+        (lambda: psmfa("pool", 1.0), r"^cluster = 'pool': must be a Cluster"),
+        # a scalar or a one-resource demand broadcasts against a bundle of three resources
+        (
+            lambda: leontief_tasks([6.0, 4.0, 9.0], [2.0]),
+            r"demand = \[2\.0\]: expected one entry per resource in both",
+        ),
+        (lambda: leontief_tasks(6.0, [2.0, 3.0]), r"expected one entry per resource in both"),
+        # a mechanism that keeps the servers runs on the cluster as given
+        (
+            lambda: on_merged_servers(_keeps_servers, "pool"),
+            r"cluster = 'pool': must be a Cluster",
+        ),
+        (
+            lambda: on_merged_servers(_HoldsAFunction(), _servers()),
+            r"mechanism = .*: expected a callable",
+        ),
+        # non-finite tasks are answered (inf) before the constraints that read time_shared
+        (
+            lambda: nash_residual(_servers(), [[np.nan, 1.0], [1.0, 1.0]], 1.0, time_shared="yes"),
+            r"time_shared = 'yes': must be True or False",
+        ),
+        # the market branches on time_shared before the constraints that check it
+        (
+            lambda: psdsf(_servers(), time_shared=np.array([True, False])),
+            r"time_shared = array\(.*\): must be True or False",
+        ),
+    ],
+)
+def test_the_boundary_refuses_what_the_code_after_it_would_miss(call, message):
+    with pytest.raises(InvalidInputError, match=message):
+        call()

@@ -879,7 +879,7 @@ def random_pool(
     InvalidInputError
         On an invalid argument.
     """
-    weights = as_flag(weights, "weights")
+    # every argument is random_cluster's to check (same names), before it draws anything
     return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
 
 
@@ -1002,8 +1002,6 @@ def merge_identical_servers(cluster: Cluster) -> MergedServers:
         When ``cluster`` is not a Cluster.
     """
     as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     # one byte string per server: its capacities and its eligible users packed eight to a byte (a
     # float row per user made the key 8·users bytes wide, and sorting 12,000 such rows of a
     # 4,000-job cell took seconds)

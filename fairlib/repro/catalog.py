@@ -632,7 +632,7 @@ def paper_tests(nb: Notebook) -> list[str]:
     list of str
         The test files, relative to the repository root.
     """
-    as_instance(nb, Notebook, "nb")
+    # nb is library_modules's to check (source_path refuses what is not a Notebook, by name)
     changed = [m for m in library_modules(nb) if m not in REGISTRATION_FILES]
     importers = [t for t in importing_tests(changed) if t not in MODULE_SCOPED]
     files = list(nb.tests) + list(PAPER_CHECKS) + importers
@@ -706,8 +706,8 @@ def library_modules(nb: Notebook) -> list[str]:
     import importlib
     import json
 
-    as_instance(nb, Notebook, "nb")
     drivers = []
+    # source_path refuses an nb that is not a Notebook, by name, before anything is read
     for cell in json.loads(source_path(nb).read_text(encoding="utf-8"))["cells"]:
         if cell["cell_type"] != "code":
             continue

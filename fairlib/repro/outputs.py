@@ -200,12 +200,8 @@ def save_table(df: pd.DataFrame, key: str, name: str, *, mode: str = "full") -> 
     Path
         The CSV written.
     """
-    if not isinstance(df, pd.DataFrame):
-        raise InvalidInputError(
-            f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}"
-        )
     paths._check_file_name(name, "name")
-    df = reported(df, key, name)
+    df = reported(df, key, name)  # refuses a df that is not a DataFrame, by name
     out = paths.results_dir(key, mode)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.csv"

@@ -59,10 +59,8 @@ def checked_allocation(cluster: Cluster, tasks: ArrayLike, name: str = "tasks") 
     """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``.
 
     The right shape, finite, >= 0, zero on pairs the user cannot use, and within every capacity (up
-    to :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource."""
-    as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
+    to :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource. ``cluster``
+    is a Cluster: the public checkers that call this refuse anything else first, by name."""
     x = as_real_array(tasks, name)
     if x.shape != (cluster.n_users, cluster.n_servers):
         raise InvalidInputError(

@@ -89,8 +89,6 @@ def utilisation_range(
         the resource.
     """
     as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     totals_in, totals = totals, as_real_array(totals, "totals")
     if totals.shape != (cluster.n_users,):
         raise InvalidInputError(

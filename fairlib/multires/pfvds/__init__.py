@@ -58,7 +58,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..._jit import interpreted_when_small
-from ..._validate import MAX_ITERATIONS, InvalidInputError, as_count, as_instance, check_choice
+from ..._validate import MAX_ITERATIONS, InvalidInputError, as_count, check_choice
 from .._engine.pfvds_interior import shared_stages
 from ..cluster import Allocation, Cluster, per_server_alpha
 from ..psdsf import psdsf
@@ -169,10 +169,7 @@ def pfvds(
     >>> pfvds(Cluster([[9, 18]], [[1, 4], [3, 1]]), 1.0).tasks.round(6).ravel().tolist()
     [4.090909, 1.636364]
     """
-    as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
-    alphas = per_server_alpha(cluster, alpha)
+    alphas = per_server_alpha(cluster, alpha)  # refuses a cluster that is not a Cluster, by name
     check_choice(method, tuple(METHODS), "method")
     if iterations is not None:
         iterations = as_count(iterations, "iterations", maximum=MAX_ITERATIONS)

@@ -1555,13 +1555,12 @@ def best_response_column(
     (N,) ndarray
         The server's column of tasks.
     """
-    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = cluster._tasks(tasks)
     server = as_count(server, "server", minimum=0, maximum=cluster.n_servers - 1)
     alpha = float(per_server_alpha(cluster, alpha)[server])
     tol, max_iter = as_tolerance(tol, "tol"), as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
-    d3, cap = cluster.server_constraints(time_shared)
+    d3, cap = cluster.server_constraints(time_shared)  # refuses a time_shared not a bool, by name
     return _best_response_column(cluster, x, x.sum(axis=1), server, alpha, d3, cap, tol, max_iter)
 
 

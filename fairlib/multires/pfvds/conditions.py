@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog, minimize, nnls
 
-from ..._validate import InvalidInputError, _short, as_flag, as_instance, as_rng
+from ..._validate import InvalidInputError, _short, as_instance, as_rng
 from ..cluster import Cluster, per_server_alpha
 from ._psmfa import merit
 from ..checks.server_properties import checked_allocation
@@ -106,11 +106,10 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
     float
         The relative gap, 0 at the (variational) equilibrium.
     """
-    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     g = marginal_utilities(cluster, x, alpha)
-    d3, cap = cluster.server_constraints(time_shared)
+    d3, cap = cluster.server_constraints(time_shared)  # refuses a time_shared not a bool, by name
     playing = cluster.eligible & (cluster.max_tasks > 0)[:, None]
     if np.isinf(g[playing]).any():
         return float("inf")

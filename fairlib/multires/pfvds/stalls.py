@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validate import InvalidInputError, as_count, as_instance, as_number
+from ..._validate import InvalidInputError, as_count, as_number
 from ..cluster import Cluster, per_server_alpha
 from . import pfvds
 from ._best_response import _sweeps, nash_residual
@@ -61,9 +61,8 @@ def equilibrium_merits(cluster: Cluster, alpha, *, kappa: float = 1000.0) -> dic
     dict
         The values listed above.
     """
-    as_instance(cluster, Cluster, "cluster")
     kappa = as_number(kappa, "kappa")
-    alphas = per_server_alpha(cluster, alpha)
+    alphas = per_server_alpha(cluster, alpha)  # refuses a cluster that is not a Cluster, by name
     x, sweeps = _sweeps(cluster, alphas, pfvds(cluster, alpha).tasks, False, 2000, 1e-12)
     lam_star = sweeps["prices"]
     lam_penalty = penalty_prices(cluster, x, kappa)
@@ -114,7 +113,6 @@ def descent_rate(
     dict
         The values listed above.
     """
-    as_instance(cluster, Cluster, "cluster")
     from ._psmfa import _direction, _fb_parts, _max_step, _saturated
 
     tail, tol = as_count(tail, "tail"), as_number(tol, "tol")
@@ -123,7 +121,7 @@ def descent_rate(
         raise InvalidInputError(
             f"trajectory: expected Ψ per iteration (at least 2 values), got shape {psi_trace.shape}"
         )
-    alphas = per_server_alpha(cluster, alpha)
+    alphas = per_server_alpha(cluster, alpha)  # refuses a cluster that is not a Cluster, by name
     x = np.asarray(tasks, dtype=np.float64)
     saturated = _saturated(cluster, x)
     lam = np.where(saturated, np.asarray(prices, dtype=np.float64), 0.0)

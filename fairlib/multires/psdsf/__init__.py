@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..._jit import interpreted_when_small
-from ..._validate import InvalidInputError, as_flag, as_instance, check_choice
+from ..._validate import as_flag, as_instance, check_choice
 from ..cluster import Allocation, Cluster
 from . import _fixed_point, _market
 from ._fixed_point import FixedPointOptions as FixedPointOptions
@@ -112,7 +112,5 @@ def psdsf(
     """
     time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
-    if not isinstance(cluster, Cluster):
-        raise InvalidInputError(f"cluster: expected a Cluster, got {type(cluster).__name__}")
     check_choice(method, tuple(METHODS), "method")
     return METHODS[method].run(cluster, time_shared, METHOD_OPTIONS[method].of(options, method))

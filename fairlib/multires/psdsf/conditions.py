@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validate import InvalidInputError, as_flag, as_instance
+from ..._validate import InvalidInputError, as_instance
 from ..cluster import Cluster
 
 __all__ = ["psdsf_violation"]
@@ -39,7 +39,6 @@ def psdsf_violation(
     dict
         ``{"free_pairs", "violating_pairs", "gap", "holds"}``.
     """
-    time_shared = as_flag(time_shared, "time_shared")
     as_instance(cluster, Cluster, "cluster")
     x = cluster._tasks(tasks)
     if not cluster.feasible(x, tol=tol):
@@ -47,7 +46,7 @@ def psdsf_violation(
             "tasks: infeasible for this cluster (capacity, eligibility or sign)"
         )
     vds = cluster.vds(x.sum(axis=1))
-    d3, caps = cluster.server_constraints(time_shared)
+    d3, caps = cluster.server_constraints(time_shared)  # refuses a time_shared not a bool, by name
     scale = max(float(x.sum(axis=1).max()), 1e-300)
     free = violating = 0
     gap = 0.0
