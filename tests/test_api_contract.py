@@ -501,6 +501,26 @@ ACCEPTED = {
         "an unknown key",
     ): "a table row (table_row): its fields beyond MATCH_FIELDS are not compared",
     (
+        "fairlib.repro.experiments.precomputed_drf.parameter_search",
+        "paper_row",
+        "an unknown key",
+    ): "a table row (table_row): its fields beyond MATCH_FIELDS are not compared",
+    (
+        "fairlib.repro.experiments.precomputed_drf.*",
+        "setups",
+        "an unknown key",
+    ): "a setup's name: any text (one more setup, run beside the others)",
+    (
+        "fairlib.repro.experiments.precomputed_drf.*",
+        "key",
+        "'no-such-choice'*",
+    ): "the name of the column the call adds for the setup's name: any text",
+    (
+        "fairlib.repro.experiments.precomputed_drf.*",
+        "n_jobs",
+        "-1 (negative)",
+    ): "-1 is joblib's 'every core' (fairlib.sweep.sweep's n_jobs)",
+    (
         "fairlib.repro.experiments.precomputed_drf.sd_bootstrap_interval",
         "per_run",
         "negative entry",
@@ -664,14 +684,6 @@ _NOT_YET_VALIDATED: dict[str, str] = {
         "concat_tables distinct_instants figure findings google_cells leaders normalised_measures "
         "per_mechanism run_labels spread "
         "strategyproofness_spot_checks summary"
-    ),
-    "precomputed_drf": (
-        "DeviationExperiment deviation_runs drf_work_per_task_findings identity_findings "
-        "identity_runs over_allocation_findings over_allocation_profile "
-        "over_allocation_search_findings parameter_search parameter_search_findings "
-        "pdrf_edrf_identity run_deviation_experiment scaled_instances speed_sweep "
-        "table1_tail_findings table_findings table_row variant_speed_findings "
-        "variant_time_ratios"
     ),
     "template": "experiment figure findings sample_means summary",
 }
@@ -1309,7 +1321,166 @@ EXAMPLES.update({})
 
 
 #: the precomputed_drf driver's valid calls (small and fast)
-EXAMPLES.update({})
+def _precomputed_drf():
+    return importlib.import_module(_DRIVERS + "precomputed_drf")
+
+
+def _pdrf_setup(**fields):
+    """A DeviationExperiment of 5 users on 2 resources with small reserves: runs in milliseconds."""
+    return _precomputed_drf().DeviationExperiment(
+        n_users=5, n_resources=2, reserve_range=(20, 40), **fields
+    )
+
+
+def _pdrf_table(names, runs=4):
+    """Table 1 or 2 as ``table_findings`` reads it: a row of statistics per demand range."""
+    module = _precomputed_drf()
+    return pd.DataFrame(
+        [
+            {
+                "demands": name,
+                "runs": runs,
+                **{c: float(i) for i, c in enumerate(module.TABLE_COLUMNS)},
+                **{f"{c}_sd": 0.5 for c in module.SUBCOUNT_SD},
+            }
+            for name in names
+        ]
+    )
+
+
+def _pdrf_searches():
+    """``parameter_search``'s tables scored against Table 2's two rows."""
+    grid = pd.DataFrame(
+        [
+            (50_000, 100_000, 1, 100, 0.9),
+            (50_000, 100_000, 1, 1000, 0.5),
+            (1_000_000, 10_000_000, 1, 100, 0.05),
+            (1_000_000, 10_000_000, 1, 1000, 0.08),
+        ],
+        columns=["reserve_low", "reserve_high", "demand_low", "demand_high", "distance"],
+    )
+    return {"1-1000": grid, "1-100": grid.iloc[::-1].reset_index(drop=True)}
+
+
+def _pdrf_profile():
+    """``over_allocation_profile``'s table for one row of each table, two rate bins each."""
+    groups = [
+        ("rate [1, 1.5)", 1.0, 200, 10, 1.2),
+        ("rate [1.5, 2)", 1.5, 150, 15, 1.7),
+        ("all ones", np.nan, 20, 10, 10.0),
+        ("over-allocated", np.nan, 25, 25, 3.0),
+        ("all", np.nan, 400, 25, 2.0),
+    ]
+    return pd.DataFrame(
+        [
+            {
+                "table": table,
+                "demands": demands,
+                "group": group,
+                "rate_low": low,
+                "users": users,
+                "over": over,
+                "over_rate": over / users,
+                "mean_rate": rate,
+            }
+            for table, demands in ((1, "1-10"), (2, "1-100"))
+            for group, low, users, over, rate in groups
+        ]
+    )
+
+
+_PDRF = _DRIVERS + "precomputed_drf."
+_PDRF_POOL = ([[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]], [20.0, 20.0])
+EXAMPLES.update(
+    {
+        _PDRF + "table_row": lambda: (
+            (pd.DataFrame(dict.fromkeys(_precomputed_drf().DEVIATION_FIELDS, [0, 1])),),
+            {},
+        ),
+        _PDRF + "DeviationExperiment": lambda: ((), {"n_users": 5, "n_resources": 2}),
+        _PDRF + "deviation_runs": lambda: (({"a": _pdrf_setup()}, 2, 0), {"backend": "serial"}),
+        _PDRF + "run_deviation_experiment": lambda: ((_pdrf_setup(), 2, 0), {"backend": "serial"}),
+        _PDRF + "over_allocation_profile": lambda: (
+            ({"a": _pdrf_setup()}, 2, 0),
+            {"backend": "serial"},
+        ),
+        _PDRF + "identity_runs": lambda: (
+            (2, 0),
+            {"n_users": 5, "keep_points": 1, "backend": "serial"},
+        ),
+        _PDRF + "pdrf_edrf_identity": lambda: (_PDRF_POOL, {}),
+        _PDRF + "speed_sweep": lambda: (
+            ([({"n": 3}, np.array(_PDRF_POOL[0]), np.array(_PDRF_POOL[1]))],),
+            {"max_size": {"heapq_drf": 0, "argmin_drf": 0}, "repeat": 1},
+        ),
+        _PDRF + "scaled_instances": lambda: (
+            (0,),
+            {"n_users": [4], "reserve_scale": [0.5], "n_resources": 2},
+        ),
+        _PDRF + "parameter_search": lambda: (
+            (
+                dict.fromkeys(_precomputed_drf().MATCH_FIELDS, 1.0),
+                [((20, 40), (1, 5))],
+                2,
+                0,
+            ),
+            {"n_users": 5, "backend": "serial"},
+        ),
+        _PDRF + "table_findings": lambda: (
+            (_pdrf_table(["1-10", "1-20", "10-20"]), _pdrf_table(["1-100", "1-1000"])),
+            {},
+        ),
+        _PDRF + "over_allocation_search_findings": lambda: (
+            tuple(pd.DataFrame({"over_total": [0, k]}) for k in range(4)),
+            {},
+        ),
+        _PDRF + "parameter_search_findings": lambda: ((_pdrf_searches(), 2), {}),
+        _PDRF + "identity_findings": lambda: (
+            (
+                pd.DataFrame(
+                    {
+                        "other": [0, 1],
+                        "simplified_off_floor_edrf": [3, 2],
+                        "ds_max_off_floor_edrf": [1, 0],
+                        "bound_violations": [0, 0],
+                        "drf_minus_edrf_max": [0.5, 1.0],
+                        "corrected_drf_minus_edrf_max": [1.5, 0.25],
+                        "pdrf_over_allocates": [False, True],
+                        "topup_equals_corrected_drf": [True, False],
+                    }
+                ),
+            ),
+            {},
+        ),
+        _PDRF + "drf_work_per_task_findings": lambda: (
+            (
+                pd.DataFrame(
+                    {
+                        "method": "drf",
+                        "n": [1_000, 2_000, 4_000],
+                        "tasks": [10_000, 20_000, 40_000],
+                        "work": [5e4, 1.2e5, 2.6e5],
+                    }
+                ),
+            ),
+            {},
+        ),
+        _PDRF + "over_allocation_findings": lambda: (
+            (_pdrf_profile(), pd.DataFrame({"resource_types": [2, 3], "over_avg": [1.0, 0.5]})),
+            {},
+        ),
+        _PDRF + "table1_tail_findings": lambda: (
+            (
+                pd.DataFrame(
+                    {"demands": "1-10", "over_total": [0, 1, 0, 2], "over_max": [0, 1, 0, 2]}
+                ),
+            ),
+            {"resamples": 20},
+        ),
+        _PDRF + "variant_time_ratios": lambda: (_PDRF_POOL, {"repetitions": 2, "repeat": 1}),
+        _PDRF + "variant_speed_findings": lambda: ((pd.DataFrame({"ratio": [1.1, 0.9, 1.2]}),), {}),
+    }
+)
 #: (end of the precomputed_drf driver's valid calls)
 
 
