@@ -2343,6 +2343,24 @@ UNSEEN_SITES = {
         "as_eligibility",
     ): "a boolean matrix draws no array probes (the battery's are numeric) and None is valid; "
     "tests/test_mechanism_atlas_findings.py refuses a user eligible for no machine",
+    (
+        "fairlib.repro.experiments.precomputed_drf",
+        "_speed_instances",
+        "as_instance",
+    ): "instances' one probe is None (a list of triples draws no battery); "
+    "tests/test_precomputed_drf_findings.py refuses a label that is not a mapping",
+    (
+        "fairlib.repro.experiments.precomputed_drf",
+        "_speed_instances",
+        "as_demands",
+    ): "instances' one probe is None (a list of triples draws no battery); "
+    "tests/test_precomputed_drf_findings.py refuses an instance's negative demand",
+    (
+        "fairlib.repro.experiments.precomputed_drf",
+        "_speed_instances",
+        "as_capacities",
+    ): "instances' one probe is None (a list of triples draws no battery); "
+    "tests/test_precomputed_drf_findings.py refuses an instance's capacity of the wrong length",
 }
 
 

@@ -345,6 +345,12 @@ def test_the_experiments_refuse_bad_settings_by_name():
         pd_drf.scaled_instances(0, n_users=[4, 5], reserve_scale=[1.0, 2.0, 3.0])
     with pytest.raises(InvalidInputError, match="max_size key = 'heap'"):
         pd_drf.speed_sweep([({"n": 1}, [[1.0]], [5.0])], max_size={"heap": 0})
+    with pytest.raises(InvalidInputError, match=r"instances\[0\]\[0\] = \['n'\]"):
+        pd_drf.speed_sweep([(["n"], [[1.0]], [5.0])])
+    with pytest.raises(InvalidInputError, match=r"instances\[0\]\[1\]\[0, 0\] = -1.0"):
+        pd_drf.speed_sweep([({"n": 1}, [[-1.0]], [5.0])])
+    with pytest.raises(InvalidInputError, match=r"instances\[0\]\[2\]"):
+        pd_drf.speed_sweep([({"n": 1}, [[1.0]], [5.0, 5.0])])
     with pytest.raises(InvalidInputError, match="edges = "):
         pd_drf.over_allocation_profile({"a": pd_drf.DeviationExperiment()}, 1, 0, edges=(2.0, 3.0))
 

@@ -33,7 +33,6 @@ from ...multires.edrf import edrf, pdrf
 from ...multires.progressive_filling import SHARE_ARITHMETIC, STOP_RULES, TIE_BREAKS, drf
 from ..ledger import Measurement
 from ...sweep import MAX_CELLS, sweep
-from ...timing import MAX_SAMPLES
 
 __all__ = [
     "DEVIATION_FIELDS",
@@ -980,7 +979,7 @@ def speed_sweep(
         for name, limit in max_size.items():
             check_choice(name, tuple(limits), "max_size key")
             limits[name] = as_count(limit, f"max_size[{name!r}]", minimum=0)
-    repeat = as_count(repeat, "repeat", maximum=MAX_SAMPLES)
+    # repeat is checked by median_time, which times every instance, with this name and range
     instances = _speed_instances(instances)
     methods = _speed_methods(limits)
     rows = []
@@ -1930,10 +1929,9 @@ def table1_tail_findings(
     InvalidInputError
         When an argument is out of its range or the table lacks a column or row, naming it.
     """
-    # resamples and seed are checked by sd_bootstrap_interval, which every row calls, with these
-    # names and ranges
+    # n_paper, resamples and seed are checked by sd_bootstrap_interval, which every row calls
+    # first, with these names and ranges
     _frame(table1_runs, "table1_runs", ("demands", "over_total", "over_max"))
-    n_paper = as_count(n_paper, "n_paper", maximum=10**9)
     paper = PAPER_TABLES[PAPER_TABLES.table == 1]
     rows = {f"{r.demand_low}-{r.demand_high}": r for r in paper.itertuples()}
     groups = list(table1_runs.groupby("demands", sort=False))
@@ -2055,7 +2053,7 @@ def variant_time_ratios(
     demands = as_demands(demands)
     capacity = as_capacities(capacity, n_resources=demands.shape[1])
     repetitions = as_count(repetitions, "repetitions", maximum=_MAX_ROUNDS)
-    repeat = as_count(repeat, "repeat", maximum=MAX_SAMPLES)
+    # repeat is checked by median_time, which every round calls, with this name and range
 
     forms = {
         "simplified": partial(pdrf, demands, capacity, variant="simplified"),
