@@ -517,6 +517,52 @@ ACCEPTED = {
         "an unknown key",
     ): "a table row (table_row): its fields beyond MATCH_FIELDS are not compared",
     (
+        "fairlib.repro.experiments.mechanism_atlas.Cell",
+        "at_s",
+        "1e-300 (tiny)",
+    ): "an instant in seconds of trace time: any from 0, the trace's start",
+    (
+        "fairlib.repro.experiments.mechanism_atlas.*",
+        "tol",
+        "1e*",
+    ): "a tie tolerance on the values' scale: any finite number >= 0 (a huge one ties every "
+    "value, a tiny one only equal ones)",
+    (
+        "fairlib.repro.experiments.mechanism_atlas.*",
+        "runs",
+        "an unknown key",
+    ): "a run's name: any text (one more run of a registered mechanism)",
+    (
+        "fairlib.repro.experiments.mechanism_atlas.summary",
+        "measured",
+        "an unknown key",
+    ): "findings' measurements: claims beyond the two the paragraph quotes are not read",
+    (
+        "fairlib.repro.experiments.mechanism_atlas.figure",
+        "labels",
+        "an unknown key",
+    ): "a reader's name for a run no table holds: unused",
+    (
+        "fairlib.repro.experiments.precomputed_drf.parameter_search",
+        "paper_row",
+        "an unknown key",
+    ): "a table row (table_row): its fields beyond MATCH_FIELDS are not compared",
+    (
+        "fairlib.repro.experiments.precomputed_drf.*",
+        "setups",
+        "an unknown key",
+    ): "a setup's name: any text (one more setup, run beside the others)",
+    (
+        "fairlib.repro.experiments.precomputed_drf.*",
+        "key",
+        "'no-such-choice'*",
+    ): "the name of the column the call adds for the setup's name: any text",
+    (
+        "fairlib.repro.experiments.precomputed_drf.*",
+        "n_jobs",
+        "-1 (negative)",
+    ): "-1 is joblib's 'every core' (fairlib.sweep.sweep's n_jobs)",
+    (
         "fairlib.repro.experiments.precomputed_drf.sd_bootstrap_interval",
         "per_run",
         "negative entry",
@@ -660,20 +706,6 @@ _NOT_YET_VALIDATED: dict[str, str] = {
     "heterogeneous_traces": (
         "bitbrains_findings definition4_finding order_margins paper_setup_findings "
         "replay_findings route_finding setup_findings"
-    ),
-    "mechanism_atlas": (
-        "Cell alibaba_cells atlas_table batches bitbrains_cells cell_rows check_mode "
-        "concat_tables distinct_instants figure findings google_cells leaders normalised_measures "
-        "per_mechanism run_labels spread "
-        "strategyproofness_spot_checks summary"
-    ),
-    "precomputed_drf": (
-        "DeviationExperiment deviation_runs drf_work_per_task_findings identity_findings "
-        "identity_runs over_allocation_findings over_allocation_profile "
-        "over_allocation_search_findings parameter_search parameter_search_findings "
-        "pdrf_edrf_identity run_deviation_experiment scaled_instances speed_sweep "
-        "table1_tail_findings table_findings table_row variant_speed_findings "
-        "variant_time_ratios"
     ),
 }
 KNOWN_GAPS: set[str] = {
@@ -1490,12 +1522,294 @@ EXAMPLES.update({})
 
 
 #: the precomputed_drf driver's valid calls (small and fast)
-EXAMPLES.update({})
+def _precomputed_drf():
+    return importlib.import_module(_DRIVERS + "precomputed_drf")
+
+
+def _pdrf_setup(**fields):
+    """A DeviationExperiment of 5 users on 2 resources with small reserves: runs in milliseconds."""
+    return _precomputed_drf().DeviationExperiment(
+        n_users=5, n_resources=2, reserve_range=(20, 40), **fields
+    )
+
+
+def _pdrf_table(names, runs=4):
+    """Table 1 or 2 as ``table_findings`` reads it: a row of statistics per demand range."""
+    module = _precomputed_drf()
+    return pd.DataFrame(
+        [
+            {
+                "demands": name,
+                "runs": runs,
+                **{c: float(i) for i, c in enumerate(module.TABLE_COLUMNS)},
+                **{f"{c}_sd": 0.5 for c in module.SUBCOUNT_SD},
+            }
+            for name in names
+        ]
+    )
+
+
+def _pdrf_searches():
+    """``parameter_search``'s tables scored against Table 2's two rows."""
+    grid = pd.DataFrame(
+        [
+            (50_000, 100_000, 1, 100, 0.9),
+            (50_000, 100_000, 1, 1000, 0.5),
+            (1_000_000, 10_000_000, 1, 100, 0.05),
+            (1_000_000, 10_000_000, 1, 1000, 0.08),
+        ],
+        columns=["reserve_low", "reserve_high", "demand_low", "demand_high", "distance"],
+    )
+    return {"1-1000": grid, "1-100": grid.iloc[::-1].reset_index(drop=True)}
+
+
+def _pdrf_profile():
+    """``over_allocation_profile``'s table for one row of each table, two rate bins each."""
+    groups = [
+        ("rate [1, 1.5)", 1.0, 200, 10, 1.2),
+        ("rate [1.5, 2)", 1.5, 150, 15, 1.7),
+        ("all ones", np.nan, 20, 10, 10.0),
+        ("over-allocated", np.nan, 25, 25, 3.0),
+        ("all", np.nan, 400, 25, 2.0),
+    ]
+    return pd.DataFrame(
+        [
+            {
+                "table": table,
+                "demands": demands,
+                "group": group,
+                "rate_low": low,
+                "users": users,
+                "over": over,
+                "over_rate": over / users,
+                "mean_rate": rate,
+            }
+            for table, demands in ((1, "1-10"), (2, "1-100"))
+            for group, low, users, over, rate in groups
+        ]
+    )
+
+
+_PDRF = _DRIVERS + "precomputed_drf."
+_PDRF_POOL = ([[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]], [20.0, 20.0])
+EXAMPLES.update(
+    {
+        _PDRF + "table_row": lambda: (
+            (pd.DataFrame(dict.fromkeys(_precomputed_drf().DEVIATION_FIELDS, [0, 1])),),
+            {},
+        ),
+        _PDRF + "DeviationExperiment": lambda: ((), {"n_users": 5, "n_resources": 2}),
+        _PDRF + "deviation_runs": lambda: (({"a": _pdrf_setup()}, 2, 0), {"backend": "serial"}),
+        _PDRF + "run_deviation_experiment": lambda: ((_pdrf_setup(), 2, 0), {"backend": "serial"}),
+        _PDRF + "over_allocation_profile": lambda: (
+            ({"a": _pdrf_setup()}, 2, 0),
+            {"backend": "serial"},
+        ),
+        _PDRF + "identity_runs": lambda: (
+            (2, 0),
+            {"n_users": 5, "keep_points": 1, "backend": "serial"},
+        ),
+        _PDRF + "pdrf_edrf_identity": lambda: (_PDRF_POOL, {}),
+        _PDRF + "speed_sweep": lambda: (
+            ([({"n": 3}, np.array(_PDRF_POOL[0]), np.array(_PDRF_POOL[1]))],),
+            {"max_size": {"heapq_drf": 0, "argmin_drf": 0}, "repeat": 1},
+        ),
+        _PDRF + "scaled_instances": lambda: (
+            (0,),
+            {"n_users": [4], "reserve_scale": [0.5], "n_resources": 2},
+        ),
+        _PDRF + "parameter_search": lambda: (
+            (
+                dict.fromkeys(_precomputed_drf().MATCH_FIELDS, 1.0),
+                [((20, 40), (1, 5))],
+                2,
+                0,
+            ),
+            {"n_users": 5, "backend": "serial"},
+        ),
+        _PDRF + "table_findings": lambda: (
+            (_pdrf_table(["1-10", "1-20", "10-20"]), _pdrf_table(["1-100", "1-1000"])),
+            {},
+        ),
+        _PDRF + "over_allocation_search_findings": lambda: (
+            tuple(pd.DataFrame({"over_total": [0, k]}) for k in range(4)),
+            {},
+        ),
+        _PDRF + "parameter_search_findings": lambda: ((_pdrf_searches(), 2), {}),
+        _PDRF + "identity_findings": lambda: (
+            (
+                pd.DataFrame(
+                    {
+                        "other": [0, 1],
+                        "simplified_off_floor_edrf": [3, 2],
+                        "ds_max_off_floor_edrf": [1, 0],
+                        "bound_violations": [0, 0],
+                        "drf_minus_edrf_max": [0.5, 1.0],
+                        "corrected_drf_minus_edrf_max": [1.5, 0.25],
+                        "pdrf_over_allocates": [False, True],
+                        "topup_equals_corrected_drf": [True, False],
+                    }
+                ),
+            ),
+            {},
+        ),
+        _PDRF + "drf_work_per_task_findings": lambda: (
+            (
+                pd.DataFrame(
+                    {
+                        "method": "drf",
+                        "n": [1_000, 2_000, 4_000],
+                        "tasks": [10_000, 20_000, 40_000],
+                        "work": [5e4, 1.2e5, 2.6e5],
+                    }
+                ),
+            ),
+            {},
+        ),
+        _PDRF + "over_allocation_findings": lambda: (
+            (_pdrf_profile(), pd.DataFrame({"resource_types": [2, 3], "over_avg": [1.0, 0.5]})),
+            {},
+        ),
+        _PDRF + "table1_tail_findings": lambda: (
+            (
+                pd.DataFrame(
+                    {"demands": "1-10", "over_total": [0, 1, 0, 2], "over_max": [0, 1, 0, 2]}
+                ),
+            ),
+            {"resamples": 20},
+        ),
+        _PDRF + "variant_time_ratios": lambda: (_PDRF_POOL, {"repetitions": 2, "repeat": 1}),
+        _PDRF + "variant_speed_findings": lambda: ((pd.DataFrame({"ratio": [1.1, 0.9, 1.2]}),), {}),
+    }
+)
 #: (end of the precomputed_drf driver's valid calls)
 
 
 #: the mechanism_atlas driver's valid calls (small and fast)
-EXAMPLES.update({})
+def _atlas():
+    return importlib.import_module(_DRIVERS + "mechanism_atlas")
+
+
+def _atlas_cell():
+    """Google's cell of the task and machine events above at 10 s: two jobs on two machines."""
+    return _atlas().Cell(
+        "google",
+        10.0,
+        np.array([[0.5, 0.5], [0.5, 0.25]]),
+        ("cpu", "memory"),
+        np.array([[0.15, 0.1], [0.3, 0.2]]),
+        np.array([2.0, 1.0]),
+        None,
+        "synthetic",
+    )
+
+
+def _atlas_runs():
+    """Two runs of the atlas, a pooled one and a multi-server one."""
+    runs = _atlas().mechanism_runs()
+    return {name: runs[name] for name in ("drf", "drfh")}
+
+
+def _atlas_tables():
+    """Per-trace atlas tables of two instants, with every mechanism the claims compare."""
+
+    def rows(trace, mechanism, util, served=1.0):
+        return [
+            {
+                "trace": trace,
+                "at_s": at,
+                "mechanism": mechanism,
+                "label": mechanism,
+                "model": "pool",
+                "status": "ran",
+                "users": 10,
+                "machines": 5,
+                "classes": 2,
+                "util_mean": u,
+                "served_full": served,
+                "jain": 0.9,
+                "min_share": 0.1,
+                "SI": 0.0,
+                "EF": 0.0,
+                "PO": 0.0,
+                "BF": np.nan,
+                "seconds": 0.1 * (1 + k),
+                "source": "synthetic",
+            }
+            for k, (at, u) in enumerate(zip((1.0, 2.0), util))
+        ]
+
+    google = [
+        ("psdsf", [0.90, 0.95]),
+        ("drfh", [0.92, 0.94]),
+        ("drf_machine_offers", [0.80, 0.90]),
+        ("drfh_best_fit", [0.91, 0.93]),
+        ("tsf", [0.92, 0.94]),
+        ("edrf", [0.9, 0.9]),
+    ]
+    return {
+        "google": pd.DataFrame([r for m, u in google for r in rows("google", m, u)]),
+        "alibaba": pd.DataFrame(rows("alibaba", "drfh", [0.3, 0.3], served=0.5)),
+        "bitbrains": pd.DataFrame(rows("bitbrains", "edrf", [0.5, 0.6])),
+    }
+
+
+def _atlas_alibaba():
+    """The fixture's Alibaba tables (machine_meta of v2018, batch_task of v2017)."""
+    from fairlib.traces import read_batch_task, read_machine_meta
+
+    folder = Path(__file__).resolve().parent / "fixtures" / "traces" / "alibaba_clusterdata"
+    return read_machine_meta(directory=folder), read_batch_task("2017", directory=folder)
+
+
+_ATLAS = _DRIVERS + "mechanism_atlas."
+EXAMPLES.update(
+    {
+        _ATLAS + "Cell": lambda: (
+            (),
+            {
+                "trace": "google",
+                "at_s": 10.0,
+                "capacity": np.array([[0.5, 0.5], [0.5, 0.25]]),
+                "resources": ("cpu", "memory"),
+                "demand": np.array([[0.15, 0.1], [0.3, 0.2]]),
+                "caps": np.array([2.0, 1.0]),
+                "eligible": np.array([[True, False], [True, True]]),
+                "source": "synthetic",
+            },
+        ),
+        _ATLAS + "google_cells": lambda: (
+            (_task_events(), _machine_events(), [10.0]),
+            {"fraction": 1.0, "rng": 0, "source": "synthetic"},
+        ),
+        _ATLAS + "alibaba_cells": lambda: (
+            (*_atlas_alibaba(), [8000.0]),
+            {"fraction": 1.0, "rng": 0, "source": "synthetic"},
+        ),
+        _ATLAS + "bitbrains_cells": lambda: ((_vms(), [0.001], 0), {"reach": 1}),
+        _ATLAS + "cell_rows": lambda: ((_atlas_cell(), _atlas_runs()), {"checks": True}),
+        _ATLAS + "atlas_table": lambda: (([_atlas_cell()], _atlas_runs()), {"checks": False}),
+        _ATLAS + "batches": lambda: (([_atlas_cell()] * 3,), {"size": 2}),
+        _ATLAS + "concat_tables": lambda: (
+            ([_atlas_tables()["google"], _atlas_tables()["alibaba"]],),
+            {},
+        ),
+        _ATLAS + "strategyproofness_spot_checks": lambda: (
+            ([_atlas_cell()], _atlas_runs()),
+            {"n_users": 2, "n_checks": 1, "rng": 0},
+        ),
+        _ATLAS + "per_mechanism": lambda: ((_atlas_tables()["google"],), {}),
+        _ATLAS + "run_labels": lambda: ((_atlas_runs(),), {}),
+        _ATLAS + "distinct_instants": lambda: (([_atlas_cell(), _atlas_cell()],), {}),
+        _ATLAS + "normalised_measures": lambda: ((_atlas_tables()["google"],), {}),
+        _ATLAS + "findings": lambda: ((_atlas_tables(),), {}),
+        _ATLAS + "figure": lambda: ((_atlas_tables(), {"drf": "DRF"}), {}),
+        _ATLAS + "summary": lambda: (
+            (_atlas_tables(), _atlas().findings(_atlas_tables())),
+            {},
+        ),
+    }
+)
 #: (end of the mechanism_atlas driver's valid calls)
 
 
@@ -2211,6 +2525,36 @@ UNSEEN_SITES = {
         "as_flag",
     ): "Cluster.server_constraints refuses time_shared by the same name later, unless non-finite "
     "tasks are answered (inf) before it (tests/test_named_errors.py)",
+    (
+        "fairlib.repro.experiments.mechanism_atlas",
+        "Cell.__post_init__",
+        "as_labels",
+    ): "resources' one probe is None, which the contract accepts for every argument; "
+    "tests/test_mechanism_atlas_findings.py refuses a wrong count of labels",
+    (
+        "fairlib.repro.experiments.mechanism_atlas",
+        "Cell.__post_init__",
+        "as_eligibility",
+    ): "a boolean matrix draws no array probes (the battery's are numeric) and None is valid; "
+    "tests/test_mechanism_atlas_findings.py refuses a user eligible for no machine",
+    (
+        "fairlib.repro.experiments.precomputed_drf",
+        "_speed_instances",
+        "as_instance",
+    ): "instances' one probe is None (a list of triples draws no battery); "
+    "tests/test_precomputed_drf_findings.py refuses a label that is not a mapping",
+    (
+        "fairlib.repro.experiments.precomputed_drf",
+        "_speed_instances",
+        "as_demands",
+    ): "instances' one probe is None (a list of triples draws no battery); "
+    "tests/test_precomputed_drf_findings.py refuses an instance's negative demand",
+    (
+        "fairlib.repro.experiments.precomputed_drf",
+        "_speed_instances",
+        "as_capacities",
+    ): "instances' one probe is None (a list of triples draws no battery); "
+    "tests/test_precomputed_drf_findings.py refuses an instance's capacity of the wrong length",
 }
 
 

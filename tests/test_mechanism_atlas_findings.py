@@ -60,6 +60,21 @@ def _tables():
     return tables
 
 
+def _cell(**fields):
+    """A cell of two users on two machines (fields overridden by keyword)."""
+    values = {
+        "trace": "google",
+        "at_s": 0.0,
+        "capacity": np.array([[1.0, 1.0], [1.0, 1.0]]),
+        "resources": ("cpu", "memory"),
+        "demand": np.array([[0.1, 0.1], [0.1, 0.05]]),
+        "caps": np.array([4.0, 5.0]),
+        "eligible": None,
+        "source": "synthetic",
+    }
+    return atlas.Cell(**{**values, **fields})
+
+
 def test_findings_known_answer():
     found = atlas.findings(_tables())
     assert found["psdsf_lead_over_drfh_google"].value == pytest.approx(
@@ -156,10 +171,13 @@ def test_batches_split_the_instants_and_concat_restores_one_table():
     parts = [tables["google"][tables["google"].at_s == t] for t in (2.0, 1.0)]
     whole = atlas.concat_tables(parts)
     assert whole.at_s.is_monotonic_increasing and len(whole) == len(tables["google"])
-    assert [len(b) for b in atlas.batches(list("abcdefg"), 2)] == [2, 2, 2, 1]
-    assert atlas.batches(list("a")) == [["a"]]
+    cells = [_cell(at_s=float(t)) for t in range(7)]
+    assert [[c.at_s for c in b] for b in atlas.batches(cells, 2)] == [[0, 1], [2, 3], [4, 5], [6]]
+    assert atlas.batches(cells[:1]) == [cells[:1]]
     with pytest.raises(InvalidInputError, match="size"):
-        atlas.batches(list("ab"), 0)
+        atlas.batches(cells, 0)
+    with pytest.raises(InvalidInputError, match=r"cells\[1\]: expected a Cell, got str"):
+        atlas.batches([cells[0], "b"])
     with pytest.raises(InvalidInputError, match="parts"):
         atlas.concat_tables([])
 
@@ -196,3 +214,51 @@ def test_a_total_within_rounding_of_its_cap_is_served_in_full():
     }
     rows = pd.DataFrame(atlas.cell_rows(cell, runs, checks=False)).set_index("mechanism")
     assert rows.served_full["rounded"] == 1.0 and rows.served_full["short"] == 0.5
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"trace": "borg"}, "trace = 'borg'"),
+        ({"at_s": float("nan")}, "at_s = nan"),
+        ({"capacity": np.array([[1.0, -1.0]])}, r"capacity\[0, 1\] = -1.0"),
+        ({"resources": ("cpu",)}, "resources = .*expected 2 labels"),
+        ({"demand": np.ones((2, 3))}, r"demand: expected shape \(any, 2\)"),
+        ({"caps": np.array([1.0])}, r"caps: expected shape \(2\), got \(1,\)"),
+        ({"eligible": np.array([[True, False], [False, False]])}, "eligible"),
+        ({"source": "made up"}, "source = 'made up'"),
+    ],
+)
+def test_a_malformed_cell_is_refused_by_field(fields, message):
+    with pytest.raises(InvalidInputError, match=message):
+        _cell(**fields)
+
+
+def test_the_atlas_functions_refuse_bad_arguments_by_name():
+    tables = _tables()
+    with pytest.raises(
+        InvalidInputError, match=r"tables\['alibaba'\]: missing column\(s\) \['PO'\]"
+    ):
+        atlas.findings({**tables, "alibaba": tables["alibaba"].drop(columns="PO")})
+    with pytest.raises(InvalidInputError, match="tables key = 'borg'"):
+        atlas.findings({**tables, "borg": tables["google"]})
+    with pytest.raises(InvalidInputError, match=r"table: missing column\(s\) \['model'\]"):
+        atlas.per_mechanism(tables["google"].drop(columns="model"))
+    with pytest.raises(InvalidInputError, match=r"table: missing column\(s\) \['seconds'\]"):
+        atlas.normalised_measures(tables["google"].drop(columns="seconds"))
+    with pytest.raises(InvalidInputError, match=r"runs\['x'\]\[0\]: name = 'nope'"):
+        atlas.run_labels({"x": ("nope", len)})
+    with pytest.raises(InvalidInputError, match="runs: key 1 is not text"):
+        atlas.cell_rows(_cell(), {1: ("drf", len)})
+    with pytest.raises(InvalidInputError, match="labels"):
+        atlas.figure(tables, {"drf": 1})
+    with pytest.raises(InvalidInputError, match="measured: no 'alibaba_served_full'"):
+        atlas.summary(tables, {"psdsf_lead_over_drfh_google": Measurement(0.1)})
+    with pytest.raises(InvalidInputError, match=r"values\['B'\]: must be finite"):
+        atlas.spread(pd.Series({"A": 1.0, "B": np.inf}))
+    with pytest.raises(InvalidInputError, match=r"instants\[0\] = 'x'"):
+        atlas.google_cells(pd.DataFrame(), pd.DataFrame(), ["x"])
+    with pytest.raises(InvalidInputError, match="days: no instant"):
+        atlas.bitbrains_cells(pd.DataFrame(), [])
+    with pytest.raises(InvalidInputError, match=r"parts\[0\]: missing column\(s\) \['at_s'\]"):
+        atlas.concat_tables([pd.DataFrame({"x": [1]})])

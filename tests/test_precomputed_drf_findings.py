@@ -263,3 +263,103 @@ def test_variant_time_ratios_alternate_and_divide():
     d, c = pd_drf.random_single_pool(np.random.default_rng(0), 200, 3)
     t = pd_drf.variant_time_ratios(d, c, repetitions=3, repeat=1)
     assert list(t["round"]) == [0, 1, 2] and np.allclose(t.ratio, t.simplified / t.ds_max)
+
+
+def _frame(**columns):
+    return pd.DataFrame(columns)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: pd_drf.table_row(_frame(under_1=[0])), r"runs: missing column\(s\) \['under_2'"),
+        (lambda: pd_drf.table_row(_frame(**dict.fromkeys(pd_drf.DEVIATION_FIELDS, []))), "no run"),
+        (
+            lambda: pd_drf.identity_findings(_frame(other=[0])),
+            r"identity: missing column\(s\) \['simplified_off_floor_edrf'",
+        ),
+        (
+            lambda: pd_drf.drf_work_per_task_findings(_frame(method=["drf"])),
+            r"speed_n: missing column\(s\) \['n', 'tasks', 'work'\]",
+        ),
+        (
+            lambda: pd_drf.over_allocation_search_findings(
+                *[_frame(over_total=[0])] * 3, _frame(runs=[1])
+            ),
+            r"exact_extra_runs: missing column\(s\) \['over_total'\]",
+        ),
+        (
+            lambda: pd_drf.variant_speed_findings(_frame(seconds=[1.0])),
+            r"ratios: missing column\(s\) \['ratio'\]",
+        ),
+        (
+            lambda: pd_drf.table1_tail_findings(_frame(demands=["1-10"])),
+            r"table1_runs: missing column\(s\) \['over_total', 'over_max'\]",
+        ),
+        (
+            lambda: pd_drf.over_allocation_findings(_frame(table=[2]), _frame(over_avg=[1.0])),
+            r"profile: missing column\(s\) \['demands'",
+        ),
+        (
+            lambda: pd_drf.parameter_search_findings({"1-100": _frame(distance=[0.1])}, 2),
+            r"searches\['1-100'\]: missing column\(s\) \['reserve_low'",
+        ),
+    ],
+)
+def test_findings_refuse_a_table_missing_a_column_they_read(call, message):
+    with pytest.raises(InvalidInputError, match=message):
+        call()
+
+
+def test_findings_refuse_tables_without_the_rows_they_read():
+    runs = _frame(demands=["1-10"], over_total=[0], over_max=[0])
+    with pytest.raises(InvalidInputError, match="has 1 run"):
+        pd_drf.table1_tail_findings(runs)
+    grid = _frame(
+        reserve_low=[1], reserve_high=[2], demand_low=[1], demand_high=[5], distance=[0.1]
+    )
+    with pytest.raises(InvalidInputError, match="reserves from 1,000,000"):
+        pd_drf.parameter_search_findings({"1-100": grid, "1-1000": grid}, 2)
+    with pytest.raises(InvalidInputError, match="searches key = 'x'"):
+        pd_drf.parameter_search_findings({"1-100": grid, "1-1000": grid, "x": grid}, 2)
+    profile = _frame(
+        table=[1], demands=["1-10"], group=["all"], rate_low=[np.nan], users=[1], over=[0],
+        over_rate=[0.0], mean_rate=[1.0],
+    )  # fmt: skip
+    with pytest.raises(InvalidInputError, match="'all ones' of Table 2's row '1-100'"):
+        pd_drf.over_allocation_findings(profile, _frame(over_avg=[1.0]))
+
+
+def test_the_experiments_refuse_bad_settings_by_name():
+    with pytest.raises(InvalidInputError, match="stop = 'x'"):
+        pd_drf.DeviationExperiment(stop="x")
+    with pytest.raises(InvalidInputError, match="n_users = 2000000"):
+        pd_drf.DeviationExperiment(n_users=2_000_000)
+    with pytest.raises(InvalidInputError, match="setups: key 1 is not text"):
+        pd_drf.deviation_runs({1: pd_drf.DeviationExperiment()}, 1, 0)
+    with pytest.raises(InvalidInputError, match=r"grid\[1\] .* repeated"):
+        pd_drf.parameter_search(
+            dict.fromkeys(pd_drf.MATCH_FIELDS, 1.0), [((20, 40), (1, 5)), ([20, 40], [1, 5])], 1, 0
+        )
+    with pytest.raises(InvalidInputError, match=r"n_users \(2 values\) and reserve_scale \(3"):
+        pd_drf.scaled_instances(0, n_users=[4, 5], reserve_scale=[1.0, 2.0, 3.0])
+    with pytest.raises(InvalidInputError, match="max_size key = 'heap'"):
+        pd_drf.speed_sweep([({"n": 1}, [[1.0]], [5.0])], max_size={"heap": 0})
+    with pytest.raises(InvalidInputError, match=r"instances\[0\]\[0\] = \['n'\]"):
+        pd_drf.speed_sweep([(["n"], [[1.0]], [5.0])])
+    with pytest.raises(InvalidInputError, match=r"instances\[0\]\[1\]\[0, 0\] = -1.0"):
+        pd_drf.speed_sweep([({"n": 1}, [[-1.0]], [5.0])])
+    with pytest.raises(InvalidInputError, match=r"instances\[0\]\[2\]"):
+        pd_drf.speed_sweep([({"n": 1}, [[1.0]], [5.0, 5.0])])
+    with pytest.raises(InvalidInputError, match="edges = "):
+        pd_drf.over_allocation_profile({"a": pd_drf.DeviationExperiment()}, 1, 0, edges=(2.0, 3.0))
+
+
+def test_scaled_instances_take_one_scale_or_one_size_for_many():
+    one = pd_drf.scaled_instances(3, n_users=[4, 6], reserve_scale=0.5, n_resources=2)
+    assert [label for label, _, _ in one] == [
+        {"n": 4, "reserve_scale": 0.5},
+        {"n": 6, "reserve_scale": 0.5},
+    ]
+    many = pd_drf.scaled_instances(3, n_users=4, reserve_scale=np.array([0.5, 2.0]), n_resources=2)
+    assert [label["reserve_scale"] for label, _, _ in many] == [0.5, 2.0]

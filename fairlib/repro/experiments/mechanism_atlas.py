@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import matplotlib
@@ -50,7 +50,19 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ... import mechanisms as registry
-from ..._validate import InvalidInputError, as_count, as_instance, as_number, check_choice
+from ..._validate import (
+    MAX_SECONDS,
+    InvalidInputError,
+    as_count,
+    as_eligibility,
+    as_flag,
+    as_instance,
+    as_labels,
+    as_number,
+    as_rng,
+    as_values,
+    check_choice,
+)
 from ...metrics import jain_index
 from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
 from ...multires.checks.server_properties import property_violations
@@ -63,6 +75,7 @@ from ...traces.workload import bitbrains_fleet, bitbrains_workload
 from ..plotting import new_figure
 from ..prose import number, percent, span
 from ..ledger import Measurement
+from ...sweep import MAX_CELLS
 from .scheduler_semantics import cell_snapshots
 
 __all__ = [
@@ -101,6 +114,8 @@ __all__ = [
 
 #: the three clusters, in the order of the notebook's sections and the figure's panels
 TRACES = ("google", "alibaba", "bitbrains")
+#: where a cell's data come from
+_SOURCES = ("real", "synthetic")
 
 #: instants per trace (seconds of trace time; Bitbrains: days into the excerpt) and the sub-cells of
 #: the strategy-proofness spot checks, per mode
@@ -183,7 +198,7 @@ class Cell:
     trace : str
         One of :data:`TRACES`.
     at_s : float
-        The instant, in seconds of trace time.
+        The instant, in seconds of trace time, from 0 (the trace's start) to 2**53.
     capacity : numpy.ndarray
         ``capacity[machine, resource]``.
     resources : tuple of str
@@ -196,6 +211,12 @@ class Cell:
         ``eligible[user, machine]`` (None: every user anywhere).
     source : str
         "real" or "synthetic".
+
+    Raises
+    ------
+    InvalidInputError
+        When a field is malformed (a shape that does not match the others, a negative or
+        non-finite entry, an unknown trace or source), naming it.
     """
 
     trace: str
@@ -206,6 +227,18 @@ class Cell:
     caps: np.ndarray | None
     eligible: np.ndarray | None
     source: str
+
+    def __post_init__(self) -> None:
+        check_choice(self.trace, TRACES, "trace")
+        as_number(self.at_s, "at_s", inclusive=True, maximum=MAX_SECONDS)
+        capacity = as_values(self.capacity, "capacity", ndim=2)
+        as_labels(self.resources, "resources", length=capacity.shape[1], allow_empty=False)
+        demand = as_values(self.demand, "demand", ndim=2, shape=(-1, capacity.shape[1]))
+        if self.caps is not None:
+            as_values(self.caps, "caps", ndim=1, shape=(demand.shape[0],))
+        if self.eligible is not None:
+            as_eligibility(self.eligible, demand.shape[0], capacity.shape[0])
+        check_choice(self.source, _SOURCES, "source")
 
     @property
     def cluster(self) -> Cluster:
@@ -230,6 +263,85 @@ class Cell:
         return Cluster.single_pool(self.pooled_capacity, self.demand, max_tasks=self.caps)
 
 
+def _frame(value: object, name: str, columns: Iterable[str]) -> pd.DataFrame:
+    """``value`` when it is a table holding ``columns``; else an error naming the argument and the
+    columns it lacks."""
+    frame: pd.DataFrame = as_instance(value, pd.DataFrame, name)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InvalidInputError(f"{name}: missing column(s) {missing}")
+    return frame
+
+
+def _tables(tables: object, columns: Iterable[str], name: str = "tables") -> dict:
+    """``tables``, trace -> its :func:`atlas_table`, checked: one table for each of :data:`TRACES`
+    and none for another, each with ``columns``."""
+    given: Mapping = as_instance(tables, Mapping, name)
+    for trace in given:
+        check_choice(trace, TRACES, f"{name} key")
+    missing = [t for t in TRACES if t not in given]
+    if missing:
+        raise InvalidInputError(f"{name}: no table for {missing}")
+    columns = list(columns)
+    for trace in TRACES:
+        _frame(given[trace], f"{name}[{trace!r}]", columns)
+    return dict(given)
+
+
+def _cells(cells: object, name: str = "cells") -> list:
+    """``cells`` as a list of at least one :class:`Cell`."""
+    if isinstance(cells, (str, bytes)) or not isinstance(cells, Iterable):
+        raise InvalidInputError(
+            f"{name}: expected a non-empty list of Cell, got {type(cells).__name__}"
+        )
+    out = list(cells)
+    if not out:
+        raise InvalidInputError(f"{name}: expected a non-empty list of Cell, got an empty one")
+    for i, cell in enumerate(out):
+        if not isinstance(cell, Cell):
+            raise InvalidInputError(f"{name}[{i}]: expected a Cell, got {type(cell).__name__}")
+    return out
+
+
+def _instants(instants: object, name: str) -> list:
+    """``instants``, a non-empty sequence of trace times in seconds, each from 0 (the trace's start)
+    to :data:`fairlib._validate.MAX_SECONDS`, as given."""
+    if isinstance(instants, (str, bytes)) or not isinstance(instants, Iterable):
+        raise InvalidInputError(
+            f"{name} = {instants!r}: expected a sequence of times (seconds), got "
+            f"{type(instants).__name__}"
+        )
+    out = list(instants)
+    if not out:
+        raise InvalidInputError(f"{name}: no instant (at least one)")
+    for i, at in enumerate(out):
+        as_number(at, f"{name}[{i}]", inclusive=True, maximum=MAX_SECONDS)
+    return out
+
+
+def _runs(runs: object) -> dict:
+    """``runs`` checked (run name -> (registered mechanism name, callable of a cluster)), or
+    :func:`mechanism_runs` when None."""
+    if runs is None:
+        return mechanism_runs()
+    given: Mapping = as_instance(runs, Mapping, "runs")
+    if not given:
+        raise InvalidInputError("runs: empty (at least one run)")
+    for name, run in given.items():
+        if not isinstance(name, str):
+            raise InvalidInputError(f"runs: key {name!r} is not text (a run's name)")
+        if not isinstance(run, tuple) or len(run) != 2 or not callable(run[1]):
+            raise InvalidInputError(
+                f"runs[{name!r}]: must be a pair (mechanism name, callable of a cluster), got "
+                f"{type(run).__name__}"
+            )
+        try:
+            registry.get(run[0])
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"runs[{name!r}][0]: {exc}") from None
+    return dict(given)
+
+
 def google_cells(
     task_events: pd.DataFrame,
     machine_events: pd.DataFrame,
@@ -249,10 +361,10 @@ def google_cells(
         Rows of :func:`fairlib.traces.read_task_events` and
         :func:`fairlib.traces.read_machine_events`.
     instants : sequence of float
-        Trace times in seconds.
+        Trace times in seconds, at least one, each from 0 to 2**53.
     fraction : float
-        Share of the jobs and of the machines kept (1: the whole cell; less: a random sample,
-        contention kept on average, for quick runs).
+        Share of the jobs and of the machines kept, in (0, 1] (1: the whole cell; less: a random
+        sample, contention kept on average, for quick runs).
     rng : int or numpy SeedSequence, optional
         The samples' randomness.
     source : str
@@ -261,7 +373,22 @@ def google_cells(
     Returns
     -------
     list of Cell
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
+    # fraction is checked by cell_snapshots and the source by Cell, with these names
+    as_instance(task_events, pd.DataFrame, "task_events")
+    as_instance(machine_events, pd.DataFrame, "machine_events")
+    _instants(instants, "instants")
+    if isinstance(rng, (np.random.Generator, np.random.BitGenerator)):
+        raise InvalidInputError(
+            f"rng = {rng!r}: must be None, an integer >= 0 or a SeedSequence (each instant's "
+            "sample takes a child seed of it)"
+        )
+    as_rng(rng)
     snaps = cell_snapshots(
         task_events, machine_events, instants, fraction=fraction, rng=rng, source=source
     )
@@ -298,9 +425,10 @@ def alibaba_cells(
     machine_meta, batch_task : pandas.DataFrame
         Rows of :func:`fairlib.traces.read_machine_meta` and :func:`fairlib.traces.read_batch_task`.
     instants : sequence of float
-        Trace times in seconds.
+        Trace times in seconds, at least one, each from 0 to 2**53.
     fraction : float
-        Share of the tasks and of the machines kept (1: all; less: a random sample, for quick runs).
+        Share of the tasks and of the machines kept, in (0, 1] (1: all; less: a random sample, for
+        quick runs).
     rng : seed or numpy Generator, optional
         The samples' randomness.
     source : str
@@ -309,9 +437,16 @@ def alibaba_cells(
     Returns
     -------
     list of Cell
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
+    # the tables are checked by machines_up and tasks_present, the source by Cell, with these names
+    instants = _instants(instants, "instants")
     fraction = as_number(fraction, "fraction", maximum=1.0)
-    gen = np.random.default_rng(rng)
+    gen = as_rng(rng)
     out = []
     for at in instants:
         machines = machines_up(machine_meta, float(at))
@@ -320,9 +455,10 @@ def alibaba_cells(
             machines = machines[gen.random(len(machines)) < fraction]
             tasks = tasks[gen.random(len(tasks)) < fraction]
         if len(machines) == 0 or tasks.empty:
+            kept = f" (fraction = {fraction} of them kept)" if fraction < 1 else ""
             raise InvalidInputError(
                 f"instants: at {at} s {len(machines)} machines are up and {len(tasks)} tasks "
-                "present"
+                f"present{kept}"
             )
         out.append(
             Cell(
@@ -357,16 +493,29 @@ def bitbrains_cells(
     vms : pandas.DataFrame
         Rows of :func:`fairlib.traces.read_vms`.
     days : sequence of float
-        Instants, in days after the first sample.
+        Instants, in days after the first sample: at least one, each from 0 to 2**53 s in days.
     rng : seed or numpy Generator
         The VMs' locations.
     reach : int
-        Adjacent locations a VM may use.
+        Adjacent locations a VM may use, >= 0 (:func:`fairlib.sim.location_eligibility`).
 
     Returns
     -------
     list of Cell
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
+    as_instance(vms, pd.DataFrame, "vms")
+    if isinstance(days, (str, bytes)) or not isinstance(days, Iterable):
+        raise InvalidInputError(f"days = {days!r}: expected a sequence of days")
+    days = list(days)
+    if not days:
+        raise InvalidInputError("days: no instant (at least one)")
+    for i, day in enumerate(days):
+        as_number(day, f"days[{i}]", inclusive=True, maximum=MAX_SECONDS / 86_400.0)
     fleet = bitbrains_fleet(locations=3, size_from=vms)
     workload = bitbrains_workload(vms)
     eligible = location_eligibility(fleet, workload.n_users, rng, reach=reach)
@@ -450,15 +599,22 @@ def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> l
     cell : Cell
         The cell.
     runs : dict, optional
-        Run name -> (mechanism name, callable), as :func:`mechanism_runs`.
+        Run name -> (registered mechanism name, callable of a cluster), as :func:`mechanism_runs`.
     checks : bool
         Whether to run the property checkers.
 
     Returns
     -------
     list of dict
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
-    runs = mechanism_runs() if runs is None else runs
+    as_instance(cell, Cell, "cell")
+    runs = _runs(runs)
+    checks = as_flag(checks, "checks")
     cluster = cell.cluster
     merged, group, counts = merge_identical_servers(cluster)
     pool = cell.pool
@@ -554,7 +710,7 @@ def atlas_table(
     Parameters
     ----------
     cells : list of Cell
-        The cells of one trace.
+        The cells of one trace, at least one.
     runs : dict, optional
         As :func:`mechanism_runs` (the default).
     checks : bool
@@ -565,15 +721,20 @@ def atlas_table(
     Returns
     -------
     pandas.DataFrame
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
-    cells = list(cells)
-    if not cells or not all(isinstance(c, Cell) for c in cells):
-        raise InvalidInputError("cells: expected a non-empty list of Cell")
+    cells = _cells(cells)
+    runs = _runs(runs)
+    checks = as_flag(checks, "checks")
     out = sweep(
         _cell_task,
         [{"index": i} for i in range(len(cells))],
         rng=0,
-        fixed=dict(cells=cells, runs=mechanism_runs() if runs is None else runs, checks=checks),
+        fixed=dict(cells=cells, runs=runs, checks=checks),
         progress=progress,
         desc=f"{cells[0].trace} cells",
         cache=False,
@@ -590,16 +751,21 @@ def batches(cells: Sequence[Cell], size: int = BATCH) -> list[list[Cell]]:
     Parameters
     ----------
     cells : list of Cell
-        The cells of one trace, in order.
+        The cells of one trace, in order, at least one.
     size : int
-        Cells per group, at least 1.
+        Cells per group, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`: a group is one sweep).
 
     Returns
     -------
     list of list of Cell
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
-    cells = list(cells)
-    size = as_count(size, "size", minimum=1)
+    cells = _cells(cells)
+    size = as_count(size, "size", minimum=1, maximum=MAX_CELLS)
     return [cells[i : i + size] for i in range(0, len(cells), size)]
 
 
@@ -610,15 +776,26 @@ def concat_tables(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     Parameters
     ----------
     parts : list of pandas.DataFrame
-        :func:`atlas_table` of each batch, at least one.
+        :func:`atlas_table` of each batch (column ``at_s``), at least one.
 
     Returns
     -------
     pandas.DataFrame
+
+    Raises
+    ------
+    InvalidInputError
+        When ``parts`` is not such a list.
     """
+    if isinstance(parts, (str, bytes)) or not isinstance(parts, Iterable):
+        raise InvalidInputError(
+            f"parts = {parts!r}: expected a non-empty list of atlas_table tables"
+        )
     parts = list(parts)
-    if not parts or not all(isinstance(p, pd.DataFrame) for p in parts):
+    if not parts:
         raise InvalidInputError("parts: expected a non-empty list of atlas_table tables")
+    for i, part in enumerate(parts):
+        _frame(part, f"parts[{i}]", ("at_s",))
     out = pd.concat(parts, ignore_index=True)
     return out.sort_values(["at_s"], kind="stable").reset_index(drop=True)
 
@@ -668,25 +845,30 @@ def strategyproofness_spot_checks(
     Parameters
     ----------
     cells : list of Cell
-        The cells of one trace (the first is sampled).
+        The cells of one trace (the first is sampled), at least one.
     runs : dict, optional
         As :func:`mechanism_runs` (the default).
     n_users : int
-        Users per sub-cell.
+        Users per sub-cell, 2 to 50.
     n_checks : int
-        Sub-cells.
+        Sub-cells, 1 to 100.
     rng : seed or numpy Generator
         The sub-cells' randomness.
 
     Returns
     -------
     pandas.DataFrame
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
+    cell = _cells(cells)[0]
     n_users = as_count(n_users, "n_users", minimum=2, maximum=50)
     n_checks = as_count(n_checks, "n_checks", minimum=1, maximum=100)
-    runs = mechanism_runs() if runs is None else runs
-    gen = np.random.default_rng(rng)
-    cell = list(cells)[0]
+    runs = _runs(runs)
+    gen = as_rng(rng)
     rows = []
     for k in range(n_checks):
         sub = _sub_cell(cell, n_users, gen)
@@ -730,6 +912,19 @@ PER_MECHANISM_NAMES = {
 }
 
 
+#: the columns of an :func:`atlas_table` that :func:`per_mechanism` reads
+_PER_MECHANISM_COLUMNS = (
+    "mechanism",
+    "label",
+    "model",
+    "status",
+    "util_mean",
+    "served_full",
+    "jain",
+    "seconds",
+)
+
+
 def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
     """One trace's :func:`atlas_table` per mechanism: the instants it ran (a solve its solver did
     not certify is not a run), the means over them of utilisation (mean of the resources), users
@@ -750,7 +945,13 @@ def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per mechanism run, in the table's order.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``table`` is not a table with the columns read, naming the missing ones.
     """
+    _frame(table, "table", _PER_MECHANISM_COLUMNS)
     rows = []
     for name, g in table.groupby("mechanism", sort=False):
         ran = g[g.status == "ran"]
@@ -793,9 +994,32 @@ def run_labels(runs: dict | None = None) -> dict:
     -------
     dict
         Run name -> label.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``runs`` is malformed, naming it.
     """
-    runs = mechanism_runs() if runs is None else runs
+    runs = _runs(runs)
     return {name: _label(name, registry.get(mech)) for name, (mech, _) in runs.items()}
+
+
+def _finite_values(values: object) -> pd.Series:
+    """``values`` (a Series or a mapping, name -> number) as floats without NaN, at least one, none
+    infinite."""
+    if not isinstance(values, (pd.Series, Mapping)):
+        raise InvalidInputError(
+            f"values: expected a pandas Series of numbers, got {type(values).__name__}"
+        )
+    try:
+        out = pd.Series(values, dtype=float).dropna()
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"values: must hold numbers, got {values!r}") from None
+    if out.empty:
+        raise InvalidInputError("values: no finite value")
+    if np.isinf(out).any():
+        raise InvalidInputError(f"values[{out.index[np.isinf(out)][0]!r}]: must be finite")
+    return out
 
 
 def leaders(values: pd.Series, *, highest: bool = True, tol: float = TIE_TOL) -> str:
@@ -809,11 +1033,16 @@ def leaders(values: pd.Series, *, highest: bool = True, tol: float = TIE_TOL) ->
     highest : bool
         The highest (else the lowest).
     tol : float
-        Values within this of the best tie with it.
+        Values within this of the best tie with it, a finite number >= 0.
 
     Returns
     -------
     str
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
 
     Examples
     --------
@@ -822,9 +1051,9 @@ def leaders(values: pd.Series, *, highest: bool = True, tol: float = TIE_TOL) ->
     >>> leaders(pd.Series({"A": 0.5, "B": 0.4995, "C": 0.3}))
     'a tie (within 0.001) of A and B'
     """
-    values = pd.Series(values, dtype=float).dropna()
-    if values.empty:
-        raise InvalidInputError("values: no finite value")
+    values = _finite_values(values)
+    highest = as_flag(highest, "highest")
+    tol = as_number(tol, "tol", inclusive=True)
     best = values.max() if highest else values.min()
     tied = [str(name) for name in values.index[(values - best).abs() <= tol]]
     if len(tied) == 1:
@@ -842,22 +1071,27 @@ def spread(values: pd.Series, *, decimals: int = 3, tol: float = TIE_TOL) -> str
     values : pandas.Series
         Mechanism -> value, at least one finite.
     decimals : int
-        Decimals shown.
+        Decimals shown, 0 to 17 (a float64 holds 17 significant digits).
     tol : float
-        Values within this of each other tie.
+        Values within this of each other tie, a finite number >= 0.
 
     Returns
     -------
     str
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
 
     Examples
     --------
     >>> spread(pd.Series({"A": 0.2594, "B": 0.2591}))
     'is 0.259 for every mechanism (all within 0.001)'
     """
-    values = pd.Series(values, dtype=float).dropna()
-    if values.empty:
-        raise InvalidInputError("values: no finite value")
+    values = _finite_values(values)
+    decimals = as_count(decimals, "decimals", minimum=0, maximum=17)
+    tol = as_number(tol, "tol", inclusive=True)
     if values.max() - values.min() <= tol:
         return f"is {number(values.mean(), decimals)} for every mechanism (all within {tol:g})"
     return (
@@ -925,15 +1159,20 @@ def distinct_instants(cells: Sequence[Cell]) -> list[list[float]]:
     Parameters
     ----------
     cells : list of Cell
-        The cells of one trace.
+        The cells of one trace, at least one.
 
     Returns
     -------
     list of list of float
         The instants of each distinct cell, in order of first appearance.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cells`` is not a non-empty list of Cell.
     """
     groups: dict[bytes, list[float]] = {}
-    for cell in cells:
+    for cell in _cells(cells):
         digest = b"".join(
             np.ascontiguousarray(a).tobytes() + str(np.shape(a)).encode()
             for a in (cell.capacity, cell.demand, cell.caps, cell.eligible)
@@ -941,6 +1180,10 @@ def distinct_instants(cells: Sequence[Cell]) -> list[list[float]]:
         ) + bytes([cell.caps is None, cell.eligible is None])
         groups.setdefault(digest, []).append(cell.at_s)
     return list(groups.values())
+
+
+#: the columns of an :func:`atlas_table` that :func:`normalised_measures` reads
+_MEASURED_COLUMNS = ("mechanism", "status", *MEASURES)
 
 
 def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
@@ -961,7 +1204,13 @@ def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Mechanism runs (rows) × measures (columns), values in [0, 1] or NaN.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``table`` lacks a column read or no mechanism ran in it.
     """
+    _frame(table, "table", _MEASURED_COLUMNS)
     ran = table[table.status == "ran"].copy()
     if ran.empty:
         raise InvalidInputError("table: no mechanism ran")
@@ -979,15 +1228,19 @@ def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
     return out[list(MEASURES)]
 
 
-def _mean_util(table: pd.DataFrame, mechanism: str) -> pd.Series:
+def _mean_util(table: pd.DataFrame, mechanism: str, name: str = "tables['google']") -> pd.Series:
     rows = table[(table.mechanism == mechanism) & (table.status == "ran")]
     if rows.empty:
-        raise InvalidInputError(f"table: no row of {mechanism!r} that ran")
+        raise InvalidInputError(f"{name}: no row of {mechanism!r} that ran")
     return rows.set_index("at_s").util_mean
 
 
 def _uncertified(table: pd.DataFrame) -> pd.DataFrame:
     return table[table.status.str.startswith(UNCERTIFIED)]
+
+
+#: the columns of every trace's :func:`atlas_table` that :func:`findings` reads
+_FINDINGS_COLUMNS = ("mechanism", "label", "status", "at_s", "util_mean", "served_full", "PO", "EF")
 
 
 def findings(tables: dict) -> dict:
@@ -1018,10 +1271,14 @@ def findings(tables: dict) -> dict:
     -------
     dict
         Claim id -> :class:`fairlib.repro.ledger.Measurement`.
+
+    Raises
+    ------
+    InvalidInputError
+        When a table is missing, lacks a column read or has no row of a mechanism a claim compares,
+        naming it.
     """
-    missing = [t for t in TRACES if t not in tables]
-    if missing:
-        raise InvalidInputError(f"tables: no table for {missing}")
+    tables = _tables(tables, _FINDINGS_COLUMNS)
     google = tables["google"]
     lead = _mean_util(google, "psdsf") - _mean_util(google, "drfh")
     psdsf_po = google[(google.mechanism == "psdsf") & (google.status == "ran")].PO.astype(float)
@@ -1096,15 +1353,25 @@ def figure(tables: dict, labels: dict | None = None) -> Figure:
     tables : dict
         Trace -> its :func:`atlas_table`, for every trace of :data:`TRACES`.
     labels : dict, optional
-        Run name -> the reader's name.
+        Run name -> the reader's name (text).
 
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
-    missing = [t for t in TRACES if t not in tables]
-    if missing:
-        raise InvalidInputError(f"tables: no table for {missing}")
+    tables = _tables(tables, (*_MEASURED_COLUMNS, "source"))
+    if labels is not None:
+        as_instance(labels, Mapping, "labels")
+        for run, text in labels.items():
+            if not isinstance(run, str) or not isinstance(text, str):
+                raise InvalidInputError(
+                    f"labels[{run!r}] = {text!r}: run names and labels must be text"
+                )
     order = list(dict.fromkeys(pd.concat([tables[t].mechanism for t in TRACES])))
     labels = labels or {}
     fig, axes = new_figure(
@@ -1148,14 +1415,25 @@ def summary(tables: dict, measured: dict) -> str:
     Parameters
     ----------
     tables : dict
-        Trace -> its :func:`atlas_table`.
+        Trace -> its :func:`atlas_table`, for every trace of :data:`TRACES`.
     measured : dict
         :func:`findings` of the same tables.
 
     Returns
     -------
     str
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
+    tables = _tables(tables, ("mechanism", "status", "at_s", "users", "machines", "util_mean"))
+    as_instance(measured, Mapping, "measured")
+    for claim in ("psdsf_lead_over_drfh_google", "alibaba_served_full"):
+        if claim not in measured:
+            raise InvalidInputError(f"measured: no {claim!r} (findings of the same tables)")
+        as_instance(measured[claim], Measurement, f"measured[{claim!r}]")
     google = tables["google"]
     n = google.at_s.nunique()
     offers = _mean_util(google, "drf_machine_offers")
@@ -1178,11 +1456,22 @@ def check_mode(mode: str) -> dict:
     Parameters
     ----------
     mode : {"quick", "full"}
+        The run's mode.
 
     Returns
     -------
     dict
         :data:`SIZES` of ``mode``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``mode`` is neither.
+
+    Examples
+    --------
+    >>> check_mode("quick")["fraction"]
+    0.05
     """
     check_choice(mode, tuple(SIZES), "mode")
     return SIZES[mode]

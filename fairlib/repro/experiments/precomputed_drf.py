@@ -27,11 +27,12 @@ from ..._validate import (
     as_number,
     as_rng,
     as_values,
+    check_choice,
 )
 from ...multires.edrf import edrf, pdrf
-from ...multires.progressive_filling import drf
+from ...multires.progressive_filling import SHARE_ARITHMETIC, STOP_RULES, TIE_BREAKS, drf
 from ..ledger import Measurement
-from ...sweep import sweep
+from ...sweep import MAX_CELLS, sweep
 
 __all__ = [
     "DEVIATION_FIELDS",
@@ -137,6 +138,34 @@ PAPER_TABLES = pd.DataFrame(
 )
 
 
+#: the most users and resources of a random instance: a million users or a thousand resources is
+#: beyond any table of the paper (a typo, and a matrix of gigabytes)
+_MAX_USERS, _MAX_RESOURCES = 1_000_000, 1_000
+#: PDRF's forms (:func:`fairlib.multires.pdrf`)
+_PDRF_VARIANTS = ("ds_max", "simplified")
+#: the most timing rounds of :func:`variant_time_ratios`: a few dozen make a median's interval
+_MAX_ROUNDS = 1_000
+#: the largest factor on the paper's reserves of :func:`scaled_instances`
+_MAX_SCALE = 1e6
+
+
+def _frame(value: object, name: str, columns: Iterable[str]) -> pd.DataFrame:
+    """``value`` when it is a table holding ``columns``; else an error naming the argument and the
+    columns it lacks."""
+    frame: pd.DataFrame = as_instance(value, pd.DataFrame, name)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InvalidInputError(f"{name}: missing column(s) {missing}")
+    return frame
+
+
+def _column_name(value: object, name: str) -> str:
+    """``value`` when it is text: the name of a column the call adds."""
+    if not isinstance(value, str) or not value:
+        raise InvalidInputError(f"{name} = {value!r}: must be a column name (non-empty text)")
+    return value
+
+
 def _task_counts(tasks: npt.ArrayLike, name: str, n: int | None = None) -> np.ndarray:
     """Tasks per user: a 1-D array of whole numbers >= 0 (``n`` of them when given), as int64."""
     arr = as_values(tasks, name, ndim=1, shape=None if n is None else (n,))
@@ -217,10 +246,15 @@ def table_row(runs: pd.DataFrame) -> dict[str, float]:
     dict of str to float
         Per side (under, over): the fields' means and standard deviations, the maximum, the total's
         mean and standard deviation; and ``runs``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``runs`` is not a table of at least one run with those columns.
     """
-    missing = [f for f in DEVIATION_FIELDS if f not in runs]
-    if missing:
-        raise InvalidInputError(f"runs: missing columns {missing}")
+    _frame(runs, "runs", DEVIATION_FIELDS)
+    if runs.empty:
+        raise InvalidInputError("runs: no run (an empty table)")
     row = {}
     for side in ("under", "over"):
         for f in ("1", "2", "gt2"):
@@ -283,10 +317,8 @@ def random_single_pool(
         ``(demands, capacity)``.
     """
     rng = as_rng(rng)
-    # a million users or resources is beyond any table of the paper: a typo, and a matrix of
-    # gigabytes
-    n_users = as_count(n_users, "n_users", maximum=1_000_000)
-    n_resources = as_count(n_resources, "n_resources", maximum=1_000)
+    n_users = as_count(n_users, "n_users", maximum=_MAX_USERS)
+    n_resources = as_count(n_resources, "n_resources", maximum=_MAX_RESOURCES)
     (r_lo, r_hi), (d_lo, d_hi) = (
         _int_range(reserve_range, "reserve_range"),
         _int_range(demand_range, "demand_range"),
@@ -309,21 +341,26 @@ class DeviationExperiment:
     Parameters
     ----------
     n_users : int, default 1000
-        Users per instance.
+        Users per instance, 1 to 1,000,000.
     n_resources : int, default 10
-        Resources per instance.
+        Resources per instance, 1 to 1,000.
     reserve_range : (int, int), default (50000, 100000)
-        Inclusive range of the reserves.
+        Inclusive range of the reserves, integers with 1 <= low <= high <= 2**62.
     demand_range : (int, int), default (1, 10)
-        Inclusive range of the per-task demands.
-    stop : str, default "first_blocked"
+        Inclusive range of the per-task demands, integers with 1 <= low <= high <= 2**62.
+    stop : {"first_blocked", "skip_blocked"}, default "first_blocked"
         DRF's stop rule (:func:`fairlib.multires.drf`).
     tie_break : str, default "lowest_index"
-        DRF's tie rule.
-    pdrf_variant : str, default "ds_max"
+        DRF's tie rule: "lowest_index", "higher_share", "lexicographic" or "allocation_count".
+    pdrf_variant : {"ds_max", "simplified"}, default "ds_max"
         PDRF's form (:func:`fairlib.multires.pdrf`).
     share_arithmetic : {"accumulated", "exact"}, default "accumulated"
         How DRF adds up shares.
+
+    Raises
+    ------
+    InvalidInputError
+        When a field is out of its range or not one of its choices, naming it.
     """
 
     n_users: int = 1000
@@ -334,6 +371,16 @@ class DeviationExperiment:
     tie_break: str = "lowest_index"
     pdrf_variant: str = "ds_max"
     share_arithmetic: str = "accumulated"
+
+    def __post_init__(self) -> None:
+        as_count(self.n_users, "n_users", maximum=_MAX_USERS)
+        as_count(self.n_resources, "n_resources", maximum=_MAX_RESOURCES)
+        _int_range(self.reserve_range, "reserve_range")
+        _int_range(self.demand_range, "demand_range")
+        check_choice(self.stop, STOP_RULES, "stop")
+        check_choice(self.tie_break, TIE_BREAKS, "tie_break")
+        check_choice(self.pdrf_variant, _PDRF_VARIANTS, "pdrf_variant")
+        check_choice(self.share_arithmetic, SHARE_ARITHMETIC, "share_arithmetic")
 
 
 def _deviation_cell(
@@ -365,7 +412,12 @@ def _setup_grid(setups: Mapping[str, DeviationExperiment], key: str) -> list[dic
     ``key``)."""
     from dataclasses import asdict
 
+    as_instance(setups, Mapping, "setups")
+    if not setups:
+        raise InvalidInputError("setups: empty (at least one named DeviationExperiment)")
     for name, setup in setups.items():
+        if not isinstance(name, str):
+            raise InvalidInputError(f"setups: key {name!r} is not text (a setup's name)")
         if not isinstance(setup, DeviationExperiment):
             raise InvalidInputError(f"setups[{name!r}] = {setup!r}: expected a DeviationExperiment")
     return [
@@ -396,9 +448,9 @@ def deviation_runs(
     Parameters
     ----------
     setups : dict of str to DeviationExperiment
-        Name → setup.
+        Name → setup, at least one.
     n_runs : int
-        Runs per setup.
+        Runs per setup, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     key : str, default "setup"
@@ -414,10 +466,17 @@ def deviation_runs(
     -------
     pandas.DataFrame
         One row per (setup, run).
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range, naming it.
     """
     from dataclasses import asdict
 
+    key = _column_name(key, "key")
     grid = _setup_grid(setups, key)
+    n_runs = as_count(n_runs, "n_runs", maximum=MAX_CELLS)
     runs = sweep(
         _deviation_cell,
         grid,
@@ -450,7 +509,7 @@ def run_deviation_experiment(
     setup : DeviationExperiment
         The setup.
     n_runs : int
-        Runs.
+        Runs, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     progress : bool, default False
@@ -464,6 +523,11 @@ def run_deviation_experiment(
     -------
     pandas.DataFrame
         One row per run.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range, naming it.
     """
     return deviation_runs(
         {"_": setup}, n_runs, rng, key="_", progress=progress, n_jobs=n_jobs, backend=backend
@@ -567,16 +631,16 @@ def over_allocation_profile(
     Parameters
     ----------
     setups : dict of str to DeviationExperiment
-        Name → setup.
+        Name → setup, at least one.
     n_runs : int
-        Runs per setup.
+        Runs per setup, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     key : str, default "setup"
         The column naming the setup.
     edges : iterable of float, optional
-        The rate bins' edges; by default (1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0,
-        500.0).
+        The rate bins' edges, finite and increasing from 1; by default (1.0, 1.5, 2.0, 3.0, 5.0,
+        10.0, 20.0, 50.0, 100.0, 200.0, 500.0).
     progress : bool, default False
         Show the sweep's progress bar.
     n_jobs : int, optional
@@ -588,13 +652,22 @@ def over_allocation_profile(
     -------
     pandas.DataFrame
         One row per (setup, group).
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range, naming it.
     """
-    edges = np.asarray(edges, dtype=np.float64)
-    if edges.ndim != 1 or edges.size < 1 or edges[0] != 1.0 or (np.diff(edges) <= 0).any():
+    if isinstance(edges, Iterable) and not isinstance(edges, (str, bytes, np.ndarray)):
+        edges = list(edges)  # a generator's values, once
+    edges = as_values(edges, "edges", ndim=1, sign=None)
+    if edges.size < 1 or edges[0] != 1.0 or (np.diff(edges) <= 0).any():
         raise InvalidInputError(
             f"edges = {edges.tolist()}: need increasing bin edges starting at 1"
         )
+    key = _column_name(key, "key")
     grid = _setup_grid(setups, key)
+    n_runs = as_count(n_runs, "n_runs", maximum=MAX_CELLS)
     cells = sweep(
         _profile_cell,
         grid,
@@ -683,14 +756,22 @@ def pdrf_edrf_identity(
         Per-task demands.
     capacity : array_like, shape (n_resources,)
         The pool's capacity.
-    variant : str, default "ds_max"
+    variant : {"ds_max", "simplified"}, default "ds_max"
         PDRF's form.
 
     Returns
     -------
     dict of str to int
         ``equal``, ``boundary`` and ``other``.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is malformed, naming it.
     """
+    # variant is checked by pdrf, with this name
+    demands = as_demands(demands)
+    capacity = as_capacities(capacity, n_resources=demands.shape[1])
     p = pdrf(demands, capacity, variant=variant).tasks
     e = edrf(demands, capacity).tasks
     f = np.floor(e)
@@ -766,13 +847,13 @@ def identity_runs(
     Parameters
     ----------
     runs : int
-        Random instances.
+        Random instances, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     n_users : int, default 1000
-        Users per instance.
+        Users per instance, 1 to 1,000,000.
     keep_points : int, default 20
-        Runs whose per-user points are kept.
+        Runs whose per-user points are kept, 0 to 1,000,000.
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -782,7 +863,15 @@ def identity_runs(
     -------
     IdentityRuns
         See above.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range, naming it.
     """
+    runs = as_count(runs, "runs", maximum=MAX_CELLS)
+    n_users = as_count(n_users, "n_users", maximum=_MAX_USERS)
+    keep_points = as_count(keep_points, "keep_points", minimum=0, maximum=MAX_CELLS)
     out = sweep(
         _identity_cell,
         [{"run": i} for i in range(int(runs))],
@@ -813,6 +902,28 @@ def _speed_methods(baselines: dict) -> dict[str, Callable]:
     return {k: v for k, v in methods.items() if k in baselines}
 
 
+def _speed_instances(instances: object) -> list[tuple[dict, np.ndarray, np.ndarray]]:
+    """``instances`` of :func:`speed_sweep` checked: a non-empty list of ``(label, demands,
+    capacity)``, text labels, a single pool each."""
+    if isinstance(instances, (str, bytes)) or not isinstance(instances, Sequence) or not instances:
+        raise InvalidInputError(
+            f"instances = {instances!r}: must be a non-empty list of (label, demands, capacity)"
+        )
+    out = []
+    for i, item in enumerate(instances):
+        if not isinstance(item, (tuple, list)) or len(item) != 3:
+            raise InvalidInputError(
+                f"instances[{i}] = {item!r}: must be a triple (label, demands, capacity)"
+            )
+        label = as_instance(item[0], Mapping, f"instances[{i}][0]")
+        if not all(isinstance(k, str) for k in label):
+            raise InvalidInputError(f"instances[{i}][0] = {label!r}: column names must be text")
+        d = as_demands(item[1], name=f"instances[{i}][1]")
+        cap = as_capacities(item[2], f"instances[{i}][2]", n_resources=d.shape[1])
+        out.append((label, d, cap))
+    return out
+
+
 def speed_sweep(
     instances: Sequence[tuple[dict, npt.ArrayLike, npt.ArrayLike]],
     *,
@@ -825,13 +936,16 @@ def speed_sweep(
     Parameters
     ----------
     instances : list of (dict, array_like, array_like)
-        ``(label, demands, capacity)``: ``label`` columns are copied into each result row (e.g.
-        ``{"n": 1000}``).
+        ``(label, demands, capacity)``, at least one: ``label`` columns (text keys) are copied into
+        each result row (e.g. ``{"n": 1000}``); ``demands`` and ``capacity`` a single pool as
+        :func:`fairlib.multires.drf` takes it.
     max_size : dict of str to int, optional
-        Method → largest ``n_users * tasks-per-run`` work it is timed on: slow baselines are
-        skipped above their limit (``None``: time everything).
+        Method (``"drf"``, ``"pdrf"``, ``"edrf"``, ``"heapq_drf"``, ``"argmin_drf"`` or
+        ``"numpy_sum"``) → the most users of an instance it is timed on (an integer >= 0): slow
+        baselines are skipped above their limit (``None``: time everything).
     repeat : int, default 3
-        Median of this many samples (slow baselines above 1 s use one sample).
+        Median of this many samples, 1 to 1,000 (:data:`fairlib.timing.MAX_SAMPLES`; slow baselines
+        above 1 s use one sample).
     progress : bool, default False
         Show a progress bar.
 
@@ -842,20 +956,31 @@ def speed_sweep(
         operations counted by ``drf`` and ``pdrf`` (:attr:`DRFResult.work`, :attr:`PDRFResult.work`;
         NaN for the baselines) — deterministic, so complexity claims are tested on it, not on
         ``seconds``.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range, naming it.
     """
     from tqdm import tqdm
 
     from ...timing import median_time
 
-    limits = {
+    limits: dict[str, int | None] = {
         "drf": None,
         "pdrf": None,
         "edrf": None,
         "numpy_sum": None,
         "heapq_drf": None,
         "argmin_drf": None,
-        **(max_size or {}),
     }
+    if max_size is not None:
+        as_instance(max_size, Mapping, "max_size")
+        for name, limit in max_size.items():
+            check_choice(name, tuple(limits), "max_size key")
+            limits[name] = as_count(limit, f"max_size[{name!r}]", minimum=0)
+    # repeat is checked by median_time, which times every instance, with this name and range
+    instances = _speed_instances(instances)
     methods = _speed_methods(limits)
     rows = []
     for label, d, c in tqdm(instances, disable=not progress, desc="instances", leave=False):
@@ -900,6 +1025,24 @@ def work_in_resources(
     return pd.DataFrame(rows)
 
 
+def _sequence_of(value: object, name: str) -> tuple[list, bool]:
+    """``value``'s numbers, one (a scalar) or a non-empty 1-D sequence of them, and whether it is a
+    sequence; each number is the caller's to check."""
+    if isinstance(value, (str, bytes)):
+        raise InvalidInputError(f"{name} = {value!r}: must be a number or a sequence of numbers")
+    if isinstance(value, np.ndarray):
+        if value.ndim > 1:
+            raise InvalidInputError(f"{name}: must be a number or 1-D, got shape {value.shape}")
+        items, many = (value.tolist() if value.ndim else [value.item()]), value.ndim == 1
+    elif isinstance(value, Sequence):
+        items, many = list(value), True
+    else:
+        items, many = [value], False
+    if not items:
+        raise InvalidInputError(f"{name} = {value!r}: empty (at least one number)")
+    return [x.item() if isinstance(x, np.generic) else x for x in items], many
+
+
 def scaled_instances(
     rng: int | np.random.Generator | np.random.SeedSequence | None,
     *,
@@ -920,21 +1063,44 @@ def scaled_instances(
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
         Randomness.
     n_users : int or sequence of int
-        Users per instance.
+        Users per instance, each 1 to 1,000,000.
     n_resources : int, default 10
-        Resources.
+        Resources, 1 to 1,000.
     reserve_scale : float or sequence of float, default 1.0
-        Multiplies the reserves.
+        Multiplies the reserves: each in (0, 1e6] (a million times the paper's reserves is beyond
+        any figure of it).
     demand_range : (int, int), default (1, 10)
-        Inclusive range of the per-task demands.
+        Inclusive range of the per-task demands, integers with 1 <= low <= high <= 2**62.
     reserve_range : (int, int), default (50000, 100000)
-        Inclusive range of the reserves before scaling.
+        Inclusive range of the reserves before scaling, integers with 1 <= low <= high <= 2**62.
 
     Returns
     -------
     list of (dict, numpy.ndarray, numpy.ndarray)
         ``(label, demands, capacity)`` per instance, as :func:`speed_sweep` takes them.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range, naming it, or ``n_users`` and ``reserve_scale`` are
+        sequences of different lengths.
     """
+    rng = as_rng(rng)
+    sizes, many_sizes = _sequence_of(n_users, "n_users")
+    factors, many_factors = _sequence_of(reserve_scale, "reserve_scale")
+    for i, n in enumerate(sizes):
+        as_count(n, f"n_users[{i}]" if many_sizes else "n_users", maximum=_MAX_USERS)
+    for i, x in enumerate(factors):
+        name = f"reserve_scale[{i}]" if many_factors else "reserve_scale"
+        as_number(x, name, maximum=_MAX_SCALE)
+    if len(sizes) != len(factors) and 1 not in (len(sizes), len(factors)):
+        raise InvalidInputError(
+            f"n_users ({len(sizes)} values) and reserve_scale ({len(factors)} values): one value, "
+            "or as many of each"
+        )
+    n_resources = as_count(n_resources, "n_resources", maximum=_MAX_RESOURCES)
+    demand_range = _int_range(demand_range, "demand_range")
+    reserve_range = _int_range(reserve_range, "reserve_range")
     ns, scales = np.broadcast_arrays(np.atleast_1d(n_users), np.atleast_1d(reserve_scale))
     seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(len(ns))
     out = []
@@ -950,6 +1116,18 @@ def scaled_instances(
 
 #: statistics compared when matching a table row (scaled by max(1, paper value))
 MATCH_FIELDS = ("under_avg", "over_1", "over_2", "over_gt2", "over_avg")
+
+
+def _match_row(value: object, name: str) -> None:
+    """Check that ``value`` is a table row (a mapping or a Series) with a finite number in each of
+    :data:`MATCH_FIELDS`."""
+    row: Mapping | pd.Series = (
+        value if isinstance(value, pd.Series) else as_instance(value, Mapping, name)
+    )
+    for f in MATCH_FIELDS:
+        if f not in row:
+            raise InvalidInputError(f"{name}: no {f!r} (needs {list(MATCH_FIELDS)})")
+        as_number(row[f], f"{name}[{f!r}]", minimum=-np.inf)
 
 
 def row_distance(
@@ -970,12 +1148,7 @@ def row_distance(
         The mean relative distance.
     """
     for name, value in (("row", row), ("paper_row", paper_row)):
-        if not isinstance(value, pd.Series):
-            as_instance(value, Mapping, name)
-        for f in MATCH_FIELDS:
-            if f not in value:
-                raise InvalidInputError(f"{name}: no {f!r} (needs {list(MATCH_FIELDS)})")
-            as_number(value[f], f"{name}[{f!r}]", minimum=-np.inf)
+        _match_row(value, name)
     return float(
         np.mean([abs(row[f] - paper_row[f]) / max(1.0, abs(paper_row[f])) for f in MATCH_FIELDS])
     )
@@ -1002,17 +1175,19 @@ def parameter_search(
     Parameters
     ----------
     paper_row : mapping of str to float, or pandas.Series
-        The published row (a row of a table of them).
+        The published row (a row of a table of them), a finite number in each of
+        :data:`MATCH_FIELDS`.
     grid : list of ((int, int), (int, int))
-        ``(reserve_range, demand_range)`` pairs.
+        ``(reserve_range, demand_range)`` pairs, at least one, each once; ranges as in
+        :class:`DeviationExperiment`.
     n_runs : int
-        Runs per cell.
+        Runs per cell, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     n_users : int, default 1000
-        Users per instance.
+        Users per instance, 1 to 1,000,000.
     n_resources : int, default 2
-        Resources per instance.
+        Resources per instance, 1 to 1,000.
     progress : bool, default False
         Show the sweep's progress bar.
     n_jobs : int, optional
@@ -1024,7 +1199,28 @@ def parameter_search(
     -------
     pandas.DataFrame
         One row per cell, sorted by distance.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range, naming it.
     """
+    _match_row(paper_row, "paper_row")
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, Sequence) or not grid:
+        raise InvalidInputError(
+            f"grid = {grid!r}: must be a non-empty list of (reserve_range, demand_range) pairs"
+        )
+    cells = []
+    for i, cell in enumerate(grid):
+        if not isinstance(cell, (tuple, list)) or len(cell) != 2:
+            raise InvalidInputError(
+                f"grid[{i}] = {cell!r}: must be a pair (reserve_range, demand_range)"
+            )
+        ranges = (_int_range(cell[0], f"grid[{i}][0]"), _int_range(cell[1], f"grid[{i}][1]"))
+        if ranges in cells:
+            raise InvalidInputError(f"grid[{i}] = {cell!r}: repeated (each cell once)")
+        cells.append(ranges)
+    # n_users and n_resources are checked by DeviationExperiment, with these names and ranges
     setups = {
         f"{tuple(r)}|{tuple(d)}": DeviationExperiment(
             n_users=n_users, n_resources=n_resources, reserve_range=tuple(r), demand_range=tuple(d)
@@ -1100,13 +1296,12 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
     """
     out = {}
     for table_no, table in ((1, table1), (2, table2)):
-        missing = [
-            c
-            for c in (*TABLE_COLUMNS, *(f"{c}_sd" for c in SUBCOUNT_SD), "runs", "demands")
-            if c not in table.columns
-        ]
-        if missing:
-            raise InvalidInputError(f"table{table_no}: missing column(s) {missing}")
+        _frame(
+            table,
+            f"table{table_no}",
+            (*TABLE_COLUMNS, *(f"{c}_sd" for c in SUBCOUNT_SD), "runs", "demands"),
+        )
+    for table_no, table in ((1, table1), (2, table2)):
         for name, row in table.set_index("demands").iterrows():
             for col in TABLE_COLUMNS:
                 if table_no == 1 and col in TAIL_CLAIMS:
@@ -1137,7 +1332,8 @@ def over_allocation_search_findings(
     Parameters
     ----------
     table_runs, extra_runs : pandas.DataFrame
-        :func:`deviation_runs`' tables of the Table 1 runs and the extra runs, accumulated shares.
+        :func:`deviation_runs`' tables of the Table 1 runs and the extra runs, accumulated shares
+        (column ``over_total``).
     exact_table_runs, exact_extra_runs : pandas.DataFrame
         The same instances with exact shares.
 
@@ -1145,7 +1341,19 @@ def over_allocation_search_findings(
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is not a table with ``over_total``, naming it.
     """
+    for name, runs in (
+        ("table_runs", table_runs),
+        ("extra_runs", extra_runs),
+        ("exact_table_runs", exact_table_runs),
+        ("exact_extra_runs", exact_extra_runs),
+    ):
+        _frame(runs, name, ["over_total"])
     out = {}
     for suffix, runs_1, runs_2 in (
         ("", table_runs, extra_runs),
@@ -1175,9 +1383,12 @@ def parameter_search_findings(
     Parameters
     ----------
     searches : dict of str to pandas.DataFrame
-        Published row → :func:`parameter_search`'s table.
+        Published row ("1-100" and "1-1000", Table 2's) → :func:`parameter_search`'s table
+        (columns ``reserve_low``, ``reserve_high``, ``demand_low``, ``demand_high``,
+        ``distance``); the "1-1000" table holds the stated reserves (50,000-100,000) and reserves
+        from 1,000,000 with demands up to 100.
     grid_runs : int
-        Runs per grid cell.
+        Runs per grid cell, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
     ranked : bool, default True
         See above.
 
@@ -1185,11 +1396,35 @@ def parameter_search_findings(
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range or a table lacks a column or row it reads, naming it.
     """
+    as_instance(searches, Mapping, "searches")
+    rows = ("1-100", "1-1000")
+    for key in searches:
+        check_choice(key, rows, "searches key")
+    columns = ("reserve_low", "reserve_high", "demand_low", "demand_high", "distance")
+    for key in rows:
+        if key not in searches:
+            raise InvalidInputError(f"searches: no table for Table 2's row {key!r}")
+        _frame(searches[key], f"searches[{key!r}]", columns)
+        if searches[key].empty:
+            raise InvalidInputError(f"searches[{key!r}]: no grid cell (an empty table)")
+    grid_runs = as_count(grid_runs, "grid_runs", maximum=MAX_CELLS)
+    ranked = as_flag(ranked, "ranked")
     s1000, best_100 = searches["1-1000"], searches["1-100"].iloc[0]
-    ref_setting = s1000[(s1000.reserve_low == 1_000_000) & (s1000.demand_high == 100)].iloc[0]
-    close = s1000[s1000.distance <= 0.1]
+    ref_setting = s1000[(s1000.reserve_low == 1_000_000) & (s1000.demand_high == 100)]
     stated = s1000[(s1000.reserve_low == 50_000) & (s1000.reserve_high == 100_000)]
+    if ref_setting.empty or stated.empty:
+        raise InvalidInputError(
+            "searches['1-1000']: needs a cell of reserves from 1,000,000 with demands up to 100 "
+            "and one of the stated reserves 50,000-100,000"
+        )
+    ref_setting = ref_setting.iloc[0]
+    close = s1000[s1000.distance <= 0.1]
     return {
         "table2_1-1000_row_from_reserves_1e6_1e7_demands_1_100": Measurement(
             float(ref_setting.distance),
@@ -1225,13 +1460,31 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
     Parameters
     ----------
     identity : pandas.DataFrame
-        :func:`identity_runs`' per-run rows.
+        :func:`identity_runs`' per-run rows, at least one.
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``identity`` is not such a table, naming the columns it lacks.
     """
+    columns = (
+        "other",
+        "simplified_off_floor_edrf",
+        "ds_max_off_floor_edrf",
+        "bound_violations",
+        "drf_minus_edrf_max",
+        "corrected_drf_minus_edrf_max",
+        "pdrf_over_allocates",
+        "topup_equals_corrected_drf",
+    )
+    _frame(identity, "identity", columns)
+    if identity.empty:
+        raise InvalidInputError("identity: no run (an empty table)")
     simplified, ds_max = (
         int(identity["simplified_off_floor_edrf"].sum()),
         int(identity["ds_max_off_floor_edrf"].sum()),
@@ -1264,13 +1517,20 @@ def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
     Parameters
     ----------
     speed_n : pandas.DataFrame
-        :func:`speed_sweep`'s table over the number of users.
+        :func:`speed_sweep`'s table over the number of users (columns ``method``, ``n``,
+        ``tasks``, ``work``).
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``speed_n`` lacks a column or has DRF's work at fewer than two sizes.
     """
+    _frame(speed_n, "speed_n", ("method", "n", "tasks", "work"))
     drf_n = speed_n[speed_n.method == "drf"].dropna(subset=["work"])
     if len(drf_n) < 2:
         raise InvalidInputError(
@@ -1323,7 +1583,8 @@ def over_allocation_findings(
     Parameters
     ----------
     profile : pandas.DataFrame
-        :func:`over_allocation_profile`'s table for Tables 1–2 (column ``table``).
+        :func:`over_allocation_profile`'s table for Tables 1–2 (column ``table``), with Table 2's
+        row "1-100".
     types_table : pandas.DataFrame
         Over-allocations per run by number of resource types (``resource_types``, ``over_avg``).
 
@@ -1331,7 +1592,25 @@ def over_allocation_findings(
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When a table lacks a column or a row it reads, naming it.
     """
+    columns = ("table", "demands", "group", "rate_low", "users", "over", "over_rate", "mean_rate")
+    _frame(profile, "profile", columns)
+    _frame(types_table, "types_table", ("over_avg",))
+    if (
+        not pd.api.types.is_string_dtype(profile.group)
+        or not (
+            (profile.table == 2) & (profile.demands == "1-100") & (profile.group == "all ones")
+        ).any()
+    ):
+        raise InvalidInputError(
+            "profile: needs the group 'all ones' of Table 2's row '1-100' "
+            "(over_allocation_profile's table)"
+        )
     summary_rows = profile[profile.group.isin(["over-allocated", "all"])].pivot_table(
         index=["table", "demands"], columns="group", values="mean_rate", sort=False
     )
@@ -1631,30 +1910,41 @@ def table1_tail_findings(
     Parameters
     ----------
     table1_runs : pandas.DataFrame
-        :func:`deviation_runs`' table of Table 1.
+        :func:`deviation_runs`' table of Table 1, at least two runs of each row ("1-10", "1-20",
+        "10-20" in column ``demands``).
     n_paper : int, default 1000
-        The paper's number of runs.
+        The paper's number of runs, 1 to 10**9.
     resamples : int, default 2000
-        Resampled pairs of :func:`sd_bootstrap_interval`.
+        Resampled pairs of :func:`sd_bootstrap_interval`, 1 to 10**9 // max(n_paper, runs).
     seed : int, default 2025
-        Its seed.
+        Its seed, an integer >= 0.
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range or the table lacks a column or row, naming it.
     """
-    missing = [c for c in ("demands", "over_total", "over_max") if c not in table1_runs]
-    if missing:
-        raise InvalidInputError(f"table1_runs: missing column(s) {missing}")
+    # n_paper, resamples and seed are checked by sd_bootstrap_interval, which every row calls
+    # first, with these names and ranges
+    _frame(table1_runs, "table1_runs", ("demands", "over_total", "over_max"))
     paper = PAPER_TABLES[PAPER_TABLES.table == 1]
-    out = {}
-    for name, runs in table1_runs.groupby("demands", sort=False):
-        low_d, high_d = (int(v) for v in str(name).split("-"))
-        row = paper[(paper.demand_low == low_d) & (paper.demand_high == high_d)]
-        if row.empty:
+    rows = {f"{r.demand_low}-{r.demand_high}": r for r in paper.itertuples()}
+    groups = list(table1_runs.groupby("demands", sort=False))
+    if not groups:
+        raise InvalidInputError("table1_runs: no run (an empty table)")
+    for name, runs in groups:
+        if str(name) not in rows:
             raise InvalidInputError(f"table1_runs: demands {name!r} is not a row of Table 1")
-        row = row.iloc[0]
+        if len(runs) < 2:
+            raise InvalidInputError(f"table1_runs: demands {name!r} has {len(runs)} run (needs 2)")
+    out = {}
+    for name, runs in groups:
+        row = rows[str(name)]
         lo, hi = sd_bootstrap_interval(
             runs.over_total.to_numpy(), n_paper=n_paper, resamples=resamples, seed=seed
         )
@@ -1742,18 +2032,28 @@ def variant_time_ratios(
     capacity : array_like, shape (n_resources,)
         The pool's capacity.
     repetitions : int, default 15
-        Rounds.
+        Rounds, 1 to 1,000.
     repeat : int, default 5
-        Samples per median.
+        Samples per median, 1 to 1,000 (:data:`fairlib.timing.MAX_SAMPLES`).
 
     Returns
     -------
     pandas.DataFrame
         One row per round.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument is out of its range, naming it.
     """
     from functools import partial
 
     from ...timing import median_time
+
+    demands = as_demands(demands)
+    capacity = as_capacities(capacity, n_resources=demands.shape[1])
+    repetitions = as_count(repetitions, "repetitions", maximum=_MAX_ROUNDS)
+    # repeat is checked by median_time, which every round calls, with this name and range
 
     forms = {
         "simplified": partial(pdrf, demands, capacity, variant="simplified"),
@@ -1782,14 +2082,20 @@ def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
     Parameters
     ----------
     ratios : pandas.DataFrame
-        :func:`variant_time_ratios`' table.
+        :func:`variant_time_ratios`' table (column ``ratio``, one row per round, at least one).
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``ratios`` is not such a table.
     """
-    if "ratio" not in ratios or len(ratios) < 1:
+    _frame(ratios, "ratios", ("ratio",))
+    if len(ratios) < 1:
         raise InvalidInputError("ratios: needs a column 'ratio' with one row per round")
     med, lo, hi, cover = median_interval(ratios.ratio)
     return {
