@@ -395,6 +395,22 @@ ACCEPTED = {
     ): "a time in seconds, within ±2**53: the baseline starts at 0, and a horizon just after it "
     "ends the run there",
     (
+        "fairlib.repro.experiments.google_open_loop.sensitivity",
+        "start",
+        "-1.0 (negative)",
+    ): "a time: scoring from before the first segment starts with idle epochs (a trace's clock "
+    "may start below 0)",
+    (
+        "fairlib.repro.experiments.google_open_loop.sensitivity",
+        "start",
+        "1e-300 (tiny)",
+    ): "a time in seconds, within ±2**53: an instant just after 0 is one",
+    (
+        "fairlib.repro.experiments.google_open_loop.sensitivity",
+        "n_jobs",
+        "-1 (negative)",
+    ): "-1 is joblib's 'every core' (fairlib.sweep.sweep's n_jobs)",
+    (
         "fairlib.traces.Workload.active_at",
         "t",
         "1e-300 (tiny)",
@@ -646,7 +662,6 @@ _NOT_YET_VALIDATED: dict[str, str] = {
         "per_step_times random_order_experiment random_order_runs strategyproofness_runs "
         "total_times waterfill_baseline_findings"
     ),
-    "google_open_loop": "leads sensitivity time_averaged typical_task",
     "heterogeneous_servers": (
         "alpha_means alpha_sweep approach_per_instance capped_equilibrium_rates "
         "capped_solver_findings condition_findings convergence_findings definition4_route "
@@ -1299,7 +1314,61 @@ EXAMPLES.update({})
 
 
 #: the google_open_loop driver's valid calls (small and fast)
-EXAMPLES.update({})
+def _open_loop_table():
+    return pd.DataFrame(
+        {
+            "mechanism": ["m", "m"],
+            "start": [0.0, 100.0],
+            "end": [100.0, 400.0],
+            "active_jobs": [2, 4],
+            "utilisation_cpu_normalised": [1.0, 0.2],
+            "utilisation_memory_normalised": [0.5, 0.5],
+            "reserved_utilisation_cpu_normalised": [0.0, 1.0],
+            "reserved_utilisation_memory_normalised": [0.0, 0.0],
+        }
+    )
+
+
+def _reserved_fleet():
+    """:func:`_fleet` with its second machine in class C (reserved for latency-sensitive jobs)."""
+    from fairlib.traces import Fleet
+
+    fleet = _fleet()
+    return Fleet(fleet.capacity, fleet.resources, np.array(["A", "C"]), fleet.source)
+
+
+def _open_loop_grid():
+    return pd.DataFrame(
+        {
+            "fraction": [0.5] * 3,
+            "rep": [0] * 3,
+            "demand_model": ["lifetime"] * 3,
+            "labels": ["frequency"] * 3,
+            "mechanism": ["PS-DSF", "DRFH", "TSF"],
+            "utilisation": [0.5, 0.4, 0.3],
+            "utilisation_CD": [0.2, 0.1, 0.3],
+            "cpu": [0.5, 0.4, 0.3],
+            "ram": [0.5, 0.4, 0.3],
+            "mean_active_jobs": [2.0] * 3,
+            "jobs": [3] * 3,
+        }
+    )
+
+
+EXAMPLES.update(
+    {
+        _DRIVERS + "google_open_loop.time_averaged": lambda: ((_open_loop_table(),), {}),
+        _DRIVERS + "google_open_loop.typical_task": lambda: (
+            (_task_events().assign(event_type=[1, 1, 1, 4]),),
+            {},
+        ),
+        _DRIVERS + "google_open_loop.leads": lambda: ((_open_loop_grid(),), {}),
+        _DRIVERS + "google_open_loop.sensitivity": lambda: (
+            ({"lifetime": _jobs()}, {"frequency": _reserved_fleet()}),
+            {"fractions": [1.0], "seeds": 1, "n_jobs": 1},
+        ),
+    }
+)
 #: (end of the google_open_loop driver's valid calls)
 
 
