@@ -411,6 +411,11 @@ ACCEPTED = {
         "-1 (negative)",
     ): "-1 is joblib's 'every core' (fairlib.sweep.sweep's n_jobs)",
     (
+        "fairlib.repro.experiments.heterogeneous_traces.setup_findings",
+        "sampled_share",
+        "1e-300 (tiny)",
+    ): "a share in (0, 1]: a tiny one is a sample of almost none of the jobs, reported as drawn",
+    (
         "fairlib.traces.Workload.active_at",
         "t",
         "1e-300 (tiny)",
@@ -669,10 +674,6 @@ _NOT_YET_VALIDATED: dict[str, str] = {
         "one_server_reductions property_findings property_rates property_table "
         "proportional_fair_slsqp route_findings solver_findings solver_rates "
         "theorem_checks theorem_findings"
-    ),
-    "heterogeneous_traces": (
-        "bitbrains_findings definition4_finding order_margins paper_setup_findings "
-        "replay_findings route_finding setup_findings"
     ),
     "mechanism_atlas": (
         "Cell alibaba_cells atlas_table batches bitbrains_cells cell_rows check_mode "
@@ -1373,7 +1374,124 @@ EXAMPLES.update(
 
 
 #: the heterogeneous_traces driver's valid calls (small and fast)
-EXAMPLES.update({})
+_TRACE_VARIANTS = ["PF-VDS(1)", "PF-VDS(4)", "PS-DSF"]
+
+
+def _trace_utilisation():
+    return pd.DataFrame(
+        {"cpu": [0.9, 0.8, 0.7, 0.75, 0.74], "ram": [0.9, 0.8, 0.7, 0.6, 0.5]},
+        index=[*_TRACE_VARIANTS, "DRFH", "TSF"],
+    )
+
+
+def _replay_summary():
+    return _trace_utilisation().assign(
+        cpu_CD=[0.8, 0.8, 0.7, 0.9, 0.9],
+        ram_CD=[0.8, 0.8, 0.9, 0.7, 0.7],
+        deviation_mean=[0.2, 0.1, 0.0, 0.0, 0.0],
+    )
+
+
+def _paper_summary():
+    """time_averaged of the request-based reconstruction: PS-DSF, DRFH, TSF, DRFH Best-Fit, with
+    the C/D placement ranges and the Definition-4 bounds."""
+    summary = pd.DataFrame(
+        [
+            [0.86, 0.8, 0.92, 0.75, 0.7, 0.8, 0.8, 0.85],
+            [0.93, 1.0, 0.86, 0.7, 0.9, 0.5, 0.98, 0.97],
+            [0.92, 1.0, 0.84, 0.7, 0.9, 0.5, 0.96, 0.9],
+            [0.90, 0.95, 0.85, 0.85, 0.9, 0.8, 0.9, 0.8],
+        ],
+        index=["PS-DSF", "DRFH", "TSF", "DRFH Best-Fit"],
+        columns=[
+            "utilisation",
+            "cpu",
+            "ram",
+            "utilisation_CD",
+            "cpu_CD",
+            "ram_CD",
+            "cpu_CD_high",
+            "ram_CD_high",
+        ],
+    )
+    return summary.assign(
+        **{
+            f"{measure}_definition4_{end}": value
+            for measure in ("cpu", "ram", "cpu_CD", "ram_CD")
+            for end, value in (("low", 0.3), ("high", 0.9))
+        }
+    )
+
+
+def _trace_leads():
+    return pd.DataFrame(
+        {
+            "demand_model": ["per-interval", "per-interval"],
+            "labels": "proportionality",
+            "fraction": [0.02, 0.05],
+            "rep": [0, 0],
+            "lead": [-0.07, 0.01],
+        }
+    )
+
+
+def _setup_arguments():
+    from fairlib import sim
+    from fairlib.traces import Fleet
+    from fairlib.traces.workload import bitbrains_fleet
+
+    google = Fleet(np.ones((4, 2)), ("cpu", "memory"), np.array(["A", "B", "C", "D"]), "real")
+    classes = np.array([0, 2])
+    return (
+        bitbrains_fleet(locations=3),
+        pd.DataFrame({"run": [0, 0, 1], "mechanism": "PS-DSF"}),
+        google,
+        sim.class_eligibility(google, classes),
+        classes,
+        0.021,
+    )
+
+
+EXAMPLES.update(
+    {
+        _DRIVERS + "heterogeneous_traces.bitbrains_findings": lambda: (
+            (
+                fairlib.multires.pfvds(_cluster(), 2.0),
+                _trace_utilisation(),
+                _TRACE_VARIANTS,
+                ("cpu", "ram"),
+            ),
+            {},
+        ),
+        _DRIVERS + "heterogeneous_traces.replay_findings": lambda: (
+            (
+                _replay_summary(),
+                _TRACE_VARIANTS,
+                [1, 4],
+                pd.DataFrame(
+                    {"mechanism": np.repeat(_TRACE_VARIANTS, 2), "delay": [10, 200, 50, 60, 1, 2]}
+                ),
+            ),
+            {},
+        ),
+        _DRIVERS + "heterogeneous_traces.definition4_finding": lambda: ((_paper_summary(),), {}),
+        _DRIVERS + "heterogeneous_traces.route_finding": lambda: (
+            (
+                pd.DataFrame(
+                    {"cpu": [1.0, 0.97, 0.95], "ram": [0.9, 0.8, 0.78]}, index=_TRACE_VARIANTS
+                ),
+                {"PF-VDS(1)": [True, True], "PF-VDS(4)": [True, False], "PS-DSF": [True]},
+                _paper_summary(),
+            ),
+            {},
+        ),
+        _DRIVERS + "heterogeneous_traces.paper_setup_findings": lambda: (
+            (_paper_summary(), 0.0123, _trace_leads()),
+            {},
+        ),
+        _DRIVERS + "heterogeneous_traces.setup_findings": lambda: (_setup_arguments(), {}),
+    }
+)
 #: (end of the heterogeneous_traces driver's valid calls)
 
 
