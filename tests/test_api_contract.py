@@ -1315,7 +1315,7 @@ EXAMPLES.update({})
 
 
 #: the google_open_loop driver's valid calls (small and fast)
-def _open_loop_table():
+def _gol_table():
     return pd.DataFrame(
         {
             "mechanism": ["m", "m"],
@@ -1330,7 +1330,7 @@ def _open_loop_table():
     )
 
 
-def _reserved_fleet():
+def _gol_reserved_fleet():
     """:func:`_fleet` with its second machine in class C (reserved for latency-sensitive jobs)."""
     from fairlib.traces import Fleet
 
@@ -1338,7 +1338,7 @@ def _reserved_fleet():
     return Fleet(fleet.capacity, fleet.resources, np.array(["A", "C"]), fleet.source)
 
 
-def _open_loop_grid():
+def _gol_grid():
     return pd.DataFrame(
         {
             "fraction": [0.5] * 3,
@@ -1358,14 +1358,14 @@ def _open_loop_grid():
 
 EXAMPLES.update(
     {
-        _DRIVERS + "google_open_loop.time_averaged": lambda: ((_open_loop_table(),), {}),
+        _DRIVERS + "google_open_loop.time_averaged": lambda: ((_gol_table(),), {}),
         _DRIVERS + "google_open_loop.typical_task": lambda: (
             (_task_events().assign(event_type=[1, 1, 1, 4]),),
             {},
         ),
-        _DRIVERS + "google_open_loop.leads": lambda: ((_open_loop_grid(),), {}),
+        _DRIVERS + "google_open_loop.leads": lambda: ((_gol_grid(),), {}),
         _DRIVERS + "google_open_loop.sensitivity": lambda: (
-            ({"lifetime": _jobs()}, {"frequency": _reserved_fleet()}),
+            ({"lifetime": _jobs()}, {"frequency": _gol_reserved_fleet()}),
             {"fractions": [1.0], "seeds": 1, "n_jobs": 1},
         ),
     }
@@ -1374,25 +1374,25 @@ EXAMPLES.update(
 
 
 #: the heterogeneous_traces driver's valid calls (small and fast)
-_TRACE_VARIANTS = ["PF-VDS(1)", "PF-VDS(4)", "PS-DSF"]
+_HT_VARIANTS = ["PF-VDS(1)", "PF-VDS(4)", "PS-DSF"]
 
 
-def _trace_utilisation():
+def _ht_utilisation():
     return pd.DataFrame(
         {"cpu": [0.9, 0.8, 0.7, 0.75, 0.74], "ram": [0.9, 0.8, 0.7, 0.6, 0.5]},
-        index=[*_TRACE_VARIANTS, "DRFH", "TSF"],
+        index=[*_HT_VARIANTS, "DRFH", "TSF"],
     )
 
 
-def _replay_summary():
-    return _trace_utilisation().assign(
+def _ht_replay_summary():
+    return _ht_utilisation().assign(
         cpu_CD=[0.8, 0.8, 0.7, 0.9, 0.9],
         ram_CD=[0.8, 0.8, 0.9, 0.7, 0.7],
         deviation_mean=[0.2, 0.1, 0.0, 0.0, 0.0],
     )
 
 
-def _paper_summary():
+def _ht_paper_summary():
     """time_averaged of the request-based reconstruction: PS-DSF, DRFH, TSF, DRFH Best-Fit, with
     the C/D placement ranges and the Definition-4 bounds."""
     summary = pd.DataFrame(
@@ -1423,7 +1423,7 @@ def _paper_summary():
     )
 
 
-def _trace_leads():
+def _ht_leads():
     return pd.DataFrame(
         {
             "demand_model": ["per-interval", "per-interval"],
@@ -1435,7 +1435,7 @@ def _trace_leads():
     )
 
 
-def _setup_arguments():
+def _ht_setup_arguments():
     from fairlib import sim
     from fairlib.traces import Fleet
     from fairlib.traces.workload import bitbrains_fleet
@@ -1457,39 +1457,39 @@ EXAMPLES.update(
         _DRIVERS + "heterogeneous_traces.bitbrains_findings": lambda: (
             (
                 fairlib.multires.pfvds(_cluster(), 2.0),
-                _trace_utilisation(),
-                _TRACE_VARIANTS,
+                _ht_utilisation(),
+                _HT_VARIANTS,
                 ("cpu", "ram"),
             ),
             {},
         ),
         _DRIVERS + "heterogeneous_traces.replay_findings": lambda: (
             (
-                _replay_summary(),
-                _TRACE_VARIANTS,
+                _ht_replay_summary(),
+                _HT_VARIANTS,
                 [1, 4],
                 pd.DataFrame(
-                    {"mechanism": np.repeat(_TRACE_VARIANTS, 2), "delay": [10, 200, 50, 60, 1, 2]}
+                    {"mechanism": np.repeat(_HT_VARIANTS, 2), "delay": [10, 200, 50, 60, 1, 2]}
                 ),
             ),
             {},
         ),
-        _DRIVERS + "heterogeneous_traces.definition4_finding": lambda: ((_paper_summary(),), {}),
+        _DRIVERS + "heterogeneous_traces.definition4_finding": lambda: ((_ht_paper_summary(),), {}),
         _DRIVERS + "heterogeneous_traces.route_finding": lambda: (
             (
                 pd.DataFrame(
-                    {"cpu": [1.0, 0.97, 0.95], "ram": [0.9, 0.8, 0.78]}, index=_TRACE_VARIANTS
+                    {"cpu": [1.0, 0.97, 0.95], "ram": [0.9, 0.8, 0.78]}, index=_HT_VARIANTS
                 ),
                 {"PF-VDS(1)": [True, True], "PF-VDS(4)": [True, False], "PS-DSF": [True]},
-                _paper_summary(),
+                _ht_paper_summary(),
             ),
             {},
         ),
         _DRIVERS + "heterogeneous_traces.paper_setup_findings": lambda: (
-            (_paper_summary(), 0.0123, _trace_leads()),
+            (_ht_paper_summary(), 0.0123, _ht_leads()),
             {},
         ),
-        _DRIVERS + "heterogeneous_traces.setup_findings": lambda: (_setup_arguments(), {}),
+        _DRIVERS + "heterogeneous_traces.setup_findings": lambda: (_ht_setup_arguments(), {}),
     }
 )
 #: (end of the heterogeneous_traces driver's valid calls)
