@@ -34,10 +34,14 @@ import numpy.typing as npt
 import pandas as pd
 
 from ..._validate import (
+    MAX_SECONDS,
     InvalidInputError,
     as_identifiers,
+    as_instance,
+    as_labels,
     as_number,
     as_rng,
+    as_time,
     as_values,
     check_choice,
 )
@@ -88,8 +92,10 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     InvalidInputError
-        When a column is missing or a mechanism's epochs have no length.
+        When ``table`` is not a DataFrame, a column is missing or a mechanism's epochs have no
+        length.
     """
+    as_instance(table, pd.DataFrame, "table")
     missing = {"mechanism", "start", "end", "active_jobs", *UTILISATION.values()} - set(
         table.columns
     )
@@ -167,10 +173,12 @@ def typical_task(task_events: pd.DataFrame) -> float:
     Raises
     ------
     InvalidInputError
-        When a column is missing or no running task requests any resource.
+        When ``task_events`` is not a DataFrame, a column is missing or no running task requests any
+        resource.
     """
     from ...traces.google import _RUNNING_EVENTS
 
+    as_instance(task_events, pd.DataFrame, "task_events")
     need = {"job_id", "task_index", "event_type", "cpu_request", "memory_request"}
     missing = need - set(task_events.columns)
     if missing:
@@ -370,23 +378,25 @@ def sensitivity(
     Parameters
     ----------
     jobs_by_model : dict of str to Jobs
-        Demand model name → all jobs in that model (see above).
+        Demand model name → all jobs in that model, with segment times (see above); at least one.
     fleets : dict of str to Fleet
-        Label mapping → fleet (see above).
+        Label mapping → fleet (see above); at least one.
     fractions : iterable of float, default (0.02, 0.05, 0.10)
-        Fractions of the jobs sampled (:func:`sample_ids`).
+        Fractions of the jobs sampled (:func:`sample_ids`), each in (0, 1]; at least one.
     seeds : int, default 3
-        Samples per fraction.
+        Samples per fraction, >= 1; at most :data:`fairlib.sweep.MAX_CELLS` cells in all.
     rng : int or numpy.random.SeedSequence, default 0
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     mechanisms : dict of str to callable, optional
-        Name → callable of a cluster (default PS-DSF, DRFH, TSF).
+        Name → callable of a cluster, at least one (default PS-DSF, DRFH, TSF).
     start, horizon : float, optional
-        The open loop's first epoch and end, seconds (default: the jobs' own).
+        The open loop's first epoch and end, seconds within ±2**53, ``horizon`` more than
+        :data:`fairlib.sim.SIMULTANEOUS_S` after ``start`` (default: the sampled jobs' own; the
+        check takes the earliest segment start of all the jobs for a missing ``start``).
     interval : float, default 300.0
-        Seconds between periodic epochs.
+        Seconds between periodic epochs, from :data:`fairlib.sim.MIN_INTERVAL_S` (1 ms) to 2**53.
     n_jobs : int, optional
-        Local processes of the sweep.
+        Local processes of the sweep (-1: every core).
     progress : bool, default False
         Show the sweep's progress bar.
 
@@ -398,21 +408,68 @@ def sensitivity(
     Raises
     ------
     InvalidInputError
-        When ``jobs_by_model`` or ``fleets`` is empty or names an unknown model or labelling.
+        When an argument has the wrong type or value, naming it: ``jobs_by_model`` or ``fleets``
+        empty, naming an unknown model or labelling, or holding something other than jobs with
+        segment times or a fleet; a fraction outside (0, 1]; a time out of range.
     """
+    from ... import sim
+    from ...mechanisms import resolve_runs
     from ...multires import drfh, psdsf, tsf
+    from ...traces import Fleet
 
+    as_instance(jobs_by_model, Mapping, "jobs_by_model")
+    as_instance(fleets, Mapping, "fleets")
     if not jobs_by_model or not fleets:
         raise InvalidInputError("jobs_by_model and fleets: need at least one of each")
-    for model in jobs_by_model:
+    for model, jobs in jobs_by_model.items():
         check_choice(model, DEMAND_MODELS, "jobs_by_model")
-    for labels in fleets:
+        as_instance(jobs, sim.Jobs, f"jobs_by_model[{model!r}]")
+        if jobs.segment_start is None:
+            raise InvalidInputError(
+                f"jobs_by_model[{model!r}]: no segment times (segment_start/segment_end); build "
+                "them with fairlib.sim.jobs_from_workload or jobs_from_demands"
+            )
+    for labels, fleet in fleets.items():
         check_choice(labels, LABELS, "fleets")
-    mechanisms = (
-        {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf} if mechanisms is None else dict(mechanisms)
-    )
+        as_instance(fleet, Fleet, f"fleets[{labels!r}]")
+    if isinstance(fractions, (str, bytes)) or not isinstance(fractions, Iterable):
+        raise InvalidInputError(
+            f"fractions = {fractions!r}: need an iterable of fractions in (0, 1]"
+        )
+    shares = as_values(list(fractions), "fractions", ndim=1, sign="> 0")
+    if shares.size == 0:
+        raise InvalidInputError("fractions = []: need at least one fraction in (0, 1]")
+    if (shares > 1.0).any():
+        i = int(np.argmax(shares > 1.0))
+        raise InvalidInputError(f"fractions[{i}] = {shares[i]}: a fraction is in (0, 1]")
+    if start is not None:
+        start = as_time(start, "start")
+    if horizon is not None:
+        horizon = as_time(horizon, "horizon")
+        # a horizon within SIMULTANEOUS_S of the start leaves no epoch to average
+        first = (
+            min(float(np.min(jobs.segment_start)) for jobs in jobs_by_model.values())
+            if start is None
+            else start
+        )
+        if not horizon - first > sim.SIMULTANEOUS_S:
+            raise InvalidInputError(
+                f"horizon = {horizon}: must be more than {sim.SIMULTANEOUS_S:g} s after start = "
+                f"{first}"
+            )
+    as_number(interval, "interval", minimum=sim.MIN_INTERVAL_S, inclusive=True, maximum=MAX_SECONDS)
+    if mechanisms is None:
+        mechanisms = {"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf}
+    else:
+        if not isinstance(mechanisms, Mapping):
+            raise InvalidInputError(
+                f"mechanisms = {mechanisms!r}: expected a dict name -> callable of a cluster"
+            )
+        mechanisms = resolve_runs(mechanisms)
+        if not mechanisms:
+            raise InvalidInputError("mechanisms = {}: need at least one mechanism")
     grid: dict[str, list[Any]] = {
-        "fraction": [float(f) for f in fractions],
+        "fraction": [float(f) for f in shares],
         "demand_model": list(jobs_by_model),
         "labels": list(fleets),
     }
@@ -449,9 +506,10 @@ def leads(
     grid : pandas.DataFrame
         :func:`sensitivity`'s rows.
     leader : str, default "PS-DSF"
-        The mechanism whose lead is measured.
+        The mechanism whose lead is measured, a mechanism of every setup of ``grid``.
     others : iterable of str, default ("DRFH", "TSF")
-        The mechanisms it is measured against.
+        The mechanisms it is measured against: distinct, at least one, each in every setup of
+        ``grid``.
 
     Returns
     -------
@@ -462,8 +520,16 @@ def leads(
     Raises
     ------
     InvalidInputError
-        When a column or a mechanism is missing.
+        When ``grid`` is not a DataFrame, a column is missing, or ``leader`` or one of ``others`` is
+        not text or is missing from a setup.
     """
+    as_instance(grid, pd.DataFrame, "grid")
+    as_instance(leader, str, "leader")
+    if isinstance(others, (str, bytes)) or not isinstance(others, Iterable):
+        raise InvalidInputError(
+            f"others = {others!r}: expected an iterable of mechanism names (text)"
+        )
+    others = as_labels(list(others), "others", allow_empty=False)
     keys = ["fraction", "rep", "demand_model", "labels"]
     missing = {*keys, "mechanism", "utilisation", "utilisation_CD", "cpu", "ram"} - set(
         grid.columns
@@ -475,10 +541,14 @@ def leads(
     out = []
     for key, part in grid.groupby(keys, sort=True):
         by = part.set_index("mechanism")
+        where = dict(zip(keys, key))
         absent = {leader, *others} - set(by.index)
         if absent:
-            raise InvalidInputError(f"grid: {sorted(absent)} missing at {dict(zip(keys, key))}")
-        row = dict(zip(keys, key))
+            raise InvalidInputError(
+                f"grid: {sorted(absent)} missing at {where} (leader = {leader!r}, others = "
+                f"{list(others)})"
+            )
+        row = where.copy()
         for col, out_col in (
             ("utilisation", "lead"),
             ("cpu", "lead_cpu"),

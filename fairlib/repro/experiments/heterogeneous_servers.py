@@ -16,15 +16,26 @@ from scipy.optimize import minimize
 
 from ..._validate import (
     InvalidInputError,
+    _short,
+    as_array,
     as_count,
+    as_finite,
     as_flag,
     as_instance,
     as_number,
     as_rng,
+    as_tolerance,
     as_values,
     check_choice,
 )
-from ...multires.cluster import Allocation, Cluster, random_cluster, random_pool
+from ...multires.cluster import (
+    MAX_ALPHA,
+    MIN_ALPHA,
+    Allocation,
+    Cluster,
+    random_cluster,
+    random_pool,
+)
 from ...multires.pfvds import nash_residual, pfvds, proportional_fair_objective, shared_stages
 from ...multires.pfvds.conditions import least_merit, random_feasible_start, variational_gap
 from ...multires.psdsf import psdsf, psdsf_violation
@@ -61,7 +72,75 @@ __all__ = [
     "one_server_reductions",
     "fds_kkt_residual",
     "one_server_fds",
+    "FIG1_CHECKS",
+    "MAX_INSTANCES",
+    "MAX_USERS",
+    "MAX_SERVERS",
+    "MAX_RESOURCES",
+    "MAX_STARTS",
 ]
+
+
+#: the most random instances one experiment draws: the paper's largest table has 1,000
+#: (PROPERTY_INSTANCES), and a count a hundred times that is a typo that would run for days
+MAX_INSTANCES = 100_000
+#: the largest random cluster an experiment draws: users, servers and resources (the paper's
+#: clusters have tens; :func:`random_bottleneck_cluster` takes the same bounds)
+MAX_USERS, MAX_SERVERS, MAX_RESOURCES = 1_000_000, 1_000, 1_000
+#: the most random starts of the best responses per (instance, α) in
+#: :func:`equilibrium_conditions`
+MAX_STARTS = 1_000
+
+
+def _sizes(n_users: int, n_servers: int, n_resources: int) -> tuple[int, int, int]:
+    """The random clusters' sizes, each an integer from 1 to its maximum."""
+    return (
+        as_count(n_users, "n_users", maximum=MAX_USERS),
+        as_count(n_servers, "n_servers", maximum=MAX_SERVERS),
+        as_count(n_resources, "n_resources", maximum=MAX_RESOURCES),
+    )
+
+
+def _alphas(alphas: Iterable[float], *, infinite: bool = False) -> list[float]:
+    """``alphas`` as a list of floats, at least one, each from :data:`MIN_ALPHA` to
+    :data:`MAX_ALPHA` (the PF-VDS solvers' range), or ``inf`` (PS-DSF) where ``infinite``."""
+    if isinstance(alphas, (str, bytes)) or not isinstance(alphas, Iterable):
+        raise InvalidInputError(f"alphas = {_short(alphas)}: expected an iterable of α")
+    values = list(alphas)
+    # inf stands for PS-DSF where the caller allows it: its entries are checked as MAX_ALPHA
+    limit = [
+        MAX_ALPHA if infinite and isinstance(a, (float, np.floating)) and a == np.inf else a
+        for a in values
+    ]
+    arr = as_values(limit, "alphas", ndim=1, sign="> 0")
+    if arr.size == 0:
+        raise InvalidInputError("alphas = []: need at least one α")
+    out = ~((arr >= MIN_ALPHA) & (arr <= MAX_ALPHA))
+    if out.any():
+        i = int(np.argmax(out))
+        raise InvalidInputError(
+            f"alphas[{i}] = {values[i]}: α is from {MIN_ALPHA} to {MAX_ALPHA:g}"
+            + (" or inf (PS-DSF)" if infinite else "")
+        )
+    return [float(a) for a in values]
+
+
+def _table(frame: pd.DataFrame, name: str, columns: Iterable[str] = ()) -> None:
+    """Refuse ``frame`` unless it is a DataFrame with ``columns``, naming the argument ``name``."""
+    as_instance(frame, pd.DataFrame, name)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InvalidInputError(f"{name}: missing columns {missing}")
+
+
+def _both_servers(frame: pd.DataFrame, name: str) -> None:
+    """Refuse a solver table without its divisible or its time-shared rows."""
+    kinds = set(frame.time_shared.tolist())
+    if not {False, True} <= kinds:
+        raise InvalidInputError(
+            f"{name}: needs divisible and time-shared rows (time_shared False and True), got "
+            f"{sorted(kinds, key=str)}"
+        )
 
 
 def fig1_instance() -> Cluster:
@@ -80,6 +159,19 @@ def fig1_instance() -> Cluster:
     capacity = [[12.0, 4.0, 75.0], [8.0, 16.0, 0.0]]
     demand = [[1.0, 1.0, 5.0], [0.5, 0.5, 2.0], [1.0, 3.0, 0.0], [2.0, 5.0, 0.0]]
     return Cluster(np.array(capacity), np.array(demand))
+
+
+#: the constraints of the Fig. 1 example that :func:`fig1_checks` checks
+FIG1_CHECKS = (
+    "users_1_2_need_bandwidth",
+    "users_1_2_server_1_only",
+    "users_3_4_both_servers",
+    "ram_dominant_on_server_1",
+    "ram_dominant_on_server_2_for_users_3_4",
+    "bandwidth_globally_dominant_users_1_2",
+    "ram_globally_dominant_users_3_4",
+    "ram_bottleneck_every_server",
+)
 
 
 def fig1_checks(cluster: Cluster) -> dict[str, bool]:
@@ -235,21 +327,21 @@ def property_table(
     Parameters
     ----------
     n_instances : int
-        Random instances.
+        Random instances, from 1 to :data:`MAX_INSTANCES`.
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     kind : {"random", "bottleneck", "pool"}, default "random"
         The instances (see above).
     n_users : int, default 6
-        Users per cluster.
+        Users per cluster, from 1 to :data:`MAX_USERS`.
     n_servers : int, default 3
-        Servers per cluster.
+        Servers per cluster, from 1 to :data:`MAX_SERVERS` (at least 2 for ``"bottleneck"``).
     n_resources : int, default 3
-        Resources per cluster.
+        Resources per cluster, from 1 to :data:`MAX_RESOURCES` (at least 2 for ``"bottleneck"``).
     weighted : bool, default True
         Draw user weights.
     mechanisms : mapping of str to callable, iterable of str, or None, optional
-        See above.
+        See above; at least one.
     progress : bool, default False
         Show the sweep's progress bar.
 
@@ -261,11 +353,19 @@ def property_table(
     Raises
     ------
     InvalidInputError
-        When ``kind`` is unknown.
+        When an argument has the wrong type or value, naming it.
     """
     from ... import mechanisms as registry
 
+    n_instances = as_count(n_instances, "n_instances", maximum=MAX_INSTANCES)
     check_choice(kind, ("random", "bottleneck", "pool"), "kind")
+    n_users, n_servers, n_resources = _sizes(n_users, n_servers, n_resources)
+    if kind == "bottleneck" and (n_servers < 2 or n_resources < 2):
+        raise InvalidInputError(
+            f"n_servers = {n_servers}, n_resources = {n_resources}: a bottleneck instance needs "
+            "at least 2 of each"
+        )
+    weighted = as_flag(weighted, "weighted")
     if mechanisms is None:
         mechanisms = registry.runs("pooled") if kind == "pool" else {}
         mechanisms = {**mechanisms, **registry.runs("multi_server")}
@@ -275,6 +375,8 @@ def property_table(
             }
     else:
         mechanisms = registry.resolve_runs(mechanisms)
+        if not mechanisms:
+            raise InvalidInputError("mechanisms: none to run")
     grid = [{"instance": i, "kind": kind} for i in range(int(n_instances))]
     out = sweep(
         _property_cell,
@@ -339,17 +441,18 @@ def alpha_sweep(
     Parameters
     ----------
     n_instances : int
-        Random clusters.
+        Random clusters, from 1 to :data:`MAX_INSTANCES`.
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     alphas : iterable of float
-        The α, ``np.inf`` for PS-DSF.
+        The α, each from :data:`~fairlib.multires.cluster.MIN_ALPHA` to
+        :data:`~fairlib.multires.cluster.MAX_ALPHA`, or ``np.inf`` for PS-DSF; at least one.
     n_users : int, default 20
-        Users per cluster.
+        Users per cluster, from 1 to :data:`MAX_USERS`.
     n_servers : int, default 5
-        Servers per cluster.
+        Servers per cluster, from 1 to :data:`MAX_SERVERS`.
     n_resources : int, default 3
-        Resources per cluster.
+        Resources per cluster, from 1 to :data:`MAX_RESOURCES`.
     progress : bool, default False
         Show the sweep's progress bar.
 
@@ -357,14 +460,22 @@ def alpha_sweep(
     -------
     pandas.DataFrame
         One row per (instance, α).
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type or value, naming it.
     """
+    n_instances = as_count(n_instances, "n_instances", maximum=MAX_INSTANCES)
+    alphas = _alphas(alphas, infinite=True)
+    n_users, n_servers, n_resources = _sizes(n_users, n_servers, n_resources)
     grid = [{"instance": i} for i in range(int(n_instances))]
     out = sweep(
         _alpha_cell,
         grid,
         rng=rng,
         fixed=dict(
-            alphas=[float(a) for a in alphas],
+            alphas=alphas,
             n_users=n_users,
             n_servers=n_servers,
             n_resources=n_resources,
@@ -389,7 +500,13 @@ def proportional_fair_slsqp(cluster: Cluster) -> np.ndarray:
     -------
     numpy.ndarray
         ``tasks[user, server]``, SLSQP's optimum.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``cluster`` is not a :class:`~fairlib.multires.Cluster`.
     """
+    as_instance(cluster, Cluster, "cluster")
     users, servers = np.nonzero(cluster.eligible & (cluster.max_tasks > 0)[:, None])
     p = len(users)
     if p == 0:  # every user capped at 0
@@ -462,18 +579,28 @@ def theorem_checks(
     Parameters
     ----------
     seed : numpy.random.SeedSequence
-        The cell's seed.
+        The cell's seed (an integer >= 0, a SeedSequence, a BitGenerator or a Generator).
     instance : int
-        The instance's number (a grid parameter of the sweep).
+        The instance's number (a grid parameter of the sweep), from 0 to :data:`MAX_INSTANCES`.
     alphas : iterable of float, default (0.5, 1.0, 2.0)
-        The α of the distance checks.
+        The α of the distance checks, each from :data:`~fairlib.multires.cluster.MIN_ALPHA` to
+        :data:`~fairlib.multires.cluster.MAX_ALPHA`; at least one.
 
     Returns
     -------
     dict of str to float
         The checks above, by name.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type or value, naming it.
     """
-    rng = np.random.default_rng(seed)
+    if seed is None:  # fresh entropy would make the cell unrepeatable
+        raise InvalidInputError("seed = None: a cell's seed is a SeedSequence or an integer >= 0")
+    rng = as_rng(seed, "seed")
+    as_count(instance, "instance", minimum=0, maximum=MAX_INSTANCES)
+    alphas = _alphas(alphas)
     general = random_cluster(rng, 5, 3, 3, weights=True)
     ours = pfvds(general, 1.0)
     shortfall = proportional_fair_objective(
@@ -566,17 +693,18 @@ def definition4_route(
     Parameters
     ----------
     n_instances : int
-        Random clusters.
+        Random clusters, from 1 to :data:`MAX_INSTANCES`.
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     alphas : iterable of float, default (4.0, 16.0, 64.0)
-        The growing α.
+        The growing α, each from :data:`~fairlib.multires.cluster.MIN_ALPHA` to
+        :data:`~fairlib.multires.cluster.MAX_ALPHA`; at least one.
     n_users : int, default 5
-        Users per cluster.
+        Users per cluster, from 1 to :data:`MAX_USERS`.
     n_servers : int, default 3
-        Servers per cluster.
+        Servers per cluster, from 1 to :data:`MAX_SERVERS`.
     n_resources : int, default 3
-        Resources per cluster.
+        Resources per cluster, from 1 to :data:`MAX_RESOURCES`.
     progress : bool, default False
         Show the sweep's progress bar.
 
@@ -584,10 +712,15 @@ def definition4_route(
     -------
     pandas.DataFrame
         One row per (instance, α).
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type or value, naming it.
     """
-    alphas = [float(a) for a in alphas]
-    if not alphas or not all(np.isfinite(a) and a > 0 for a in alphas):
-        raise InvalidInputError(f"alphas = {alphas}: need finite positive values")
+    n_instances = as_count(n_instances, "n_instances", maximum=MAX_INSTANCES)
+    alphas = _alphas(alphas)
+    n_users, n_servers, n_resources = _sizes(n_users, n_servers, n_resources)
     grid = [{"instance": i} for i in range(int(n_instances))]
     out = sweep(
         _route_cell,
@@ -776,17 +909,18 @@ def capped_equilibrium_rates(
     Parameters
     ----------
     n_instances : int
-        Random clusters.
+        Random clusters, from 1 to :data:`MAX_INSTANCES`.
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     alphas : iterable of float
-        The α.
+        The α, each from :data:`~fairlib.multires.cluster.MIN_ALPHA` to
+        :data:`~fairlib.multires.cluster.MAX_ALPHA`; at least one.
     n_users : int, default 6
-        Users per cluster.
+        Users per cluster, from 1 to :data:`MAX_USERS`.
     n_servers : int, default 3
-        Servers per cluster.
+        Servers per cluster, from 1 to :data:`MAX_SERVERS`.
     n_resources : int, default 3
-        Resources per cluster.
+        Resources per cluster, from 1 to :data:`MAX_RESOURCES`.
     progress : bool, default False
         Show the sweep's progress bar.
 
@@ -794,16 +928,24 @@ def capped_equilibrium_rates(
     -------
     pandas.DataFrame
         One row per (instance, α, time_shared).
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type or value, naming it.
     """
     from ...multires.pfvds import CAPPED_GAP
 
+    n_instances = as_count(n_instances, "n_instances", maximum=MAX_INSTANCES)
+    alphas = _alphas(alphas)
+    n_users, n_servers, n_resources = _sizes(n_users, n_servers, n_resources)
     grid = [{"instance": i} for i in range(int(n_instances))]
     out = sweep(
         _capped_equilibrium_cell,
         grid,
         rng=rng,
         fixed=dict(
-            alphas=[float(a) for a in alphas],
+            alphas=alphas,
             n_users=n_users,
             n_servers=n_servers,
             n_resources=n_resources,
@@ -823,13 +965,21 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
     Parameters
     ----------
     capped : pandas.DataFrame
-        :func:`capped_equilibrium_rates`' table.
+        :func:`capped_equilibrium_rates`' table: ``time_shared`` (divisible and time-shared rows),
+        ``alpha``, ``certified``, ``variational_gap`` and ``error``.
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``capped`` is not a DataFrame, or lacks a column or the divisible or time-shared rows.
     """
+    _table(capped, "capped", ["time_shared", "alpha", "certified", "variational_gap", "error"])
+    _both_servers(capped, "capped")
     shares = capped.groupby(["time_shared", "alpha"]).certified.mean()
     missed = capped[~capped.certified]
     note = (
@@ -861,7 +1011,10 @@ def _continued(
     if alloc.diagnostics["nash_residual"] <= EQUILIBRIUM_RESIDUAL / 100:
         return alloc
     more = pfvds(
-        cluster, alpha, method="best_response", start=alloc.tasks, max_sweeps=max_sweeps, tol=1e-14
+        cluster,
+        alpha,
+        method="best_response",
+        options={"start": alloc.tasks, "max_sweeps": max_sweeps, "tol": 1e-14},
     )
     return more if more.diagnostics["nash_residual"] < alloc.diagnostics["nash_residual"] else alloc
 
@@ -950,19 +1103,21 @@ def equilibrium_conditions(
     Parameters
     ----------
     n_instances : int
-        Random clusters.
+        Random clusters, from 1 to :data:`MAX_INSTANCES`.
     rng : int or numpy.random.SeedSequence
-        The sweep's root seed.
+        The sweep's root seed (an integer >= 0 or a SeedSequence).
     alphas : iterable of float, default (1.0, 2.0, 4.0)
-        The α.
+        The α, each from :data:`~fairlib.multires.cluster.MIN_ALPHA` to
+        :data:`~fairlib.multires.cluster.MAX_ALPHA` (the PF-VDS(2α) comparison needs 2α there
+        too); at least one.
     n_starts : int, default 3
-        Random starts of the best responses.
+        Random starts of the best responses, from 0 to :data:`MAX_STARTS`.
     n_users : int, default 5
-        Users per cluster.
+        Users per cluster, from 1 to :data:`MAX_USERS`.
     n_servers : int, default 3
-        Servers per cluster.
+        Servers per cluster, from 1 to :data:`MAX_SERVERS`.
     n_resources : int, default 3
-        Resources per cluster.
+        Resources per cluster, from 1 to :data:`MAX_RESOURCES`.
     progress : bool, default False
         Show the sweep's progress bar.
 
@@ -970,14 +1125,30 @@ def equilibrium_conditions(
     -------
     pandas.DataFrame
         One row per (instance, α).
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type or value, naming it.
     """
+    n_instances = as_count(n_instances, "n_instances", maximum=MAX_INSTANCES)
+    alphas = _alphas(alphas)
+    # each α is compared with PF-VDS(2α), which must be in the solvers' range too
+    doubled = [a for a in alphas if 2 * a > MAX_ALPHA]
+    if doubled:
+        raise InvalidInputError(
+            f"alphas: {doubled[0]:g} is compared with PF-VDS(2α) = PF-VDS({2 * doubled[0]:g}), "
+            f"beyond the solvers' {MAX_ALPHA:g}"
+        )
+    n_starts = as_count(n_starts, "n_starts", minimum=0, maximum=MAX_STARTS)
+    n_users, n_servers, n_resources = _sizes(n_users, n_servers, n_resources)
     grid = [{"instance": i} for i in range(int(n_instances))]
     out = sweep(
         _conditions_cell,
         grid,
         rng=rng,
         fixed=dict(
-            alphas=[float(a) for a in alphas],
+            alphas=alphas,
             n_starts=int(n_starts),
             n_users=n_users,
             n_servers=n_servers,
@@ -1027,19 +1198,42 @@ def fig1_findings(
     Parameters
     ----------
     checks : dict of str to bool
-        :func:`fig1_checks`.
+        :func:`fig1_checks`: every check it makes, each True or False.
     bottleneck_fairness : dict of str to float
-        The BF violation of each mechanism's allocation.
+        The BF violation of each mechanism's allocation: "PS-DSF", "DRFH" and "TSF", finite.
     utilisation : pandas.DataFrame
-        One column per mechanism over the (server, resource) pairs.
+        One column per mechanism (PS-DSF, DRFH, TSF and any other) over the (server, resource)
+        pairs.
     fig3 : pandas.DataFrame
-        PF-VDS's tasks on server 2 per α (see above).
+        PF-VDS's tasks on server 2 per α (see above): ``instance``, ``user`` and ``server_2``.
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type, keys or columns, naming it.
     """
+    as_instance(checks, Mapping, "checks")
+    if set(checks) != set(FIG1_CHECKS):
+        raise InvalidInputError(
+            f"checks: keys {sorted(map(str, checks))}, expected fig1_checks' {list(FIG1_CHECKS)}"
+        )
+    for key, value in checks.items():
+        as_flag(value, f"checks[{key!r}]")
+    as_instance(bottleneck_fairness, Mapping, "bottleneck_fairness")
+    if set(bottleneck_fairness) != {"PS-DSF", "DRFH", "TSF"}:
+        raise InvalidInputError(
+            f"bottleneck_fairness: keys {sorted(map(str, bottleneck_fairness))}, expected "
+            "['DRFH', 'PS-DSF', 'TSF']"
+        )
+    for key, value in bottleneck_fairness.items():
+        as_finite(value, f"bottleneck_fairness[{key!r}]")
+    _table(utilisation, "utilisation", ["PS-DSF", "DRFH", "TSF"])
+    _table(fig3, "fig3", ["instance", "user", "server_2"])
     mean_util = utilisation.mean()  # over the (server, resource) pairs with capacity
     return {
         "fig1_hypothetical_instance_meets_constraints": Measurement(bool(all(checks.values()))),
@@ -1071,17 +1265,25 @@ def property_rates(
     Parameters
     ----------
     random_table : pandas.DataFrame
-        :func:`property_table` on random instances.
+        :func:`property_table` on random instances (``mechanism``, ``SI``, ``EF``, ``PO``).
     bottleneck_table : pandas.DataFrame
-        :func:`property_table` on bottleneck instances.
+        :func:`property_table` on bottleneck instances (``mechanism``, ``BF``).
     tol : float, default 1e-6
-        Relative violation counted.
+        Relative violation counted: 0 (any) or from 1e-15 to 0.1.
 
     Returns
     -------
     pandas.DataFrame
         Rates per mechanism (rows) and property (columns ``SI``, ``EF``, ``PO``, ``BF``).
+
+    Raises
+    ------
+    InvalidInputError
+        When a table is not a DataFrame or lacks a column, or ``tol`` is out of range.
     """
+    _table(random_table, "random_table", ["mechanism", "SI", "EF", "PO"])
+    _table(bottleneck_table, "bottleneck_table", ["mechanism", "BF"])
+    tol = as_tolerance(tol, "tol", zero=True)
     rates = (
         random_table[["SI", "EF", "PO"]].gt(tol).groupby(random_table.mechanism, sort=False).mean()
     )
@@ -1099,13 +1301,23 @@ def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
     Parameters
     ----------
     rates : pandas.DataFrame
-        :func:`property_rates`' table.
+        :func:`property_rates`' table: columns ``SI``, ``EF``, ``PO`` and ``BF``, a row for every
+        mechanism of :data:`NEVER_VIOLATED` and for ``pfvds_0.5``.
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``rates`` is not a DataFrame or lacks a row or a column.
     """
+    _table(rates, "rates", ["SI", "EF", "PO", "BF"])
+    absent = [m for m in [*(m for m, _ in NEVER_VIOLATED), "pfvds_0.5"] if m not in rates.index]
+    if absent:
+        raise InvalidInputError(f"rates: no row for mechanism(s) {absent}")
     out = {
         f"{mech}_{col}_never_violated": Measurement(float(rates.loc[mech, col]))
         for mech, cols in NEVER_VIOLATED
@@ -1145,13 +1357,19 @@ def approach_per_instance(alpha_table: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     alpha_table : pandas.DataFrame
-        :func:`alpha_sweep`'s table.
+        :func:`alpha_sweep`'s table: ``instance``, ``alpha`` and ``distance_to_psdsf``.
 
     Returns
     -------
     pandas.DataFrame
         One row per instance.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``alpha_table`` is not a DataFrame, lacks a column or has no finite α.
     """
+    _table(alpha_table, "alpha_table", ["instance", "alpha", "distance_to_psdsf"])
     finite = alpha_table[np.isfinite(alpha_table.alpha)].sort_values(["instance", "alpha"])
     if finite.empty:
         raise InvalidInputError("alpha_table: no finite α")
@@ -1176,23 +1394,29 @@ def alpha_means(alpha_table: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     alpha_table : pandas.DataFrame
-        :func:`alpha_sweep`'s table.
+        :func:`alpha_sweep`'s table on three resources or more: ``alpha``, ``distance_to_psdsf``,
+        ``utilisation_mean``, ``utilisation_r0`` to ``utilisation_r2`` and ``nash_residual``.
 
     Returns
     -------
     pandas.DataFrame
         One row per α.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``alpha_table`` is not a DataFrame or lacks a column.
     """
-    return alpha_table.groupby("alpha")[
-        [
-            "distance_to_psdsf",
-            "utilisation_mean",
-            "utilisation_r0",
-            "utilisation_r1",
-            "utilisation_r2",
-            "nash_residual",
-        ]
-    ].mean()
+    columns = [
+        "distance_to_psdsf",
+        "utilisation_mean",
+        "utilisation_r0",
+        "utilisation_r1",
+        "utilisation_r2",
+        "nash_residual",
+    ]
+    _table(alpha_table, "alpha_table", ["alpha", *columns])
+    return alpha_table.groupby("alpha")[columns].mean()
 
 
 def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[str, Measurement]:
@@ -1206,7 +1430,7 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
     theorem : pandas.DataFrame
         One row of :func:`theorem_checks` per instance.
     alpha_table : pandas.DataFrame
-        :func:`alpha_sweep`'s table, α = inf included.
+        :func:`alpha_sweep`'s table, α = 1 and α = inf included.
 
     Returns
     -------
@@ -1216,11 +1440,29 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
     Raises
     ------
     InvalidInputError
-        When ``alpha_table`` has no α = inf.
+        When a table is not a DataFrame or lacks a column, or ``alpha_table`` has no α = 1 or no
+        α = inf.
     """
     by_alpha = alpha_means(alpha_table)
     if np.inf not in by_alpha.index:
         raise InvalidInputError("alpha_table: needs α = inf (PS-DSF) to compare with")
+    if 1.0 not in by_alpha.index:
+        raise InvalidInputError("alpha_table: needs α = 1 (the utilisation trade-off's end)")
+    _table(alpha_table, "alpha_table", ["instance", "solver"])
+    _table(
+        theorem,
+        "theorem",
+        [
+            "pf_objective_shortfall",
+            "bottleneck_distance",
+            "time_shared_distance",
+            "time_shared_definition4_gap",
+            "psdsf_converged",
+            "psdsf_fixed_point_converged",
+            "psdsf_solutions_distance",
+            "psdsf_fixed_point_definition4",
+        ],
+    )
     per_instance = approach_per_instance(alpha_table)
     top_alpha = float(alpha_table.alpha[np.isfinite(alpha_table.alpha)].max())
     far = per_instance[per_instance.final > THEOREM2_DISTANCE]
@@ -1298,13 +1540,24 @@ def solver_rates(rates_table: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     rates_table : pandas.DataFrame
-        :func:`equilibrium_rates`' table.
+        :func:`equilibrium_rates`' table: ``time_shared``, ``alpha``, ``solved``,
+        ``nash_residual``, ``method`` and ``error``.
 
     Returns
     -------
     pandas.DataFrame
         One row per (time_shared, α).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``rates_table`` is not a DataFrame or lacks a column.
     """
+    _table(
+        rates_table,
+        "rates_table",
+        ["time_shared", "alpha", "solved", "nash_residual", "method", "error"],
+    )
     return (
         rates_table.assign(
             best_response_finished=rates_table.method != "interior_point",
@@ -1327,13 +1580,22 @@ def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
     Parameters
     ----------
     rates_table : pandas.DataFrame
-        :func:`equilibrium_rates`' table.
+        :func:`equilibrium_rates`' table (:func:`solver_rates`' columns and ``sweeps``), with
+        divisible and time-shared rows.
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``rates_table`` is not a DataFrame, or lacks a column or the divisible or time-shared
+        rows.
     """
+    _table(rates_table, "rates_table", ["time_shared", "sweeps"])
+    _both_servers(rates_table, "rates_table")
     per_alpha = solver_rates(rates_table)
     out = {}
     for shared, claim_id in (
@@ -1370,13 +1632,24 @@ def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
     Parameters
     ----------
     route : pandas.DataFrame
-        :func:`definition4_route`'s table.
+        :func:`definition4_route`'s table: ``alpha``, ``several``, ``to_market``,
+        ``to_fixed_point``, ``definition4_gap`` and ``nash_residual``.
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``route`` is not a DataFrame or lacks a column.
     """
+    _table(
+        route,
+        "route",
+        ["alpha", "several", "to_market", "to_fixed_point", "definition4_gap", "nash_residual"],
+    )
     top_alpha = route.alpha.max()
     medians = route.groupby(["several", "alpha"])[
         ["to_market", "to_fixed_point", "definition4_gap", "nash_residual"]
@@ -1414,7 +1687,28 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``conditions`` is not a DataFrame or lacks a column.
     """
+    _table(
+        conditions,
+        "conditions",
+        [
+            "left_out",
+            "equilibrium_nash_residual",
+            "totals_spread",
+            "placement_spread",
+            "midpoint_nash_residual",
+            "equilibrium_variational_gap",
+            "equilibrium_least_merit",
+            "other_nash_residual",
+            "other_variational_gap",
+            "other_least_merit",
+        ],
+    )
     non_eq = conditions[conditions.other_nash_residual > 1e-4]
     differ = conditions[conditions.placement_spread > 1e-6]
     return {
@@ -1491,7 +1785,22 @@ def convergence_findings(exact: Allocation, by_best_response: Allocation) -> dic
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When either is not an allocation (with per-user ``totals``), or their users differ.
     """
+    for name, alloc in (("exact", exact), ("by_best_response", by_best_response)):
+        if not hasattr(alloc, "totals"):
+            raise InvalidInputError(
+                f"{name} = {_short(alloc)}: expected an Allocation (with per-user totals)"
+            )
+    if np.shape(by_best_response.totals) != np.shape(exact.totals):
+        raise InvalidInputError(
+            f"by_best_response: {by_best_response.totals.size} users, exact "
+            f"{exact.totals.size}: not the same cluster"
+        )
     return {
         "interior_point_equals_best_responses": Measurement(
             relative_gap(by_best_response.totals, exact.totals)
@@ -1514,18 +1823,23 @@ def one_server_reductions(
     Parameters
     ----------
     n_instances : int
-        Random clusters.
+        Random clusters, from 1 to :data:`MAX_INSTANCES`.
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
         Randomness of the clusters.
     n_users : int, default 6
-        Users per cluster.
+        Users per cluster, from 1 to :data:`MAX_USERS`.
     n_resources : int, default 3
-        Resources per cluster.
+        Resources per cluster, from 1 to :data:`MAX_RESOURCES`.
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type or value, naming it.
 
     Examples
     --------
@@ -1535,9 +1849,9 @@ def one_server_reductions(
     """
     from ...multires import edrf, tsf
 
-    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(
-        int(n_instances)
-    )
+    n_instances = as_count(n_instances, "n_instances", maximum=MAX_INSTANCES)
+    n_users, _, n_resources = _sizes(n_users, 1, n_resources)
+    seeds = np.random.SeedSequence(as_rng(rng).integers(2**63)).spawn(int(n_instances))
     worst = {"tsf": 0.0, "psdsf": 0.0}
     for seed in seeds:
         cluster = random_cluster(
@@ -1581,21 +1895,29 @@ def fds_kkt_residual(
     Parameters
     ----------
     demand : array_like, shape (N, R)
-        ``demand[user, resource]`` per task.
+        ``demand[user, resource]`` per task, finite and >= 0.
     capacity : array_like, shape (R,)
-        The server's capacity.
+        The server's capacity, finite and >= 0, some of it > 0.
     tasks : array_like, shape (N,)
-        Tasks per user.
+        Tasks per user, finite (a negative count is infeasible); a single row or column is
+        flattened.
     alpha : float
-        The fairness parameter α > 0.
+        The fairness parameter α, from :data:`~fairlib.multires.cluster.MIN_ALPHA` to
+        :data:`~fairlib.multires.cluster.MAX_ALPHA` (PF-VDS's range).
     tol : float, default 1e-7
-        Relative slack within which a resource counts as saturated and the allocation as feasible.
+        Relative slack within which a resource counts as saturated and the allocation as feasible,
+        from 1e-15 to 0.1.
 
     Returns
     -------
     float
         The relative KKT residual (infinite when infeasible, when a user gets nothing, or when
         nothing binds).
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type, shape or value, naming it.
 
     Examples
     --------
@@ -1609,11 +1931,20 @@ def fds_kkt_residual(
     """
     from scipy.optimize import nnls
 
-    d, c, x = (
-        np.asarray(demand, float),
-        np.asarray(capacity, float),
-        np.asarray(tasks, float).ravel(),
+    d = as_values(demand, "demand", ndim=2)
+    c = as_values(capacity, "capacity", ndim=1, shape=(d.shape[1],))
+    if not (c > 0).any():
+        raise InvalidInputError(f"capacity = {c.tolist()}: the server has no capacity")
+    x = as_array(tasks, "tasks")
+    x = as_values(
+        x.reshape(-1) if x.ndim == 2 and 1 in x.shape else x,
+        "tasks",
+        ndim=1,
+        shape=(d.shape[0],),
+        sign=None,
     )
+    alpha = as_number(alpha, "alpha", minimum=MIN_ALPHA, inclusive=True, maximum=MAX_ALPHA)
+    tol = as_tolerance(tol, "tol")
     used = x @ d
     if (x <= 0).any() or (used > c * (1 + tol) + tol).any():
         return float("inf")
@@ -1644,29 +1975,36 @@ def one_server_fds(
     Parameters
     ----------
     n_instances : int
-        Random clusters, >= 1.
+        Random clusters, from 1 to :data:`MAX_INSTANCES`.
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
         Randomness of the clusters.
     alphas : iterable of float, default (0.5, 1.0, 2.0, 4.0)
-        The α.
+        The α, each from :data:`~fairlib.multires.cluster.MIN_ALPHA` to
+        :data:`~fairlib.multires.cluster.MAX_ALPHA`; at least one.
     n_users : int, default 6
-        Users per cluster.
+        Users per cluster, from 1 to :data:`MAX_USERS`.
     n_resources : int, default 3
-        Resources per cluster.
+        Resources per cluster, from 1 to :data:`MAX_RESOURCES`.
 
     Returns
     -------
     Measurement
         The largest relative KKT residual, with a note naming where it occurs.
 
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type or value, naming it.
+
     Examples
     --------
     >>> one_server_fds(2, 0, alphas=(1.0, 2.0)).value < 1e-6
     True
     """
-    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(
-        int(n_instances)
-    )
+    n_instances = as_count(n_instances, "n_instances", maximum=MAX_INSTANCES)
+    alphas = _alphas(alphas)
+    n_users, _, n_resources = _sizes(n_users, 1, n_resources)
+    seeds = np.random.SeedSequence(as_rng(rng).integers(2**63)).spawn(int(n_instances))
     worst, where = 0.0, None
     for k, seed in enumerate(seeds):
         cluster = random_cluster(

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..._validate import InvalidInputError
+from ..._validate import (
+    InvalidInputError,
+    _short,
+    as_flag,
+    as_instance,
+    as_labels,
+    as_number,
+    as_values,
+)
 from ..ledger import Measurement
 
 if TYPE_CHECKING:
@@ -51,6 +59,25 @@ def _require(frame: pd.DataFrame, rows: Iterable[str], name: str) -> None:
         raise InvalidInputError(f"{name}: no row for mechanism(s) {missing}")
 
 
+def _table(
+    frame: pd.DataFrame, name: str, columns: Iterable[str] = (), rows: Iterable[str] = ()
+) -> None:
+    """Refuse ``frame`` unless it is a DataFrame with ``columns`` and a row per mechanism of
+    ``rows``, naming the argument ``name``."""
+    as_instance(frame, pd.DataFrame, name)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InvalidInputError(f"{name}: missing columns {missing}")
+    _require(frame, rows, name)
+
+
+def _names(value: Iterable[str], name: str) -> list[str]:
+    """``value``, an iterable of distinct names (text), at least one, as a list."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidInputError(f"{name} = {_short(value)}: expected an iterable of names (text)")
+    return list(as_labels(list(value), name, allow_empty=False))
+
+
 def order_margins(
     per_resource: pd.DataFrame,
     top: str,
@@ -66,13 +93,13 @@ def order_margins(
     Parameters
     ----------
     per_resource : pandas.DataFrame
-        One row per variant, a column per resource (utilisation).
+        One row per variant, a column per resource (utilisation); at least three rows.
     top : str
-        The variant that should be highest.
+        The variant that should be highest, a row of ``per_resource``.
     bottom : str, default "PS-DSF"
-        The variant that should be lowest.
+        The variant that should be lowest, another row of ``per_resource``.
     resources : iterable of str, default ("cpu", "ram")
-        The columns judged.
+        The columns judged: distinct columns of ``per_resource``, at least one.
 
     Returns
     -------
@@ -82,7 +109,8 @@ def order_margins(
     Raises
     ------
     InvalidInputError
-        When ``top`` or ``bottom`` is not a row, they are the same, or there is no third row.
+        When ``per_resource`` is not a DataFrame, ``top`` or ``bottom`` is not a row, they are the
+        same, there is no third row, or ``resources`` are not distinct columns.
 
     Examples
     --------
@@ -90,11 +118,17 @@ def order_margins(
     >>> [round(m, 3) for m in order_margins(t, "a", "c")]
     [0.1, -0.01]
     """
+    _table(per_resource, "per_resource")
+    resources = _names(resources, "resources")
     names = list(per_resource.index)
-    if top not in names or bottom not in names or top == bottom or len(names) < 3:
+    for arg, row in (("top", top), ("bottom", bottom)):
+        if row not in names:
+            raise InvalidInputError(f"{arg} = {_short(row)}: not a row of per_resource {names}")
+    if top == bottom or len(names) < 3:
         raise InvalidInputError(
             f"per_resource: needs rows {top!r}, {bottom!r} and at least one other, got {names}"
         )
+    _table(per_resource, "per_resource", columns=resources)
     middle = [n for n in names if n not in (top, bottom)]
     out = []
     for r in resources:
@@ -123,13 +157,15 @@ def bitbrains_findings(
     Parameters
     ----------
     exact : Allocation
-        PF-VDS(2)'s allocation of one snapshot by the interior point.
+        PF-VDS(2)'s allocation of one snapshot by the interior point (its ``diagnostics`` hold
+        ``nash_residual``).
     utilisation : pandas.DataFrame
-        Mean utilisation per mechanism (rows) and resource (columns).
+        Mean utilisation per mechanism (rows) and resource (columns): rows for ``variants``,
+        PF-VDS(1), PS-DSF, DRFH and TSF, columns for the first two ``resources``.
     variants : iterable of str
-        The PF-VDS variants in increasing α, PS-DSF last.
+        The PF-VDS variants in increasing α, PS-DSF last; distinct, at least one.
     resources : sequence of str
-        The fleet's resources, CPU and RAM first.
+        The fleet's resources, CPU and RAM first; distinct, at least two.
     full_mode : bool, default True
         Whether the run had the paper's size.
 
@@ -141,10 +177,21 @@ def bitbrains_findings(
     Raises
     ------
     InvalidInputError
-        When a table lacks a mechanism's row.
+        When an argument has the wrong type or value, naming it: ``exact`` without a Nash residual,
+        a table that lacks a mechanism's row or a column, names that are not distinct text.
     """
-    variants, cpu_ram = list(variants), list(resources[:2])
-    _require(utilisation, [*variants, *TRIO, "PF-VDS(1)"], "utilisation")
+    diagnostics = getattr(exact, "diagnostics", None)
+    if not isinstance(diagnostics, Mapping) or "nash_residual" not in diagnostics:
+        raise InvalidInputError(
+            f"exact = {_short(exact)}: expected PF-VDS(2)'s Allocation by the interior point "
+            "(diagnostics['nash_residual'])"
+        )
+    full_mode = as_flag(full_mode, "full_mode")
+    variants, resources = _names(variants, "variants"), _names(resources, "resources")
+    if len(resources) < 2:
+        raise InvalidInputError(f"resources = {resources}: CPU and RAM first, at least two")
+    cpu_ram = resources[:2]
+    _table(utilisation, "utilisation", cpu_ram, [*variants, *TRIO, "PF-VDS(1)"])
     mean = utilisation.loc[:, cpu_ram].mean(axis=1)
     gain = utilisation.loc["PS-DSF"] / utilisation.loc[["DRFH", "TSF"]].max() - 1
     gain = gain[cpu_ram]
@@ -185,13 +232,14 @@ def replay_findings(
     Parameters
     ----------
     summary : pandas.DataFrame
-        One row per mechanism (see above).
+        One row per mechanism (see above): rows for ``variants``, PS-DSF, DRFH and TSF.
     variants : iterable of str
-        The PF-VDS variants in increasing α, PS-DSF last.
+        The PF-VDS variants in increasing α, PF-VDS(1) among them, PS-DSF last; distinct, at least
+        two before PS-DSF.
     alphas : sequence of float
-        The finite variants' α, in the same order.
+        The finite variants' α, in the same order; each finite and > 0.
     short_jobs : pandas.DataFrame
-        The finished jobs of less than one quantum (see above).
+        The finished jobs of less than one quantum (see above): ``mechanism`` and ``delay``.
 
     Returns
     -------
@@ -201,11 +249,25 @@ def replay_findings(
     Raises
     ------
     InvalidInputError
-        When a table lacks a mechanism's row.
+        When an argument has the wrong type or value, naming it: a table that lacks a mechanism's
+        row or a column, variants that are not as above, an α per finite variant that is not finite
+        and > 0.
     """
-    variants = list(variants)
+    variants = _names(variants, "variants")
     finite = [v for v in variants if v != "PS-DSF"]
+    if variants[-1] != "PS-DSF" or "PF-VDS(1)" not in finite or len(finite) < 2:
+        raise InvalidInputError(
+            f"variants = {variants}: expected PF-VDS variants in increasing α, PF-VDS(1) among "
+            "them and at least two, then PS-DSF"
+        )
+    _table(summary, "summary", ["cpu", "ram", "cpu_CD", "ram_CD", "deviation_mean"])
     _require(summary, [*variants, *TRIO], "summary")
+    if isinstance(alphas, (str, bytes)) or not isinstance(alphas, Iterable):
+        raise InvalidInputError(f"alphas = {_short(alphas)}: expected one α per finite variant")
+    alphas = list(alphas)
+    # checked, not converted: the notes show each α as the caller wrote it
+    as_values(alphas, "alphas", ndim=1, sign="> 0")
+    _table(short_jobs, "short_jobs", ["mechanism", "delay"])
     if len(finite) != len(alphas):
         raise InvalidInputError(f"alphas = {list(alphas)}: one per finite variant {finite}")
     dev = summary.loc[finite, "deviation_mean"].to_numpy(float)
@@ -305,7 +367,8 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``.
+        :func:`.google_open_loop.time_averaged` of an open loop run with ``definition4=True``: rows
+        PS-DSF, DRFH and TSF.
 
     Returns
     -------
@@ -315,9 +378,10 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
     Raises
     ------
     InvalidInputError
-        When a mechanism's row or the Definition-4 columns are missing.
+        When ``summary`` is not a DataFrame, or a mechanism's row, a column or the Definition-4
+        columns are missing.
     """
-    _require(summary, list(TRIO), "summary")
+    _table(summary, "summary", ["utilisation", "cpu_CD", "ram_CD"], TRIO)
     s = summary.astype(float)
     better = float(s.loc[["DRFH", "TSF"], "utilisation"].max())
     whole, cd = _definition4_bounds(s, ""), _definition4_bounds(s, "_CD")
@@ -353,11 +417,14 @@ def route_finding(
     Parameters
     ----------
     route : pandas.DataFrame
-        :func:`.google_open_loop.time_averaged` of the route's run, one row per variant.
+        :func:`.google_open_loop.time_averaged` of the route's run, one row per variant (PF-VDS(α)
+        in increasing α, then PS-DSF), with ``cpu`` and ``ram``.
     certified : dict of str to list of bool
-        The route's certificates (:func:`.google_open_loop.route_mechanisms`).
+        The route's certificates (:func:`.google_open_loop.route_mechanisms`): variant (a row of
+        ``route``) → one bool per allocation.
     paper_summary : pandas.DataFrame
-        :func:`.google_open_loop.time_averaged` of the request-based reconstruction's run.
+        :func:`.google_open_loop.time_averaged` of the request-based reconstruction's run (rows
+        PS-DSF, DRFH and TSF, with the Definition-4 bounds).
 
     Returns
     -------
@@ -367,12 +434,26 @@ def route_finding(
     Raises
     ------
     InvalidInputError
-        When ``route`` lacks PS-DSF or a PF-VDS variant, or ``paper_summary`` a mechanism's row.
+        When a table is not a DataFrame, ``route`` lacks PS-DSF, a PF-VDS variant or a column,
+        ``certified`` names no row of ``route`` or holds something other than lists of bools, or
+        ``paper_summary`` lacks a mechanism's row.
     """
+    _table(route, "route", ["cpu", "ram"])
     names = list(route.index)
     if "PS-DSF" not in names or not any(n.startswith("PF-VDS(") for n in names):
         raise InvalidInputError(f"route: expected PF-VDS(α) rows and PS-DSF, got {names}")
-    _require(paper_summary, list(TRIO), "paper_summary")
+    as_instance(certified, Mapping, "certified")
+    for name, record in certified.items():
+        if name not in names:
+            raise InvalidInputError(f"certified: key {_short(name)} is not a row of route {names}")
+        if not isinstance(record, (list, tuple)) or not all(
+            isinstance(x, (bool, np.bool_)) for x in record
+        ):
+            raise InvalidInputError(
+                f"certified[{name!r}] = {_short(record)}: expected a list of True/False, one per "
+                "allocation"
+            )
+    _table(paper_summary, "paper_summary", ["utilisation"], TRIO)
     per_resource = route[["cpu", "ram"]].astype(float)
     util = per_resource.mean(axis=1)
     shares = {n: (sum(certified.get(n, [])), len(certified.get(n, []))) for n in names}
@@ -425,9 +506,11 @@ def paper_setup_findings(
     summary : pandas.DataFrame
         The request-based reconstruction's time averages (see above).
     task : float
-        Best-Fit DRFH's task size, dominant units.
+        Best-Fit DRFH's task size, dominant units, from 1e-6 to 1
+        (:func:`.google_open_loop.paper_setup_mechanisms`).
     leads : pandas.DataFrame
-        :func:`.google_open_loop.leads` of the sensitivity grid.
+        :func:`.google_open_loop.leads` of the sensitivity grid: ``demand_model``, ``labels``,
+        ``fraction`` and ``lead``.
 
     Returns
     -------
@@ -437,9 +520,18 @@ def paper_setup_findings(
     Raises
     ------
     InvalidInputError
-        When a table lacks a mechanism's row.
+        When a table is not a DataFrame or lacks a mechanism's row or a column, or ``task`` is out
+        of range.
     """
-    _require(summary, [*TRIO, "DRFH Best-Fit"], "summary")
+    _table(
+        summary,
+        "summary",
+        ["utilisation", "utilisation_CD", "cpu", "ram", "cpu_CD", "ram_CD"]
+        + ["cpu_CD_high", "ram_CD_high"],
+        [*TRIO, "DRFH Best-Fit"],
+    )
+    task = as_number(task, "task", minimum=1e-6, inclusive=True, maximum=1.0)
+    _table(leads, "leads", ["demand_model", "labels", "fraction", "lead"])
     s = summary.astype(float)
     lead = float(s.loc["PS-DSF", "utilisation"] - s.loc[["DRFH", "TSF"], "utilisation"].max())
     lead_cd = float(
@@ -551,21 +643,43 @@ def setup_findings(
     bitbrains_fleet : Fleet
         The §6.1 fleet.
     snapshots : pandas.DataFrame
-        :func:`fairlib.sim.snapshot_utilisation`'s table.
+        :func:`fairlib.sim.snapshot_utilisation`'s table (with ``run``).
     google_fleet : Fleet
         The §6.2 fleet.
     eligible : numpy.ndarray of bool, shape (n_jobs, n_servers)
         The §6.2 placement.
     scheduling_class : numpy.ndarray of int, shape (n_jobs,)
-        The jobs' scheduling classes.
+        The jobs' scheduling classes, integers >= 0; at least one job.
     sampled_share : float
-        The share of the Google jobs the replay drew.
+        The share of the Google jobs the replay drew, in (0, 1].
 
     Returns
     -------
     dict of str to Measurement
         Claim id → measurement, for the claims listed above.
+
+    Raises
+    ------
+    InvalidInputError
+        When an argument has the wrong type or value, naming it.
     """
+    from ...traces import Fleet
+
+    as_instance(bitbrains_fleet, Fleet, "bitbrains_fleet")
+    as_instance(google_fleet, Fleet, "google_fleet")
+    _table(snapshots, "snapshots")
+    if eligible is None:
+        raise InvalidInputError("eligible = None: expected a boolean array (jobs x servers)")
+    classes = as_values(scheduling_class, "scheduling_class", ndim=1)
+    if classes.size == 0:
+        raise InvalidInputError("scheduling_class: no job")
+    fractional = classes != np.round(classes)
+    if fractional.any():
+        i = int(np.argmax(fractional))
+        raise InvalidInputError(
+            f"scheduling_class[{i}] = {classes[i]}: a scheduling class is an integer"
+        )
+    sampled_share = as_number(sampled_share, "sampled_share", maximum=1.0)
     cap = np.asarray(bitbrains_fleet.capacity, float)[:, :2]
     counts = [
         int(np.sum(np.all(np.isclose(cap, [ghz, gb]), axis=1)))
