@@ -253,7 +253,8 @@ def route_mechanisms(
 
     if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
         raise InvalidInputError(f"alphas = {alphas!r}: need an iterable of finite values > 0")
-    values = as_values(list(alphas), "alphas", ndim=1, sign="> 0").tolist()
+    checked = as_values(list(alphas), "alphas", ndim=1, sign="> 0")
+    values = checked.tolist()
     if not values:
         raise InvalidInputError(f"alphas = {list(alphas)}: need finite values > 0")
     certified: dict[str, list[bool]] = {}
