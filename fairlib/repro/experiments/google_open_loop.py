@@ -449,7 +449,7 @@ def sensitivity(
         horizon = as_time(horizon, "horizon")
         # a horizon within SIMULTANEOUS_S of the start leaves no epoch to average
         first = (
-            min(float(np.min(jobs.segment_start)) for jobs in jobs_by_model.values())
+            min(float(np.min(np.asarray(jobs.segment_start))) for jobs in jobs_by_model.values())
             if start is None
             else start
         )

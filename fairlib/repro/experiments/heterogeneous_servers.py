@@ -1230,8 +1230,8 @@ def fig1_findings(
             f"bottleneck_fairness: keys {sorted(map(str, bottleneck_fairness))}, expected "
             "['DRFH', 'PS-DSF', 'TSF']"
         )
-    for key, value in bottleneck_fairness.items():
-        as_finite(value, f"bottleneck_fairness[{key!r}]")
+    for key, fairness in bottleneck_fairness.items():
+        as_finite(fairness, f"bottleneck_fairness[{key!r}]")
     _table(utilisation, "utilisation", ["PS-DSF", "DRFH", "TSF"])
     _table(fig3, "fig3", ["instance", "user", "server_2"])
     mean_util = utilisation.mean()  # over the (server, resource) pairs with capacity
