@@ -174,3 +174,12 @@ def test_job_demands_refuse_fields_of_different_lengths():
     ):
         with pytest.raises(InvalidInputError, match=match):
             JobDemands(**{**fields, name: value})
+
+
+def test_a_catalogue_headline_over_200_characters_is_refused_where_it_is_written():
+    from fairlib.repro.catalog import Notebook
+
+    fields = dict(key="demo", path="notebooks/demo.ipynb", title="A title")
+    assert Notebook(**fields, headline="x" * 200).headline == "x" * 200
+    with pytest.raises(InvalidInputError, match=r"headline of 'demo': 201 characters, at most 200"):
+        Notebook(**fields, headline="x" * 201)

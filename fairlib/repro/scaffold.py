@@ -746,8 +746,8 @@ def scaffold_paper(
         )
     w.create(f"notebooks/claims/{key}.toml", toml)
     module = w.read("fairlib/repro/experiments/template.py")
-    module = re.sub(
-        r'\A"""[^\n]*\n',
+    module = re.sub(  # the template's whole first paragraph, however many lines it wraps to
+        r'\A"""[^\n]*(?:\n[^\n]+)*\n',
         lambda _: _wrapped(
             f'"""{title}: the experiment driver of notebooks/{key}.ipynb '
             "(started from the template's example; replace it with "
