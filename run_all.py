@@ -809,7 +809,24 @@ def parse_args(argv=None):
     ap.add_argument(
         "--committed-results", metavar="DIR", help=argparse.SUPPRESS
     )  # tests: stands in for data/results
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    # options that contradict each other, or that the mode given would silently ignore
+    defaults = ap.parse_args([])
+    if args.list:
+        given = [
+            "--" + name.replace("_", "-")
+            for name, value in vars(args).items()
+            if name not in ("list", "registry") and value != getattr(defaults, name)
+        ]
+        if given:
+            ap.error(f"--list lists the registry and runs nothing: it takes no {', '.join(given)}")
+    if not args.verify:
+        for name in ("rtol", "atol"):
+            if getattr(args, name) is not None:
+                ap.error(f"--{name} is a tolerance of --verify, which is not given")
+    if args.keep_going and args.stop_on_failure:
+        ap.error("--keep-going and --stop-on-failure contradict each other: give one")
+    return args
 
 
 def refresh_renderings() -> None:

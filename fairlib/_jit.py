@@ -63,8 +63,10 @@ if os.environ.get(
     "FAIRLIB_INTERPRET_AT_MOST"
 ):  # 0: always compiled (a sweep of many small problems)
     _value = os.environ["FAIRLIB_INTERPRET_AT_MOST"]
-    if not _value.isdigit():
-        raise ValueError(
+    if not (_value.isascii() and _value.isdigit()):  # "١" is a digit to str.isdigit, not to us
+        from ._validate import InvalidInputError
+
+        raise InvalidInputError(
             f"FAIRLIB_INTERPRET_AT_MOST must be a count of cells (an integer >= 0); got {_value!r}"
         )
     INTERPRET_AT_MOST = int(_value)

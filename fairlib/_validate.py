@@ -91,6 +91,17 @@ def _first(mask: np.ndarray):
     return tuple(int(i) for i in np.argwhere(mask)[0])
 
 
+def _check_unmasked(x: object, name: str) -> None:
+    """Refuse a masked array that hides an entry: ``np.asarray`` would read the masked value as
+    data (a mask is dropped, not obeyed)."""
+    if np.ma.isMaskedArray(x) and np.ma.is_masked(x):
+        at = np.argwhere(np.ma.getmaskarray(x))[0]
+        where = ", ".join(map(str, at.tolist()))
+        raise InvalidInputError(
+            f"{name}[{where}] is masked: fill or drop the masked entries first (a mask is not read)"
+        )
+
+
 def as_array(x: ArrayLike, name: str) -> np.ndarray:
     """``np.asarray(x)`` for numeric input, refusing ragged lists, objects and text.
 
@@ -121,6 +132,7 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
     fairlib._validate.InvalidInputError: demands = [[1, 2], [3]]: must be a numeric array, got
     ragged or object data
     """
+    _check_unmasked(x, name)
     try:
         arr = np.asarray(x)
     except Exception:  # ragged lists and similar
@@ -211,6 +223,7 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     fairlib._validate.InvalidInputError: users = [1.5]: identifiers must be integers or text, got
     dtype float64
     """
+    _check_unmasked(ids, name)
     try:
         arr = np.asarray(ids)
     except (TypeError, ValueError):  # ragged lists
@@ -470,6 +483,7 @@ def as_task_caps(
     """
     if caps is None:
         return np.full(n, np.inf)
+    _check_unmasked(caps, name)
     arr = np.asarray(caps)
     if arr.dtype == object or arr.dtype.kind not in "iuf" or arr.ndim != 1:
         raise InvalidInputError(
@@ -571,6 +585,7 @@ def as_eligibility(
     """
     if eligible is None:
         return np.ones((n_users, n_servers), dtype=bool)
+    _check_unmasked(eligible, name)
     arr = np.asarray(eligible)
     if arr.shape != (n_users, n_servers):
         raise InvalidInputError(

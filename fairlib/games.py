@@ -421,6 +421,12 @@ def select(*capabilities: str, instance: type | None = None) -> list[GameMechani
     InvalidInputError
         On an unknown capability, or an ``instance`` that is not a type.
     """
+    for i, capability in enumerate(capabilities):
+        if not isinstance(capability, str):  # a list passed for *capabilities, e.g. select(["x"])
+            raise InvalidInputError(
+                f"capabilities[{i}] = {capability!r}: each capability is a name, passed as its own "
+                "argument (select('a', 'b'), or select(*names))"
+            )
     unknown = sorted(set(capabilities) - CAPABILITIES)
     if unknown:
         raise InvalidInputError(f"capabilities: {unknown} unknown; known: {sorted(CAPABILITIES)}")

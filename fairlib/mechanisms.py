@@ -468,6 +468,12 @@ def select(*capabilities: str) -> list[Mechanism]:
     InvalidInputError
         On an unknown capability.
     """
+    for i, capability in enumerate(capabilities):
+        if not isinstance(capability, str):  # a list passed for *capabilities, e.g. select(["x"])
+            raise InvalidInputError(
+                f"capabilities[{i}] = {capability!r}: each capability is a name, passed as its own "
+                "argument (select('a', 'b'), or select(*names))"
+            )
     unknown = sorted(set(capabilities) - CAPABILITIES)
     if unknown:
         raise InvalidInputError(f"capabilities: {unknown} unknown; known: {sorted(CAPABILITIES)}")

@@ -96,7 +96,17 @@ def _user_machine_matrices(weights, shares):
             f"weights, shares: expected two (users x machines) matrices of one shape, got "
             f"{w.shape} and {r.shape}"
         )
-    return _weights_and_shares(w, r)
+    w, r = _weights_and_shares(w, r)
+    # a machine's shares add up to at most 1 (the rounding of a proportional split allowed)
+    total = r.sum(axis=0)
+    over = total > 1.0 + 1e-9
+    if over.any():
+        j = int(np.argmax(over))
+        raise InvalidInputError(
+            f"shares[:, {j}] sums to {float(total[j])!r}: the shares of one machine add up to at "
+            "most 1"
+        )
+    return w, r
 
 
 def _parallelism(parallelism, m: int) -> np.ndarray:
@@ -124,7 +134,8 @@ def utilities(
         Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite
         and >= 0.
     shares : array_like
-        Shape (n_users, n_machines): r[i, j], user i's share of machine j, finite and >= 0.
+        Shape (n_users, n_machines): r[i, j], user i's share of machine j, finite and >= 0; a
+        machine's shares add up to at most 1.
     parallelism : int or array_like or None, default None
         The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a
         user values a bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the
@@ -139,7 +150,8 @@ def utilities(
     ------
     InvalidInputError
         When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or
-        negative entries, or ``parallelism`` is not an integer >= 1 per user.
+        negative entries, a machine's shares add up to more than 1, or ``parallelism`` is not an
+        integer >= 1 per user.
 
     References
     ----------
@@ -253,7 +265,8 @@ def envy_freeness(
         Shape (n_users, n_machines): w[i, j], user i's value per unit share of machine j, finite
         and >= 0.
     shares : array_like
-        Shape (n_users, n_machines): r[i, j], user i's share of machine j, finite and >= 0.
+        Shape (n_users, n_machines): r[i, j], user i's share of machine j, finite and >= 0; a
+        machine's shares add up to at most 1.
     parallelism : int or array_like or None, default None
         The most machines each user can use, an integer >= 1 or one per user (shape (n_users,)); a
         user values a bundle by the sum of its k largest w_ij r_ij. None: infinite parallelism (the
@@ -268,7 +281,8 @@ def envy_freeness(
     ------
     InvalidInputError
         When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or
-        negative entries, or ``parallelism`` is not an integer >= 1 per user.
+        negative entries, a machine's shares add up to more than 1, or ``parallelism`` is not an
+        integer >= 1 per user.
 
     References
     ----------

@@ -445,7 +445,16 @@ class Jobs:
     def __post_init__(self):
         """Validate every field (types, shapes, finite times, segments, work >= 0, classes, source);
         errors name field and job."""
-        n = len(as_identifiers(self.ids, "jobs.ids"))
+        ids = as_identifiers(self.ids, "jobs.ids")
+        n = len(ids)
+        _, first, counts = np.unique(ids, return_index=True, return_counts=True)
+        if (counts > 1).any():
+            j = int(np.sort(first[counts > 1])[0])
+            shown = ids[j].item() if isinstance(ids[j], np.generic) else ids[j]
+            raise InvalidInputError(
+                f"jobs.ids[{j}] = {shown!r}: appears {int(counts[first == j][0])} times; a job "
+                "has one id (the replay reports by id)"
+            )
         arrival = as_real_array(self.arrival, "jobs.arrival")
         trace_end = as_real_array(self.trace_end, "jobs.trace_end")
         offsets, work = (
@@ -493,6 +502,24 @@ class Jobs:
             k = int(np.argmax(empty))
             raise InvalidInputError(
                 f"jobs.shape[{k}] = {shape[k].tolist()}: a segment must demand some resource"
+            )
+        off = np.abs(shape.max(axis=1) - 1.0) > 1e-12
+        if off.any():
+            k = int(np.argmax(off))
+            raise InvalidInputError(
+                f"jobs.shape[{k}] = {shape[k].tolist()}: its dominant component must be 1 (a "
+                "row is one quantum's demand, divided by its largest entry)"
+            )
+        names = self.resources
+        if (
+            not isinstance(names, tuple)
+            or len(names) != shape.shape[1]
+            or not all(isinstance(r, str) for r in names)
+            or len(set(names)) != len(names)
+        ):
+            raise InvalidInputError(
+                f"jobs.resources = {_short(names)}: expected a tuple of {shape.shape[1]} distinct "
+                "names, one per column of jobs.shape"
             )
         self._check_segment_times(len(work))
         if self.segment_cap is not None:

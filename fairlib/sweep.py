@@ -491,7 +491,9 @@ def _resolve_jobs(n_jobs: object) -> int:
         env = os.environ.get(_JOBS_ENV)
         if env:
             name = _JOBS_ENV
-            try:
+            try:  # as written: plain ASCII digits, an optional minus, no spaces
+                if not re.fullmatch(r"-?[0-9]+", env):
+                    raise ValueError(env)
                 n_jobs = int(env)
             except ValueError:
                 raise InvalidInputError(

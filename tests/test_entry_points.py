@@ -64,6 +64,11 @@ COMMANDS = [
     (["run_all.py", "--atol", "-1"], "--atol"),
     (["run_all.py", "--dask", "localhost"], "--dask"),
     (["run_all.py", "--verify", "--quick"], "--verify"),
+    (["run_all.py", "--list", "--only", "no_such_key"], "--list"),
+    (["run_all.py", "--list", "--jobs", "0"], "--list"),
+    (["run_all.py", "--quick", "--rtol", "1e-3"], "--rtol"),
+    (["run_all.py", "--quick", "--atol", "1e-3"], "--atol"),
+    (["run_all.py", "--keep-going", "--stop-on-failure"], "--stop-on-failure"),
     (["run_all.py", "--no-such-option"], "--no-such-option"),
     (["run_all.py", "--registry", "{dir}"], "--registry"),
     (["run_all.py", "--registry", "{file}"], "--registry"),
@@ -166,7 +171,10 @@ MORE_VALUES = [
     ("FAIRLIB_SWEEP_JOBS", "100000"),
     ("FAIRLIB_SWEEP_JOBS", "-2"),
     ("FAIRLIB_SWEEP_CACHE", "yes"),
+    ("FAIRLIB_SWEEP_JOBS", " 2"),
+    ("FAIRLIB_SWEEP_JOBS", "\u0661"),  # ARABIC-INDIC DIGIT ONE: a digit to int(), not to us
     ("FAIRLIB_INTERPRET_AT_MOST", "-1"),
+    ("FAIRLIB_INTERPRET_AT_MOST", "\u0661"),
     ("FAIRLIB_DASK_SCHEDULER", "tcp://"),
 ]
 

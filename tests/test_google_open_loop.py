@@ -20,6 +20,7 @@ def _jobs(segments, ids, cls, caps=None):
     flat = [seg for job in segments for seg in job]
     start, end = np.array([s[0] for s in flat], float), np.array([s[1] for s in flat], float)
     shape = np.array([s[2] for s in flat], float)
+    shape /= shape.max(axis=1, keepdims=True)  # one quantum: its dominant component 1
     return sim.Jobs(
         np.array(ids),
         start[offsets[:-1]],

@@ -209,7 +209,9 @@ _PROBE = textwrap.dedent("""
     best_response([1.0, 2.0], [1.0, 1.0], 1.0)
     for name in games.names():
         entry = games.get(name)
-        for parallelism in (None, 1) if entry.instance is Game else (None,):
+        # finite parallelism only for a game registered with it (scaffold --without leaves it out)
+        finite = entry.instance is Game and "parallelism" in entry.capabilities
+        for parallelism in (None, 1) if finite else (None,):
             kwargs = {"parallelism": parallelism} if entry.instance is Game else {}
             entry(entry.example([[0.7, 0.3], [0.4, 0.6]], reserve=1e-9 if "reserve" in \
 entry.capabilities else 0.0,

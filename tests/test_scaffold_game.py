@@ -632,3 +632,28 @@ def test_without_leaves_capabilities_the_rule_does_not_define_out_of_the_registr
     assert registered.stdout.splitlines() == ["['equilibrium', 'reserve']", "[]"], (
         registered.stderr[-2000:]
     )
+    # the paper's rule refuses what it was registered without: the game's own tests and the
+    # repository's tests of every game must then build only games it accepts
+    _fill_placeholders(checkout, GAME)
+    module = checkout / "fairlib" / "market" / f"{GAME}.py"
+    text = module.read_text(encoding="utf-8")
+    check = '    as_instance(game, Game, "game")\n'
+    assert text.count(check) == 1
+    module.write_text(
+        text.replace(
+            check,
+            check
+            + "    if game.parallelism is not None or np.ptp(game.budgets) > 0:\n"
+            + "        raise ValueError('finite parallelism and unequal budgets: not this rule')\n",
+        ),
+        encoding="utf-8",
+    )
+    suite = _pytest(
+        checkout,
+        f"tests/test_{GAME}.py",
+        "tests/test_interpreted_kernels.py",
+        "tests/test_games.py",
+    )
+    assert suite.returncode == 0, suite.stdout[-4000:] + suite.stderr[-2000:]
+    marked = _pytest(checkout, "-m", "games", "-k", GAME, "tests")
+    assert marked.returncode == 0, marked.stdout[-4000:] + marked.stderr[-2000:]

@@ -257,7 +257,7 @@ def _jobs(**fields):
         trace_end=np.array([600.0, 900.0]),
         offsets=np.array([0, 1, 2]),
         work=np.array([10.0, 10.0]),
-        shape=np.array([[0.5, 0.25], [0.2, 0.1]]),
+        shape=np.array([[1.0, 0.5], [1.0, 0.5]]),
         resources=("cpu_normalised", "memory_normalised"),
         source="synthetic",
     )

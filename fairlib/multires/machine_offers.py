@@ -141,7 +141,7 @@ def drf_machine_offers(cluster: Cluster, *, max_placements: int = MAX_PLACEMENTS
     [[1.0, 4.0], [4.0, 1.0]]
     """
     as_instance(cluster, Cluster, "cluster")
-    check_placements(cluster, 1.0, max_placements, "drf_machine_offers")
+    check_placements(cluster, 1.0, max_placements, "drf_machine_offers", with_quantum=False)
     share_per_task = drfh_coefficients(cluster) / cluster.weight
     tasks, steps = _offer_fill(
         cluster.capacity,

@@ -304,6 +304,11 @@ class Notebook:
                 raise InvalidInputError(
                     f"{name} = {_short(value)}: must be one line of text (or empty)"
                 )
+        if len(self.headline) > 200:  # the results table's last column, one sentence
+            raise InvalidInputError(
+                f"headline of {self.key!r}: {len(self.headline)} characters, at most 200 (the "
+                "README's results table shows it in one cell)"
+            )
         # a day per cell is the most any notebook needs: more is a typo
         as_count(self.cell_timeout_s, "cell_timeout_s", maximum=24 * 3600)
         for name in ("tests", "mechanisms"):

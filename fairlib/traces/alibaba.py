@@ -205,15 +205,44 @@ def read_machine_meta(*, directory: os.PathLike[str] | str | None = None) -> pd.
         When the file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
         When the file is a directory, truncated, corrupt or empty, a line has the wrong number of
-        fields, or a value is not a number, missing where required or negative, naming the file,
-        line and column.
+        fields, or a value is not a number, missing where required or negative, a row names no
+        machine, a memory is above 100 or a status is not written in upper case (e.g. ``USING``),
+        naming the file, line and column.
     """
-    return _read(
-        alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz",
-        MACHINE_META_COLUMNS,
-        _MACHINE_META_DTYPES,
-        "v2018 machine_meta",
+    path = alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz"
+    df = _read(path, MACHINE_META_COLUMNS, _MACHINE_META_DTYPES, "v2018 machine_meta")
+    _check_machine_meta(df, path)
+    return df
+
+
+#: what a v2018 machine_meta status is written as: upper-case words joined by "_" (the excerpt holds
+#: USING and IMPORT_INSTALLING); :func:`machines_up` counts the machines whose last row is USING
+_STATUS = r"[A-Z]+(?:_[A-Z]+)*"
+
+
+def _check_machine_meta(df: pd.DataFrame, path: Path) -> None:
+    """The rules docs/data.md states for v2018 machine_meta that a number's format does not carry:
+    every row names its machine, memory is normalised to at most 100, and a status is written as the
+    trace writes it (:data:`_STATUS`); the first offence is named with its line (headerless file:
+    row ``i`` is line ``i + 1``)."""
+    rules = (
+        ("machine_id", df["machine_id"].isna(), "empty: every row names its machine"),
+        ("mem_size", df["mem_size"] > 100, "above 100: memory is normalised 0-100"),
+        (
+            "status",
+            df["status"].isna() | ~df["status"].fillna("").str.fullmatch(_STATUS),
+            "not a status as the trace writes it (upper-case words joined by _, e.g. USING)",
+        ),
     )
+    for column, bad, why in rules:
+        bad = np.asarray(bad, dtype=bool)
+        if bad.any():
+            i = int(np.argmax(bad))
+            value = df[column].iloc[i]
+            value = (
+                value.item() if isinstance(value, np.generic) else value
+            )  # 150.0, not np.float64
+            raise TraceFormatError(f"{path}: line {i + 1}, column {column} = {value!r}: {why}")
 
 
 def read_batch_task(

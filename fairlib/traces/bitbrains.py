@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import io
+from decimal import Decimal
 from pathlib import Path
 import os
 from typing import Iterable, Iterator
@@ -209,6 +210,9 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
     # read as float64, exact only up to 2^53: a larger timestamp (a 20-digit one would even wrap
     # around int64) is no time the trace can hold
     late = seconds > MAX_TIMESTAMP
+    # a text above 2^53 can round down to 2^53 itself: at that float, the text decides
+    for at in np.flatnonzero(seconds == MAX_TIMESTAMP).tolist():
+        late[at] = Decimal(raw[at, 0].strip()) > MAX_TIMESTAMP
     if late.any():
         i = int(np.argmax(late))
         raise TraceFormatError(
@@ -408,6 +412,8 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
         bad = ~(np.isfinite(v) & (v >= 0))
         if name == "time":
             bad |= (v != np.round(v)) | (v > MAX_TIMESTAMP)
+            if pd.api.types.is_integer_dtype(column):  # 2^53 + 1 is 2^53 as a float: ask the int
+                bad |= column.gt(MAX_TIMESTAMP).fillna(False).to_numpy(dtype=bool)
         elif name == "cpu_cores":
             bad |= v != np.round(v)
         if bad.any():

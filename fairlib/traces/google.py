@@ -767,6 +767,29 @@ class JobDemands:
     source: str
     resources: tuple = ("cpu_normalised", "memory_normalised")
 
+    def __post_init__(self) -> None:
+        """One entry per segment in every per-segment field, and one demand column per resource:
+        fields that disagree are refused by name here, not met as an IndexError downstream."""
+        n = np.shape(self.job)[0] if np.ndim(self.job) == 1 else None
+        if n is None:
+            raise InvalidInputError(
+                f"job: expected one job per segment (1-D), got shape {np.shape(self.job)}"
+            )
+        for name in ("start", "end", "held", "window_end"):
+            if np.shape(getattr(self, name)) != (n,):
+                raise InvalidInputError(
+                    f"{name}: expected one value per segment ({n}, as job), got shape "
+                    f"{np.shape(getattr(self, name))}"
+                )
+        if not isinstance(self.resources, tuple) or np.shape(self.demand) != (
+            n,
+            len(self.resources),
+        ):
+            raise InvalidInputError(
+                f"demand: expected shape ({n}, {len(self.resources)}) (segments x resources "
+                f"{self.resources!r}), got {np.shape(self.demand)}"
+            )
+
 
 def _check_event_times(frame: pd.DataFrame, name: str) -> None:
     """A frame's ``time`` column holds trace times: at least one row, numbers (not text), each a

@@ -371,6 +371,11 @@ def google_fleet(
         .sort_values("machines", ascending=False, kind="stable")
         .head(classes)
     )
+    if len(top) < classes or not (top.machines > 0).all():
+        raise InvalidInputError(
+            f"configurations: {int((top.machines > 0).sum())} (cpus, memory) configurations with "
+            f"machines, fewer than classes = {classes}"
+        )
     share = top.machines.to_numpy(float) / top.machines.sum()
     counts = np.floor(share * n_servers).astype(int)
     counts = np.maximum(counts, 1)

@@ -38,7 +38,9 @@ def placement_bound(cluster, quantum: float = 1.0) -> float:
     return float(np.minimum(cluster.gamma.sum(axis=1), cluster.max_tasks).sum() / quantum)
 
 
-def check_placements(cluster, quantum: float, max_placements, what: str) -> None:
+def check_placements(
+    cluster, quantum: float, max_placements, what: str, *, with_quantum: bool = True
+) -> None:
     """Refuse, by name, an instance whose placements could exceed ``max_placements``.
 
     Parameters
@@ -51,6 +53,8 @@ def check_placements(cluster, quantum: float, max_placements, what: str) -> None
         The most placements allowed (1 to :data:`MAX_PLACEMENTS`).
     what : str
         The mechanism's name, which the refusal starts with.
+    with_quantum : bool, default True
+        Whether the mechanism takes a ``quantum`` (the refusal suggests raising it only then).
 
     Raises
     ------
@@ -60,11 +64,16 @@ def check_placements(cluster, quantum: float, max_placements, what: str) -> None
     max_placements = as_count(max_placements, "max_placements", maximum=MAX_PLACEMENTS)
     bound = placement_bound(cluster, quantum)
     if not bound <= max_placements:
+        # only the remedies this call has: a quantum where the mechanism takes one, a larger cap
+        # while the cap is below its ceiling
+        remedies = ["raise quantum"] if with_quantum else []
+        if max_placements < MAX_PLACEMENTS:
+            remedies.append(f"raise max_placements up to {MAX_PLACEMENTS}")
+        remedies.append("use drfh for instances this large")
         raise InvalidInputError(
             f"{what}: up to {bound:.3g} placements (tasks each user fits on each server"
             f"{f' / quantum = {quantum:g}' if quantum != 1 else ''}), more than max_placements = "
-            f"{max_placements}; raise quantum, or max_placements up to {MAX_PLACEMENTS}, or use "
-            "drfh for instances this large"
+            f"{max_placements}; " + ", or ".join(remedies)
         )
 
 

@@ -440,7 +440,10 @@ class DRFSorter:
             When ``name`` is not a client or ``amounts`` is invalid.
         """
         c = self._client(name)
-        c.allocation = c.allocation + self._vector(amounts, f"amounts of allocated({name!r})")
+        total = self._held(
+            c, f"allocated({name!r})", self._vector(amounts, f"amounts of allocated({name!r})")
+        )
+        c.allocation = total
         c.allocations += 1
 
     def update(self, name: str, old: ArrayLike, new: ArrayLike) -> None:
@@ -465,7 +468,7 @@ class DRFSorter:
         c = self._client(name)
         left = self._returned(c, f"update({name!r})", self._vector(old, f"update({name!r}).old"))
         added = self._vector(new, f"update({name!r}).new")  # both checked before anything changes
-        c.allocation = left + added
+        c.allocation = self._held(c, f"update({name!r})", added, left)
 
     def unallocated(self, name: str, amounts: ArrayLike) -> None:
         """Record resources returned by ``name``.
@@ -486,6 +489,20 @@ class DRFSorter:
         c.allocation = self._returned(
             c, f"unallocated({name!r})", self._vector(amounts, f"amounts of unallocated({name!r})")
         )
+
+    def _held(
+        self, c: _Client, call: str, added: np.ndarray, base: np.ndarray | None = None
+    ) -> np.ndarray:
+        """What ``c`` holds once ``added`` comes on top of ``base`` (default: what it holds); a sum
+        that overflows to infinity is an error naming the resource (and nothing changes)."""
+        total = (c.allocation if base is None else base) + added
+        if not np.isfinite(total).all():
+            r = int(np.argmax(~np.isfinite(total)))
+            raise InvalidInputError(
+                f"{call}: {self.resources[r]!r} held would overflow to {total[r]} "
+                f"({c.allocation[r]:g} held, {added[r]:g} added)"
+            )
+        return total
 
     def _returned(self, c: _Client, call: str, amounts: np.ndarray) -> np.ndarray:
         """What ``c`` holds once ``amounts`` come back; more than it holds is an error naming the
