@@ -64,9 +64,9 @@ if os.environ.get(
 ):  # 0: always compiled (a sweep of many small problems)
     _value = os.environ["FAIRLIB_INTERPRET_AT_MOST"]
     if not (_value.isascii() and _value.isdigit()):  # "١" is a digit to str.isdigit, not to us
-        from ._validate import InvalidInputError
-
-        raise InvalidInputError(
+        # a ValueError naming the variable, not _validate's InvalidInputError: importing
+        # _validate here would tie every kernel's cache key to it
+        raise ValueError(
             f"FAIRLIB_INTERPRET_AT_MOST must be a count of cells (an integer >= 0); got {_value!r}"
         )
     INTERPRET_AT_MOST = int(_value)
