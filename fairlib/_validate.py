@@ -36,6 +36,7 @@ __all__ = [
     "TOL_MIN",
     "TOL_MAX",
     "as_count",
+    "as_counts",
     "as_finite",
     "as_time",
     "MAX_SECONDS",
@@ -781,6 +782,57 @@ def as_count(value: int, name: str, *, minimum: int = 1, maximum: int = INT64_MA
             f"{name} = {value!r}: must be an integer >= {minimum} and <= {maximum}"
         )
     return int(value)
+
+
+def as_counts(values: Iterable[int], name: str, *, minimum: int = 1, maximum: int) -> list[int]:
+    """A non-empty sequence of integers from ``minimum`` to ``maximum`` (each as :func:`as_count`
+    checks it), as a list of ints.
+
+    Parameters
+    ----------
+    values : iterable of int
+        The counts (a list, a tuple, a range; not text or a mapping).
+    name : str
+        The argument's name, used in the error message with the element's index.
+    minimum : int, default 1
+        The smallest count allowed.
+    maximum : int
+        The largest count allowed.
+
+    Returns
+    -------
+    list of int
+        The counts, in order.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``values`` is not a sequence, is empty, or an element is not an integer in range.
+
+    Examples
+    --------
+    >>> as_counts((2, 4), "users", maximum=10)
+    [2, 4]
+    >>> as_counts([2, 40], "users", maximum=10)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: users[1] = 40: must be an integer >= 1 and <= 10
+    """
+    from collections.abc import Mapping
+
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise InvalidInputError(
+            f"{name} = {_short(values)}: expected a sequence of integers from {minimum} to "
+            f"{maximum:,}"
+        )
+    items = list(values)
+    if not items:
+        raise InvalidInputError(
+            f"{name}: empty (at least one integer from {minimum} to {maximum:,})"
+        )
+    return [
+        as_count(v, f"{name}[{i}]", minimum=minimum, maximum=maximum) for i, v in enumerate(items)
+    ]
 
 
 def as_finite(value: float, name: str) -> float:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ... import metrics
 from ..._validate import (
+    as_counts,
     MAX_ITERATIONS,
     TOL_MIN,
     InvalidInputError,
@@ -99,24 +100,6 @@ MAX_FIXED_POINT_GRID = 10_000
 MAX_CHECK_ALPHAS = 1_000
 #: what a reserve bid is measured against: every game of this driver gives its users budget 1
 _BUDGET = "a user's budget (1)"
-
-
-def _counts(values: object, name: str, *, minimum: int = 1, maximum: int) -> list[int]:
-    """``values``, a non-empty sequence of integers from ``minimum`` to ``maximum``, as a list of
-    ints; anything else is an error naming the argument and the element."""
-    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
-        raise InvalidInputError(
-            f"{name} = {_short(values)}: expected a sequence of integers from {minimum} to "
-            f"{maximum:,}"
-        )
-    values = list(values)
-    if not values:
-        raise InvalidInputError(
-            f"{name}: empty (at least one integer from {minimum} to {maximum:,})"
-        )
-    return [
-        as_count(v, f"{name}[{i}]", minimum=minimum, maximum=maximum) for i, v in enumerate(values)
-    ]
 
 
 def _reserve(reserve: float) -> float:
@@ -375,7 +358,7 @@ def infinite_parallelism_sweep(
         is not one.
     """
     check_choice(preference, PREFERENCES, "preference")
-    users = _counts(users, "users", maximum=MAX_USERS)
+    users = as_counts(users, "users", maximum=MAX_USERS)
     seeds = as_count(seeds, "seeds", maximum=MAX_RUNS)
     n_machines = as_count(n_machines, "n_machines", maximum=MAX_MACHINES)
     reserve = _reserve(reserve)
@@ -539,7 +522,7 @@ def finite_parallelism_sweep(
     InvalidInputError
         When a count or the reserve is out of its range, or a seed or sweep option is not one.
     """
-    users = _counts(users, "users", maximum=MAX_USERS)
+    users = as_counts(users, "users", maximum=MAX_USERS)
     seeds = as_count(seeds, "seeds", maximum=MAX_RUNS)
     delta = as_count(delta, "delta", maximum=MAX_MACHINES)
     n_machines = as_count(n_machines, "n_machines", maximum=MAX_MACHINES)
@@ -953,7 +936,7 @@ def random_two_player_games(
         When a count or the reserve is out of its range, or a seed or sweep option is not one.
     """
     games = as_count(games, "games", maximum=MAX_RUNS)
-    machines = _counts(machines, "machines", minimum=2, maximum=3)
+    machines = as_counts(machines, "machines", minimum=2, maximum=3)
     grid = as_count(grid, "grid", minimum=2, maximum=MAX_FIXED_POINT_GRID)
     reserve = _reserve(reserve)
     df = sweep(
@@ -1041,10 +1024,10 @@ def local_search_vs_exhaustive(
         When a count or the reserve is out of its range, or a seed or sweep option is not one.
     """
     instances = as_count(instances, "instances", maximum=MAX_RUNS)
-    machines = _counts(machines, "machines", maximum=MAX_EXHAUSTIVE_MACHINES)
+    machines = as_counts(machines, "machines", maximum=MAX_EXHAUSTIVE_MACHINES)
     # every k is tried on every number of machines: a user bids on k of them
-    k = _counts(k, "k", maximum=min(machines))
-    others = _counts(others, "others", minimum=0, maximum=MAX_USERS)
+    k = as_counts(k, "k", maximum=min(machines))
+    others = as_counts(others, "others", minimum=0, maximum=MAX_USERS)
     reserve = _reserve(reserve)
     df = sweep(
         _exhaustive_cell,

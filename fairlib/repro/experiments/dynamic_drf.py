@@ -13,8 +13,8 @@ import pandas as pd
 
 from ..._jit import compiled
 from ..._validate import (
+    as_counts,
     InvalidInputError,
-    _short,
     as_count,
     as_instance,
     as_labels,
@@ -68,24 +68,6 @@ MAX_EXAMPLE_M = 100
 #: the largest numeric scale S of the fixed-increment water-filling (its raises grow with S; the
 #: notebook's full run: 10,000)
 MAX_SCALE = 100_000.0
-
-
-def _counts(values: object, name: str, *, minimum: int = 1, maximum: int) -> list[int]:
-    """``values``, a non-empty sequence of integers from ``minimum`` to ``maximum``, as a list of
-    ints; anything else is an error naming the argument and the element."""
-    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
-        raise InvalidInputError(
-            f"{name} = {_short(values)}: expected a sequence of integers from {minimum} to "
-            f"{maximum:,}"
-        )
-    values = list(values)
-    if not values:
-        raise InvalidInputError(
-            f"{name}: empty (at least one integer from {minimum} to {maximum:,})"
-        )
-    return [
-        as_count(v, f"{name}[{i}]", minimum=minimum, maximum=maximum) for i, v in enumerate(values)
-    ]
 
 
 def _per_n(
@@ -204,7 +186,7 @@ def random_order_runs(
         count is out of its range, or a seed or sweep option is not one.
     """
     pool = normalize_demands(pool, "pool")
-    ns = _counts(ns, "ns", maximum=len(pool))
+    ns = as_counts(ns, "ns", maximum=len(pool))
     n_orders = _per_n(orders, ns, "orders", minimum=1)
     n_caut = _per_n(
         0 if cautious_orders is None else cautious_orders, ns, "cautious_orders", minimum=0
@@ -560,7 +542,7 @@ def per_step_times(
     """
     from ...timing import MAX_SAMPLES as MAX_REPEAT, median_time
 
-    ks = _counts(ks, "ks", maximum=MAX_ARRIVALS)
+    ks = as_counts(ks, "ks", maximum=MAX_ARRIVALS)
     m = as_count(m, "m", maximum=MAX_RESOURCES)
     rng = as_rng(rng)
     methods = _methods(methods, ("linear", "linear_rescan", "sorted_waterfill", "lp", "waterfill"))
@@ -662,7 +644,7 @@ def total_times(
         "linear_rescan": dict(method="linear", sums="rescan"),
         "waterfill": dict(method="waterfill"),
     }
-    ns = _counts(ns, "ns", maximum=MAX_ARRIVALS)
+    ns = as_counts(ns, "ns", maximum=MAX_ARRIVALS)
     m = as_count(m, "m", maximum=MAX_RESOURCES)
     rng = as_rng(rng)
     methods = _methods(methods, options)
@@ -711,8 +693,8 @@ def instance_share_findings(cr1_ms: Iterable[int], cr2_ms: Iterable[int]) -> dic
     InvalidInputError
         When either is empty or holds anything but integers in that range.
     """
-    cr1_ms = _counts(cr1_ms, "cr1_ms", maximum=MAX_EXAMPLE_M)
-    cr2_ms = _counts(cr2_ms, "cr2_ms", maximum=MAX_EXAMPLE_M)
+    cr1_ms = as_counts(cr1_ms, "cr1_ms", maximum=MAX_EXAMPLE_M)
+    cr2_ms = as_counts(cr2_ms, "cr2_ms", maximum=MAX_EXAMPLE_M)
     dyn_gap, static_gap, step_gap = 0.0, 0.0, 0.0
     for m in cr1_ms:
         d = maxsum_counterexample(int(m))
@@ -851,7 +833,7 @@ def waterfill_baseline_findings(
 
     _table(fixed, "fixed", _FIXED_COLUMNS, _FIXED_COLUMNS)
     _table(per_step, "per_step", ("k", "method", "seconds"), ("k", "seconds"))
-    ks = _counts(ks, "ks", maximum=MAX_ARRIVALS)
+    ks = as_counts(ks, "ks", maximum=MAX_ARRIVALS)
     if len(fixed) < 2:
         raise InvalidInputError(f"fixed: needs two scales or more, has {len(fixed)}")
     fixed = fixed.sort_values("scale")
