@@ -103,6 +103,57 @@ def _check_unmasked(x: object, name: str) -> None:
         )
 
 
+#: ``aligned_to`` of the ``as_*`` helpers: (the other argument's name, its value, its axis), the
+#: argument whose pandas labels this one's must repeat in the same order
+Aligned = tuple[str, object, int]
+
+
+def _labels(x: object, axis: int) -> list | None:
+    """The pandas labels of ``x`` along ``axis`` (0: a Series' or DataFrame's index, 1 or -1: a
+    DataFrame's columns or a Series' index); None for anything else, and for a default
+    ``RangeIndex`` (labels nobody chose say nothing about order)."""
+    if not type(x).__module__.startswith("pandas"):
+        return None
+    import pandas as pd
+
+    if isinstance(x, pd.Series):
+        index = x.index
+    elif isinstance(x, pd.DataFrame):
+        index = x.index if axis == 0 else x.columns
+    else:
+        return None
+    if isinstance(index, pd.RangeIndex):
+        return None
+    return list(index)
+
+
+def _check_aligned(x: object, name: str, axis: int, aligned_to: Aligned | None) -> None:
+    """Refuse labelled input whose labels disagree with another argument's: the kernels read
+    positions, so a capacity Series indexed (mem, cpu) against demand columns (cpu, mem) would be
+    read crosswise. Refusing rather than reindexing keeps one rule for every input type (a list
+    has no labels to align) and leaves the choice of order to the caller."""
+    if aligned_to is None:
+        return
+    other_name, other, other_axis = aligned_to
+    mine, theirs = _labels(x, axis), _labels(other, other_axis)
+    if mine is None or theirs is None or mine == theirs:
+        return
+    side = "columns" if other_axis != 0 else "index"
+    if len(mine) == len(theirs) and sorted(map(repr, mine)) == sorted(map(repr, theirs)):
+        raise InvalidInputError(
+            f"{name}: labels {_short(mine)} are the {side} of {other_name}, {_short(theirs)}, in "
+            f"another order; fairlib reads positions, not labels: reorder one to match the other"
+            + (f" (e.g. {name}.reindex({other_name}.{side}))" if axis == 0 else "")
+        )
+    if len(mine) != len(theirs):
+        return  # the length check names the mismatch
+    i = next(k for k, (a, b) in enumerate(zip(mine, theirs)) if a != b)
+    raise InvalidInputError(
+        f"{name}: label {mine[i]!r} at position {i} is not {theirs[i]!r}, the {side}[{i}] of "
+        f"{other_name}; fairlib reads positions, not labels: give both the same labels"
+    )
+
+
 def as_array(x: ArrayLike, name: str) -> np.ndarray:
     """``np.asarray(x)`` for numeric input, refusing ragged lists, objects and text.
 
@@ -355,6 +406,7 @@ def as_capacities(
     ndim: int = 1,
     n_resources: int | None = None,
     allow_zero: bool = False,
+    aligned_to: Aligned | None = None,
 ) -> npt.NDArray[np.float64]:
     """Capacity vector ``capacity[resource]`` (``ndim=1``) or matrix ``capacity[server, resource]``
     (``ndim=2``).
@@ -374,6 +426,9 @@ def as_capacities(
         The number of resources (the demand columns) required; None accepts any.
     allow_zero : bool, default False
         Whether zero entries are accepted.
+    aligned_to : (str, object, int) or None, default None
+        The demands (name, value, axis of the resources): a pandas ``capacity`` whose resource
+        labels are not the demands' (same labels, same order) is refused.
 
     Returns
     -------
@@ -396,6 +451,7 @@ def as_capacities(
     fairlib._validate.InvalidInputError: capacity[1] = 0.0: capacity must be > 0
     """
     arr = _as_float_array(capacity, name, ndim)
+    _check_aligned(capacity, name, ndim - 1, aligned_to)
     if n_resources is not None and arr.shape[-1] != n_resources:
         raise InvalidInputError(
             f"{name}: expected {n_resources} resources (the demand columns), got shape {arr.shape}"
@@ -410,7 +466,12 @@ def as_capacities(
 
 
 def as_weights(
-    weights: ArrayLike | None, n: int, name: str = "weights", *, allow_zero: bool = False
+    weights: ArrayLike | None,
+    n: int,
+    name: str = "weights",
+    *,
+    allow_zero: bool = False,
+    aligned_to: Aligned | None = None,
 ) -> npt.NDArray[np.float64]:
     """Positive finite weight vector of length ``n``; ``None`` means all ones.
 
@@ -424,6 +485,9 @@ def as_weights(
         The argument's name, used in the error message.
     allow_zero : bool, default False
         Whether zero weights are accepted (``>= 0`` instead of ``> 0``).
+    aligned_to : (str, object, int) or None, default None
+        The demands (name, value, axis of the users): a pandas ``weights`` whose user labels are
+        not the demands' (same labels, same order) is refused.
 
     Returns
     -------
@@ -444,13 +508,18 @@ def as_weights(
     if weights is None:
         return np.ones(n)
     arr = _as_float_array(weights, name, 1)
+    _check_aligned(weights, name, 0, aligned_to)
     _check_length(arr, name, n, "one per user")
     _check_sign(arr, name, strict=not allow_zero)
     return arr
 
 
 def as_task_caps(
-    caps: ArrayLike | None, n: int, name: str = "max_tasks"
+    caps: ArrayLike | None,
+    n: int,
+    name: str = "max_tasks",
+    *,
+    aligned_to: Aligned | None = None,
 ) -> npt.NDArray[np.float64]:
     """Per-user caps on tasks, ``>= 0``, ``inf`` for none; ``None`` means no caps (all ``inf``).
 
@@ -462,6 +531,9 @@ def as_task_caps(
         The number of users.
     name : str, default "max_tasks"
         The argument's name, used in the error message.
+    aligned_to : (str, object, int) or None, default None
+        The demands (name, value, axis of the users): pandas caps whose user labels are not the
+        demands' are refused.
 
     Returns
     -------
@@ -492,6 +564,7 @@ def as_task_caps(
             f"shape {arr.shape} dtype {arr.dtype}"
         )
     arr = arr.astype(np.float64)
+    _check_aligned(caps, name, 0, aligned_to)
     _check_length(arr, name, n, "one per user")
     if np.isnan(arr).any():
         i = int(np.argmax(np.isnan(arr)))
@@ -500,7 +573,13 @@ def as_task_caps(
     return arr
 
 
-def as_budgets(budgets: ArrayLike | None, n: int, name: str = "budgets") -> npt.NDArray[np.float64]:
+def as_budgets(
+    budgets: ArrayLike | None,
+    n: int,
+    name: str = "budgets",
+    *,
+    aligned_to: Aligned | None = None,
+) -> npt.NDArray[np.float64]:
     """Positive finite budget vector of length ``n``; a scalar is broadcast and ``None`` means all
     ones.
 
@@ -512,6 +591,9 @@ def as_budgets(budgets: ArrayLike | None, n: int, name: str = "budgets") -> npt.
         The number of users.
     name : str, default "budgets"
         The argument's name, used in the error message.
+    aligned_to : (str, object, int) or None, default None
+        The weights (name, value, axis of the users): pandas budgets whose user labels are not the
+        weights' are refused.
 
     Returns
     -------
@@ -544,6 +626,7 @@ def as_budgets(budgets: ArrayLike | None, n: int, name: str = "budgets") -> npt.
             raise InvalidInputError(f"{name} = {budgets!r}: must be a positive finite number")
         budgets = np.full(n, float(scalar))
     arr = _as_float_array(budgets, name, 1)
+    _check_aligned(budgets, name, 0, aligned_to)
     _check_length(arr, name, n, "one per user")
     _check_sign(arr, name, strict=True)
     return arr

@@ -265,6 +265,7 @@ def register_game(
     replace = as_flag(replace, "replace")
     if options is not None:
         as_instance(options, Mapping, "options")
+    mechanisms._check_callable_with(function, name, dict(options or {}), "game")
     if isinstance(capabilities, (str, bytes)) or not isinstance(capabilities, Iterable):
         raise InvalidInputError(
             f"capabilities = {_short(capabilities)}: expected an iterable of capability "

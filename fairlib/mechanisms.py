@@ -254,6 +254,25 @@ def _accepts(function: Callable, option: str) -> bool:
     return any(p.name == option or p.kind is p.VAR_KEYWORD for p in params)
 
 
+def _check_callable_with(
+    function: Callable, name: str, options: Mapping[str, Any], what: str
+) -> None:
+    """Refuse a ``function`` that cannot be called as ``function(instance, **options)``: a
+    zero-argument callable or one missing an option's keyword would be registered, then fail (or,
+    with defaults, answer something else) at its first run, far from the mistake."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # a builtin without a signature: nothing to check
+        return
+    try:
+        signature.bind(object(), **options)
+    except TypeError as exc:
+        raise InvalidInputError(
+            f"function = {_short(function)}: {name!r} must be callable as "
+            f"function({what}, **options) with options {sorted(options)}, but {exc}"
+        ) from None
+
+
 def _fallback_color(name: str) -> str:
     """A colour for a mechanism registered without one: fixed by its name (the same in every
     process)."""
@@ -313,7 +332,8 @@ def register(
     Raises
     ------
     InvalidInputError
-        On an empty name, a non-callable function, unknown or inconsistent capabilities, a name
+        On an empty name, a function that is not callable as ``function(cluster, **options)``,
+        unknown or inconsistent capabilities, a name
         already registered (without ``replace``) or a variant named as another mechanism.
     """
     if not isinstance(name, str) or not name or name != name.strip():
@@ -327,6 +347,7 @@ def register(
     replace = as_flag(replace, "replace")
     if options is not None:
         as_instance(options, Mapping, "options")
+    _check_callable_with(function, name, dict(options or {}), "cluster")
     if isinstance(capabilities, (str, bytes)) or not isinstance(capabilities, Iterable):
         raise InvalidInputError(
             f"capabilities = {_short(capabilities)}: expected an iterable of capability "
@@ -572,7 +593,8 @@ def resolve_runs(
     Raises
     ------
     InvalidInputError
-        On a mapping value that is not callable, an unknown name, or an argument of another kind.
+        On a mapping value that is not callable, an unknown or repeated name, or an argument of
+        another kind.
     """
     if mechanisms is None:
         return runs(*capabilities)
@@ -596,7 +618,14 @@ def resolve_runs(
             f"mechanisms = {_short(mechanisms)}: expected a list of registered names, a dict "
             "name -> callable, or None"
         )
-    return {str(name): _lookup(name, f"mechanisms[{i}]") for i, name in enumerate(mechanisms)}
+    resolved: dict[str, Callable] = {}
+    for i, name in enumerate(mechanisms):
+        run = _lookup(name, f"mechanisms[{i}]")
+        if str(name) in resolved:
+            # a dict would keep one: the caller asked for two rows of one mechanism
+            raise InvalidInputError(f"mechanisms[{i}] = {name!r}: repeated (each mechanism once)")
+        resolved[str(name)] = run
+    return resolved
 
 
 # --- the mechanisms of the papers reproduced ------------------------------------------------------

@@ -15,10 +15,12 @@ variables redirect output for tests and for users who keep data elsewhere:
     replaces ``../shared/data/traces``, the last place looked (a path that does not exist: a
     reader's clone).
 
-Each names a directory (``FAIRLIB_TRACE_DIR`` several, separated by ``os.pathsep``); empty means
-unset. A value naming an existing file is an :class:`~fairlib._validate.InvalidInputError` naming
-the variable: a typo there would otherwise write outputs, or look for traces, somewhere no one
-reads.
+Each names a directory (``FAIRLIB_TRACE_DIR`` several, separated by ``os.pathsep``; the others one,
+and a separator in them is refused); empty means unset. A directory need not exist yet (the first
+``FAIRLIB_TRACE_DIR`` entry is where ``fetch`` creates one; a trace not found lists the directories
+searched, marking those that do not exist). A value naming an existing file is an
+:class:`~fairlib._validate.InvalidInputError` naming the variable: a typo there would otherwise
+write outputs, or look for traces, somewhere no one reads.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ def _env_dirs(variable: str, *, several: bool) -> list[Path]:
     from ._validate import InvalidInputError
 
     value = os.environ.get(variable, "")
+    if not several and os.pathsep in value:
+        # one directory: a list here would be read as one odd path and silently never found
+        raise InvalidInputError(
+            f"{variable} = {value!r}: names one directory, not several separated by "
+            f"{os.pathsep!r} (FAIRLIB_TRACE_DIR takes several)"
+        )
     out = []
     for part in value.split(os.pathsep) if several else [value]:
         if not part:
@@ -277,7 +285,8 @@ def missing_traces_message(folder: str) -> str:
     """
     name = next((k for k, v in TRACE_FOLDERS.items() if v == folder), folder)
     return (
-        f"real trace folder {folder!r} not found in {', '.join(str(d) for d in trace_dirs())}; "
+        f"real trace folder {folder!r} not found in "
+        f"{', '.join(str(d) + ('' if d.is_dir() else ' (does not exist)') for d in trace_dirs())}; "
         f"get it with `python -m fairlib.traces.fetch {name}` or point FAIRLIB_TRACE_DIR at a copy"
     )
 

@@ -695,8 +695,8 @@ def jobs_from_demands(demands: JobDemands) -> Jobs:
     Raises
     ------
     InvalidInputError
-        When ``demands`` is not a :class:`~fairlib.traces.JobDemands` or a job has no scheduling
-        class.
+        When ``demands`` is not a :class:`~fairlib.traces.JobDemands`, a segment demands nothing,
+        or a job has no scheduling class.
 
     Examples
     --------
@@ -718,6 +718,15 @@ def jobs_from_demands(demands: JobDemands) -> Jobs:
         demands.scheduling_class,
         demands.source,
     )
+    idle = ~(np.asarray(demand) > 0).any(axis=1)
+    if idle.any():
+        # its unit-dominant shape would be 0/0: named here, where the segment is, not as a NaN in
+        # the jobs' shape
+        i = int(np.argmax(idle))
+        raise InvalidInputError(
+            f"demands.demand[{i}] = {np.asarray(demand)[i].tolist()}: segment {i} (job "
+            f"{job_of_segment[i]!r}) demands nothing; drop segments with no demand first"
+        )
     shape, dominant = _unit_dominant(demand)
     starts = np.flatnonzero(np.r_[True, job_of_segment[1:] != job_of_segment[:-1]])
     offsets = np.r_[starts, len(job_of_segment)]
@@ -1009,6 +1018,7 @@ def replay(
     reserved = as_labels(reserved, "reserved")
     caps = as_flag(caps, "caps")
     merge = as_flag(merge, "merge")
+    progress = as_flag(progress, "progress")
     as_instance(fleet, Fleet, "fleet")
     as_instance(jobs, Jobs, "jobs")
     from tqdm import tqdm

@@ -5,6 +5,7 @@ argument and its value)."""
 from __future__ import annotations
 
 import gzip
+import re
 
 import numpy as np
 import pandas as pd
@@ -90,9 +91,21 @@ def test_the_shared_check_covers_alibaba_integer_columns(tmp_path):
         read_batch_task("2017", directory=tmp_path)
 
 
-def test_integers_in_digits_with_a_sign_or_blanks_still_read(tmp_path):
-    folder = _task_events(tmp_path, f"{ROW}\n{_row(job_id='+5')}\n".encode())
-    assert read_task_events([0], directory=folder).job_id.tolist() == [3418309, 5]
+@pytest.mark.parametrize("text", ["+5", " 5", "5 "])
+def test_an_integer_with_a_plus_sign_or_blanks_is_refused_the_formats_write_digits(tmp_path, text):
+    """The parser would skip a plus sign or a blank; the traces write none, and neither does
+    ``write_task_events``."""
+    folder = _task_events(tmp_path, f"{ROW}\n{_row(job_id=text)}\n".encode())
+    with pytest.raises(
+        TraceFormatError, match=rf"line 2, column 'job_id': '{re.escape(text)}' is not an integer"
+    ):
+        read_task_events([0], directory=folder)
+
+
+def test_negative_integers_in_digits_reach_the_range_checks(tmp_path):
+    folder = _task_events(tmp_path, f"{ROW}\n{_row(time='-5')}\n".encode())
+    with pytest.raises(TraceFormatError, match=r"line 2, column 'time'"):
+        read_task_events([0], directory=folder)
 
 
 # --- bytes that are no UTF-8 text -----------------------------------------------------------------
@@ -262,11 +275,13 @@ def test_sweep_still_takes_generators_arrays_and_series_as_value_lists():
 @pytest.mark.parametrize(
     "text, plain",
     [
-        (b"1,abc,3\n-4,x y,+5\n", True),
+        (b"1,abc,3\n-4,x y,+5\n", False),
+        (b"1,abc,3\n-4,x y,5\n", True),
         (b"1,abc,3\n4,x,5.0\n", False),
         (b"1e3,abc,3\n", False),
         (b"1,abc,\n2,abc,", True),
-        (b"1,abc, 7 \r\n2,def,8\r\n", True),
+        (b"1,abc, 7 \r\n2,def,8\r\n", False),
+        (b"1,abc,7\r\n2,def,8\r\n", True),
         (b"1," + b"z" * 300 + b",2\n3,q,0x10\n", False),
         (b"1," + b"z" * 256 + b",2\n", True),
     ],
@@ -274,7 +289,7 @@ def test_sweep_still_takes_generators_arrays_and_series_as_value_lists():
 def test_the_byte_precheck_of_integer_fields_agrees_with_reading_them(text, plain):
     """The vectorised look at the bytes (which lets the per-cell text check be skipped) says
     "plain" exactly when every field of the integer columns (here the first and last) holds only
-    digits, signs and blanks, whatever the text columns hold (256 odd bytes in one included)."""
+    digits and minus signs, whatever the text columns hold (256 odd bytes in one included)."""
     from fairlib.traces._source import _PLAIN_INTEGER_BYTES, _integer_fields_are_plain
 
     names, integer = ["a", "text", "b"], ["a", "b"]

@@ -33,6 +33,9 @@ def _meta(tmp_path, rows: str):
     [
         (",0,219,17,96,100,USING", r"line 2, column machine_id = <NA>: empty"),
         ("m_2,0,219,17,96,150,USING", r"line 2, column mem_size = 150.0: above 100"),
+        ("m_2,0,219,17,0,100,USING", r"line 2, column cpu_num = 0.0: not a whole number of cores"),
+        ("m_2,0,219,17,1.5,100,USING", r"line 2, column cpu_num = 1.5: not a whole number"),
+        ("m_2,0,219,17,,100,USING", r"line 2, column cpu_num = nan: not a whole number"),
         ("m_2,0,219,17,96,100,using", r"line 2, column status = 'using'"),
         ("m_2,0,219,17,96,100,USING ", r"line 2, column status = 'USING '"),
     ],
@@ -183,3 +186,252 @@ def test_a_catalogue_headline_over_200_characters_is_refused_where_it_is_written
     assert Notebook(**fields, headline="x" * 200).headline == "x" * 200
     with pytest.raises(InvalidInputError, match=r"headline of 'demo': 201 characters, at most 200"):
         Notebook(**fields, headline="x" * 201)
+
+
+def _labelled_calls():
+    """Every entry point that pairs a labelled argument with another's labels: a pandas capacity
+    with the demands' columns, per-user weights, caps or budgets with the demands' (or the game's
+    weights') index."""
+    from fairlib import Cluster, drf, edrf, hierarchical_drf, pdrf
+    from fairlib.market import Game, weight_proportional_bids
+    from fairlib.multires import maxmin_lp
+
+    demands = pd.DataFrame([[1.0, 4.0], [3.0, 1.0]], columns=["cpu", "mem"], index=["a", "b"])
+    crosswise = pd.Series([18.0, 9.0], index=["mem", "cpu"])
+    users_swapped = pd.Series([1.0, 2.0], index=["b", "a"])
+    game_weights = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], index=["a", "b"])
+    return {
+        "drf capacity": (lambda: drf(demands, crosswise), "capacity"),
+        "drf weights": (lambda: drf(demands, [9, 18], weights=users_swapped), "weights"),
+        "drf zeros capacity": (lambda: drf(demands, crosswise, zeros="scheduler"), "capacity"),
+        "drf zeros weights": (
+            lambda: drf(demands, [9, 18], weights=users_swapped, zeros="scheduler"),
+            "weights",
+        ),
+        "edrf capacity": (lambda: edrf(demands, crosswise), "capacity"),
+        "edrf weights": (lambda: edrf(demands, [9, 18], weights=users_swapped), "weights"),
+        "pdrf capacity": (lambda: pdrf(demands, crosswise), "capacity"),
+        "hierarchical_drf capacity": (
+            lambda: hierarchical_drf(demands, crosswise, ["q/a", "q/b"]),
+            "capacity",
+        ),
+        "maxmin_lp capacity": (lambda: maxmin_lp(demands, crosswise), "capacity"),
+        "maxmin_lp weights": (
+            lambda: maxmin_lp(demands, [9, 18], weights=users_swapped),
+            "weights",
+        ),
+        "Cluster capacity": (
+            lambda: Cluster(pd.DataFrame([[18.0, 9.0]], columns=["mem", "cpu"]), demands),
+            "capacity",
+        ),
+        "Cluster weight": (
+            lambda: Cluster([[9.0, 18.0]], demands, weight=users_swapped),
+            "weight",
+        ),
+        "Cluster max_tasks": (
+            lambda: Cluster([[9.0, 18.0]], demands, max_tasks=users_swapped),
+            "max_tasks",
+        ),
+        "Game budgets": (lambda: Game(game_weights, budgets=users_swapped), "budgets"),
+        "weight_proportional_bids budgets": (
+            lambda: weight_proportional_bids(game_weights, users_swapped),
+            "budgets",
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", list(_labelled_calls()))
+def test_labels_that_disagree_with_another_arguments_are_refused_not_read_by_position(case):
+    call, name = _labelled_calls()[case]
+    with pytest.raises(InvalidInputError, match=rf"^{name}: label"):
+        call()
+
+
+def test_labels_in_the_same_order_or_none_at_all_are_read_by_position():
+    from fairlib import drf
+
+    demands = pd.DataFrame([[1.0, 4.0], [3.0, 1.0]], columns=["cpu", "mem"], index=["a", "b"])
+    expected = [3, 2]
+    assert drf(demands, pd.Series([9.0, 18.0], index=["cpu", "mem"])).tasks.tolist() == expected
+    assert drf(demands, pd.Series([9.0, 18.0])).tasks.tolist() == expected  # a RangeIndex
+    assert drf(demands.to_numpy(), [9, 18]).tasks.tolist() == expected
+    with pytest.raises(InvalidInputError, match=r"labels \['mem', 'cpu'\] are the columns of "):
+        drf(demands, pd.Series([18.0, 9.0], index=["mem", "cpu"]))
+    with pytest.raises(InvalidInputError, match=r"label 'gpu' at position 1 is not 'mem'"):
+        drf(demands, pd.Series([9.0, 18.0], index=["cpu", "gpu"]))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (
+            lambda: __import__("fairlib").dynamic_drf(
+                [[1, 0.5], [0.5, 1]], method="lp", sums="rescan"
+            ),
+            r"sums='rescan' applies to method='linear' only",
+        ),
+        (
+            lambda: __import__("fairlib").dynamic_drf(
+                [[1, 0.5], [0.5, 1]], method="waterfill", sums="rescan"
+            ),
+            r"sums='rescan' applies to method='linear' only",
+        ),
+        (
+            lambda: _dynamics(step=0.02),
+            r"step=0\.02 \(local_greedy only\): not read by method='best_response'",
+        ),
+        (lambda: _dynamics(gap_tol=0.01), r"gap_tol=0\.01 \(local_greedy only\)"),
+        (lambda: _dynamics(rng=3), r"rng=3 \(order='random' only\)"),
+        (
+            lambda: _dynamics("local_greedy", order="simultaneous", rng=3),
+            r"rng=3 \(order='random' only\): not read by method='local_greedy'",
+        ),
+        (lambda: _proportional_share(order="sequential", rng=1), r"rng=1 \(order='random' only\)"),
+    ],
+)
+def test_an_option_the_chosen_method_does_not_read_is_refused_not_ignored(call, match):
+    with pytest.raises(InvalidInputError, match=match):
+        call()
+
+
+def _dynamics(method="best_response", **options):
+    from fairlib.market import Game, run_dynamics
+
+    return run_dynamics(Game([[0.7, 0.3], [0.4, 0.6]], reserve=1e-6), method, **options)
+
+
+def _proportional_share(**options):
+    from fairlib.market import Game, proportional_share
+
+    return proportional_share(Game([[0.7, 0.3], [0.4, 0.6]], reserve=1e-6), **options)
+
+
+def test_options_a_method_reads_are_still_taken():
+    _dynamics("local_greedy", step=0.02, gap_tol=0.01, max_iter=3)
+    _dynamics(order="random", rng=3, max_iter=3)
+    _proportional_share(order="random", rng=1)
+    __import__("fairlib").dynamic_drf([[1, 0.5], [0.5, 1]], sums="rescan")
+
+
+def test_a_repeated_mechanism_or_alpha_is_refused_not_collapsed_into_one_row():
+    from fairlib.repro.experiments.google_open_loop import route_mechanisms
+
+    with pytest.raises(InvalidInputError, match=r"mechanisms\[1\] = 'drfh': repeated"):
+        mechanisms.resolve_runs(["drfh", "drfh"])
+    with pytest.raises(InvalidInputError, match=r"alphas\[1\] = 2\.0000001: repeats PF-VDS\(2\)"):
+        route_mechanisms([2.0, 2.0000001])
+    assert list(route_mechanisms([1.0, 2.0])[0]) == ["PF-VDS(1)", "PF-VDS(2)", "PS-DSF"]
+
+
+def test_a_count_for_an_n_the_sweep_does_not_run_is_refused():
+    from fairlib.repro.experiments.dynamic_drf import random_order_runs
+
+    pool = [[1.0, 0.5], [0.5, 1.0], [1.0, 1.0]]
+    with pytest.raises(InvalidInputError, match=r"orders\[3\]: a count for an n not in ns = \[2\]"):
+        random_order_runs(pool, [2], {2: 1, 3: 1}, 0, progress=False, n_jobs=1)
+
+
+def test_a_directory_variable_that_names_one_directory_refuses_a_list(monkeypatch):
+    import os
+
+    from fairlib import paths
+
+    monkeypatch.setenv("FAIRLIB_SHARED_TRACES", f"a{os.pathsep}b")
+    with pytest.raises(InvalidInputError, match=r"FAIRLIB_SHARED_TRACES = .*names one directory"):
+        paths._env_dir("FAIRLIB_SHARED_TRACES")
+    monkeypatch.setenv("FAIRLIB_TRACE_DIR", f"/nonexistent-a{os.pathsep}/nonexistent-b")
+    assert "/nonexistent-a (does not exist)" in paths.missing_traces_message("google")
+
+
+def test_a_ratio_past_float64_is_refused_not_read_as_no_demand_or_a_missing_resource():
+    from fairlib.multires.cluster import monopoly_tasks
+
+    with pytest.raises(InvalidInputError, match=r"capacity\[0, 0\] / demand\[0, 0\] = 1e\+200"):
+        monopoly_tasks([[1e200, 1.0]], [[1e-200, 1.0]])
+    with pytest.raises(InvalidInputError, match=r"capacity\[0, 0\] / demand\[0, 0\] = 1e-200"):
+        monopoly_tasks([[1e-200, 1.0]], [[1e200, 1.0]])
+    assert monopoly_tasks([[4.0, 0.0]], [[1.0, 2.0], [2.0, 0.0]]).tolist() == [[0.0], [2.0]]
+
+
+def test_more_server_types_than_servers_is_refused():
+    from fairlib.multires import random_cluster
+
+    with pytest.raises(InvalidInputError, match=r"server_types = 3: .*<= 2"):
+        random_cluster(0, 2, 2, server_types=3)
+
+
+@pytest.mark.parametrize("register", ["mechanism", "game"])
+def test_a_function_that_cannot_take_the_instance_and_options_is_refused_at_registration(register):
+    if register == "mechanism":
+
+        def add(function, **kw):
+            return mechanisms.register("probe_zero", function, capabilities=("pooled",), **kw)
+    else:
+
+        def add(function, **kw):
+            return games.register_game("probe_zero", function, **kw)
+
+    with pytest.raises(InvalidInputError, match=r"'probe_zero' must be callable as function\("):
+        add(lambda: None)
+    with pytest.raises(InvalidInputError, match=r"options \['depth'\]"):
+        add(lambda instance: None, options={"depth": 2})
+    assert "probe_zero" not in (mechanisms.names() if register == "mechanism" else games.names())
+
+
+def test_envy_with_one_user_is_zero_not_minus_infinity():
+    from fairlib import Cluster, drfh
+    from fairlib.multires import property_violations
+
+    cluster = Cluster([[9.0, 18.0]], [[1.0, 4.0]])
+    assert property_violations(cluster, drfh(cluster).tasks)["EF"] == 0.0
+
+
+def test_a_segment_demanding_nothing_is_named_where_it_is():
+    from fairlib.traces.google import JobDemands
+
+    fields = dict(
+        job=np.array([1, 2]),
+        demand=np.array([[0.1, 0.1], [0.0, 0.0]]),
+        start=np.array([0.0, 10.0]),
+        end=np.array([10.0, 20.0]),
+        held=np.array([10.0, 10.0]),
+        window_end=np.array([20.0, 20.0]),
+        scheduling_class=None,
+        source="test",
+    )
+    with pytest.raises(
+        InvalidInputError, match=r"demands\.demand\[1\] = \[0\.0, 0\.0\]: segment 1"
+    ):
+        sim.jobs_from_demands(JobDemands(**fields))
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: __import__("fairlib.repro.prose").repro.prose.number(1.5, sign="yes"), "sign"),
+        (lambda: __import__("fairlib.repro.prose").repro.prose.percent(0.5, sign="yes"), "sign"),
+        (
+            lambda: __import__("fairlib.repro.prose").repro.prose.span(0.1, 0.2, percent=1),
+            "percent",
+        ),
+        (
+            lambda: __import__("fairlib.repro.prose").repro.prose.running_note(
+                "feldman2005", "quick", traces="no"
+            ),
+            "traces",
+        ),
+    ],
+)
+def test_a_flag_is_true_or_false_not_any_truthy_value(call, name):
+    with pytest.raises(InvalidInputError, match=rf"^{name} = "):
+        call()
+
+
+def test_utilisation_bounds_flags_are_true_or_false():
+    from fairlib import Cluster
+    from fairlib.multires.checks.psdsf_range import psdsf_utilisation_bounds
+
+    cluster = Cluster([[9.0, 18.0], [18.0, 9.0]], [[1.0, 4.0], [3.0, 1.0]])
+    for flag in ("grouped", "ordered"):
+        with pytest.raises(InvalidInputError, match=rf"^{flag} = 'yes'"):
+            psdsf_utilisation_bounds(cluster, 0, **{flag: "yes"})

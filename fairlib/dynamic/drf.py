@@ -699,7 +699,7 @@ def dynamic_drf(
     ------
     InvalidInputError
         On invalid demands, ``n`` below K, an unknown method, line6 or sums, or
-        ``line6="as_printed"`` with another method than ``"linear"``.
+        ``line6="as_printed"`` or ``sums="rescan"`` with another method than ``"linear"``.
 
     References
     ----------
@@ -722,6 +722,10 @@ def dynamic_drf(
     if line6 == "as_printed" and method != "linear":
         raise InvalidInputError("line6='as_printed' applies to method='linear' only")
     check_choice(sums, ("prefix", "rescan"), "sums")
+    if sums != "prefix" and method != "linear":
+        raise InvalidInputError(
+            f"sums={sums!r} applies to method='linear' only (method={method!r} has no such sums)"
+        )
     d = normalize_demands(demands)
     K = d.shape[0]
     n = _planned_agents(n, K)

@@ -449,8 +449,10 @@ def run_dynamics(
     Raises
     ------
     InvalidInputError
-        On an invalid argument, a game without a reserve, local greedy with finite parallelism, or
-        initial bids of the wrong shape or not spending the budgets.
+        On an invalid argument, a game without a reserve, local greedy with finite parallelism,
+        initial bids of the wrong shape or not spending the budgets, or an option the chosen rule
+        does not read (``step`` or ``gap_tol`` with best response, ``rng`` without
+        ``order="random"``).
 
     References
     ----------
@@ -467,6 +469,20 @@ def run_dynamics(
     step = as_number(step, "step", minimum=TOL_MIN, inclusive=True, maximum=1.0)
     g = as_rng(rng)
     eps, gap_tol = as_tolerance(eps, "eps", zero=True), as_tolerance(gap_tol, "gap_tol")
+    # an option the chosen rule never reads is refused, not ignored: a caller who set it expected
+    # it to change the run
+    unread = [
+        f"{name}={value!r} (local_greedy only)"
+        for name, value, default in (("step", step, 0.01), ("gap_tol", gap_tol, 0.05))
+        if method == "best_response" and value != default
+    ]
+    if rng is not None and order != "random":
+        unread.append(f"rng={rng!r} (order='random' only)")
+    if unread:
+        raise InvalidInputError(
+            f"{', '.join(unread)}: not read by method={method!r}, order={order!r}; leave it out "
+            "or choose the rule that reads it"
+        )
     if max_iter is None:
         max_iter = 200 if method == "best_response" else 500
     max_iter = as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)

@@ -83,7 +83,7 @@ class Game:
     ) -> None:
         w = as_weight_matrix(weights)
         m, n = w.shape
-        X = as_budgets(budgets, m)
+        X = as_budgets(budgets, m, aligned_to=("weights", weights, 0))
         k = as_parallelism(parallelism, m, n)
         reserve = as_amount(
             reserve, "reserve", scale=float(X.max()), zero=True, of="the largest budget"
@@ -355,7 +355,7 @@ def weight_proportional_bids(
     """
     w = as_weight_matrix(weights).copy()
     m, n = w.shape
-    X = as_budgets(budgets, m)
+    X = as_budgets(budgets, m, aligned_to=("weights", weights, 0))
     parallelism = as_parallelism(parallelism, m, n, at_most_machines=False)
     if parallelism is not None:
         k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (m,))

@@ -149,11 +149,18 @@ class Cluster:
 
     def __post_init__(self):
         """Validate, derive usable pairs, γ and dominant resources, and freeze every array."""
-        cap = as_capacities(self.capacity, "capacity", ndim=2, allow_zero=True)
+        cap = as_capacities(
+            self.capacity,
+            "capacity",
+            ndim=2,
+            allow_zero=True,
+            aligned_to=("demand", self.demand, 1),
+        )
         dem = as_demands(self.demand, "demand", n_resources=cap.shape[1])
         n, k = dem.shape[0], cap.shape[0]
-        w = as_weights(self.weight, n, "weight")
-        caps = as_task_caps(self.max_tasks, n, "max_tasks")
+        users = ("demand", self.demand, 0)
+        w = as_weights(self.weight, n, "weight", aligned_to=users)
+        caps = as_task_caps(self.max_tasks, n, "max_tasks", aligned_to=users)
         declared = as_eligibility(self.eligible, n, k, "eligible")
         needs = dem > 0
         # server i has every resource user n needs  <=>  no (needed, missing) pair
@@ -704,7 +711,9 @@ def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.flo
     Raises
     ------
     InvalidInputError
-        On a wrong shape or a negative or non-finite entry.
+        On a wrong shape, a negative or non-finite entry, or a ratio capacity / demand that
+        overflows or underflows float64 (it would read as a user demanding nothing, or a server
+        lacking the resource).
 
     References
     ----------
@@ -724,7 +733,20 @@ def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.flo
         demand.shape[1]
     ):  # one resource at a time: no (users x servers x resources) temporary
         need = demand[:, r] > 0
-        gamma[need] = np.minimum(gamma[need], capacity[None, :, r] / demand[need, r, None])
+        with np.errstate(over="ignore", under="ignore"):
+            ratio = capacity[None, :, r] / demand[need, r, None]
+        # inf and 0 say "demands nothing" and "lacks the resource": a ratio past float64's range
+        # must not say either
+        lost = np.isinf(ratio) | ((ratio == 0) & (capacity[None, :, r] > 0))
+        if lost.any():
+            k, i = map(int, np.argwhere(lost)[0])
+            n = int(np.flatnonzero(need)[k])
+            raise InvalidInputError(
+                f"capacity[{i}, {r}] / demand[{n}, {r}] = {float(capacity[i, r])!r} / "
+                f"{float(demand[n, r])!r} "
+                "is beyond float64's range: rescale the units of that resource"
+            )
+        gamma[need] = np.minimum(gamma[need], ratio)
     return gamma
 
 
@@ -817,7 +839,7 @@ def random_cluster(
     eligible_fraction : float, default 0.7
         Probability that a pair is eligible, in (0, 1].
     server_types : int or None, default None
-        Number of distinct server types, >= 1; None: min(n_servers, 4).
+        Number of server types drawn, from 1 to ``n_servers``; None: min(n_servers, 4).
     demand_range : tuple of float, default (0.1, 1.0)
         ``(low, high)``, 0 < low <= high: the range of per-task demands.
     weights : bool, default False
@@ -838,7 +860,11 @@ def random_cluster(
     n_users, n_servers = as_count(n_users, "n_users"), as_count(n_servers, "n_servers")
     n_resources = as_count(n_resources, "n_resources")
     eligible_fraction = as_number(eligible_fraction, "eligible_fraction", maximum=1.0)
-    types = min(n_servers, 4) if server_types is None else as_count(server_types, "server_types")
+    types = (
+        min(n_servers, 4)
+        if server_types is None
+        else as_count(server_types, "server_types", maximum=n_servers)  # each type has a server
+    )
     low, high = as_values(demand_range, "demand_range", ndim=1, shape=(2,), sign="> 0")
     if low > high:
         raise InvalidInputError(

@@ -50,8 +50,12 @@ def _as_pool(demands, capacity, weights, *, with_weights: bool = True):
     if d.ndim != 2 or d.dtype.kind not in "iuf" or d.size == 0:
         d = as_demands(d)  # raises the precise error
     d = np.ascontiguousarray(d, dtype=np.float64)
-    cap = as_capacities(capacity, n_resources=d.shape[1])
-    w = as_weights(weights, d.shape[0]) if with_weights else np.empty(0)
+    cap = as_capacities(capacity, n_resources=d.shape[1], aligned_to=("demands", demands, 1))
+    w = (
+        as_weights(weights, d.shape[0], aligned_to=("demands", demands, 0))
+        if with_weights
+        else np.empty(0)
+    )
     return _read_only(d), _read_only(cap), _read_only(w)
 
 

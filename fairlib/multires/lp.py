@@ -132,8 +132,8 @@ def quota_maxmin_lp(
     """
     d = as_demands(demands)
     n, m = d.shape
-    cap = as_capacities(capacity, n_resources=m)
-    w = as_weights(weights, n)
+    cap = as_capacities(capacity, n_resources=m, aligned_to=("demands", demands, 1))
+    w = as_weights(weights, n, aligned_to=("demands", demands, 0))
     tol = as_tolerance(tol, "tol", zero=True)
     if not isinstance(quotas, Quotas) or quotas.share != "dominant":
         raise InvalidInputError(

@@ -615,8 +615,8 @@ def drf(
         )
     d = as_demands(demands)
     n, m = d.shape
-    cap = as_capacities(capacity, n_resources=m)
-    w = as_weights(weights, n)
+    cap = as_capacities(capacity, n_resources=m, aligned_to=("demands", demands, 1))
+    w = as_weights(weights, n, aligned_to=("demands", demands, 0))
     check_choice(stop, STOP_RULES, "stop")
     check_choice(tie_break, TIE_BREAKS, "tie_break")
     per_task, alone, dominant = pool_summary(d, cap)
@@ -713,8 +713,10 @@ def _drf_with_zeros(
     ``zeros``)."""
     d = as_demands(demands, allow_zero_rows=True)
     n, m = d.shape
-    cap = as_capacities(capacity, n_resources=m, allow_zero=True)
-    w = as_weights(weights, n, allow_zero=True)
+    cap = as_capacities(
+        capacity, n_resources=m, allow_zero=True, aligned_to=("demands", demands, 1)
+    )
+    w = as_weights(weights, n, allow_zero=True, aligned_to=("demands", demands, 0))
     usable = cap > 0
     if not usable.any():
         raise InvalidInputError(

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_flag
 
 __all__ = [
     "number",
@@ -107,6 +107,7 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     ... )
     ('-4.0 × 10⁻³', '12,345.7', '3', '+0.25', '0')
     """
+    sign = as_flag(sign, "sign")
     x = _real(value, "value")
     if not isinstance(digits, int) or digits < 0:
         raise InvalidInputError(f"digits = {digits!r}: must be an integer >= 0")
@@ -226,6 +227,7 @@ def percent(value: float, digits: int = 0, *, sign: bool = False) -> str:
     >>> percent(0.256), percent(-0.0001, 1), percent(0.02, sign=True), percent(0)
     ('26%', '>-0.1%', '+2%', '0%')
     """
+    sign = as_flag(sign, "sign")
     x = _real(value, "value")
     if (text := _undefined(x)) is not None:
         return text
@@ -320,6 +322,7 @@ def span(
     >>> span(3964, 4034), span(0.5, 0.5, 2), span(1.258, 1.262, percent=True)
     ('3,964–4,034', '0.50', '126%')
     """
+    percent = as_flag(percent, "percent")
     lo, hi = _real(low, "low"), _real(high, "high")
     if lo > hi:
         raise InvalidInputError(
@@ -684,6 +687,7 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     >>> running_note("demo", "full", seconds=300)[:78]
     "**This copy ran in full mode** (the paper's sizes) in about 5 min on 2 cores. "
     """
+    traces = as_flag(traces, "traces")
     from .._validate import check_choice
 
     check_choice(mode, ("quick", "full"), "mode")

@@ -149,7 +149,12 @@ def warm_steps() -> list[tuple[str, Callable[[], object]]]:
         (
             "bidding game: dynamics",
             lambda: [
-                run_dynamics(Game(weights, parallelism=k, reserve=1e-6), method, order=order, rng=0)
+                run_dynamics(
+                    Game(weights, parallelism=k, reserve=1e-6),
+                    method,
+                    order=order,
+                    rng=0 if order == "random" else None,
+                )
                 for k, method in (
                     (None, "best_response"),
                     (2, "best_response"),

@@ -222,11 +222,17 @@ _STATUS = r"[A-Z]+(?:_[A-Z]+)*"
 
 def _check_machine_meta(df: pd.DataFrame, path: Path) -> None:
     """The rules docs/data.md states for v2018 machine_meta that a number's format does not carry:
-    every row names its machine, memory is normalised to at most 100, and a status is written as the
+    every row names its machine, a machine has a whole number of cores >= 1, memory is normalised
+    to at most 100, and a status is written as the
     trace writes it (:data:`_STATUS`); the first offence is named with its line (headerless file:
     row ``i`` is line ``i + 1``)."""
     rules = (
         ("machine_id", df["machine_id"].isna(), "empty: every row names its machine"),
+        (
+            "cpu_num",
+            df["cpu_num"].isna() | (df["cpu_num"] < 1) | (df["cpu_num"] % 1 != 0),
+            "not a whole number of cores >= 1: a machine has cores",
+        ),
         ("mem_size", df["mem_size"] > 100, "above 100: memory is normalised 0-100"),
         (
             "status",

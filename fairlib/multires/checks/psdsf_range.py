@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix, csr_matrix
 
-from ..._validate import InvalidInputError, as_instance, as_number
+from ..._validate import InvalidInputError, as_flag, as_instance, as_number
 from ..cluster import Cluster
 
 __all__ = ["psdsf_utilisation_bounds", "UtilisationBounds"]
@@ -122,6 +122,8 @@ def psdsf_utilisation_bounds(
        Fair Multi-Resource Allocation Mechanism for Heterogeneous Servers", IEEE TPDS, 2018,
        Definition 4.
     """
+    grouped = as_flag(grouped, "grouped")
+    ordered = as_flag(ordered, "ordered")
     as_instance(cluster, Cluster, "cluster")
     if (
         isinstance(resource, bool)

@@ -150,7 +150,7 @@ def envy_violation(cluster: Cluster, tasks: ArrayLike) -> float:
     Returns
     -------
     float
-        <= 0 when the allocation is (weighted) envy-free.
+        <= 0 when the allocation is (weighted) envy-free; 0 with one user (no one to envy).
 
     Raises
     ------
@@ -164,6 +164,8 @@ def envy_violation(cluster: Cluster, tasks: ArrayLike) -> float:
     """
     as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
+    if cluster.n_users == 1:
+        return 0.0  # nobody to envy: envy-free, not the -inf of a max over no pair
     d = cluster.demand
     ratio = leontief_tasks(
         d[None, :, :], d[:, None, :]

@@ -1230,7 +1230,7 @@ def hierarchical_drf(
     check_choice(variant, HIERARCHY_VARIANTS, "variant")
     d = as_demands(demands)
     n, m = d.shape
-    cap = as_capacities(capacity, n_resources=m)
+    cap = as_capacities(capacity, n_resources=m, aligned_to=("demands", demands, 1))
     if isinstance(paths, QueueTree):
         if weights is not None:
             raise InvalidInputError(

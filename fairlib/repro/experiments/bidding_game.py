@@ -221,13 +221,13 @@ def _infinite_cell(seed, users, preference, order, step, n_machines, reserve, ga
     dynamics_seed = np.random.SeedSequence(seed.entropy, spawn_key=tuple(seed.spawn_key) + (1,))
     rows = []
     for method in ("best_response", "local_greedy"):
+        # each rule is given only the options it reads (run_dynamics refuses the others)
         res = run_dynamics(
             game,
             method,
             order=order,
-            step=step,
-            gap_tol=gap_tol,
-            rng=np.random.default_rng(dynamics_seed),
+            **(dict(step=step, gap_tol=gap_tol) if method == "local_greedy" else {}),
+            rng=np.random.default_rng(dynamics_seed) if order == "random" else None,
         )
         r = allocation(res.bids, reserve)
         rows.append(
@@ -250,7 +250,7 @@ def _infinite_cell(seed, users, preference, order, step, n_machines, reserve, ga
                 initial_bids=res.bids,
                 eps=TIGHT_EPS,
                 max_iter=TIGHT_MAX_ITER,
-                rng=np.random.default_rng(dynamics_seed),
+                rng=np.random.default_rng(dynamics_seed) if order == "random" else None,
             )
             residual = equilibrium_violation(w, tight.bids, reserve)
             # Theorem 1 (existence), instance by instance: where best response cycles, damped best
@@ -630,7 +630,7 @@ def _efficiency_over_time_cell(seed, users, n_machines, reserve, max_iter, order
             game,
             method,
             order=order,
-            rng=np.random.default_rng(dynamics_seed),
+            rng=np.random.default_rng(dynamics_seed) if order == "random" else None,
             max_iter=max_iter,
             stop_at_convergence=False,
         )

@@ -79,6 +79,13 @@ def _per_n(
         missing = [n for n in ns if n not in value]
         if missing:
             raise InvalidInputError(f"{name}: no count for n = {missing[0]} (a count per n)")
+        extra = [n for n in value if n not in ns]
+        if extra:
+            # a count for an n the sweep does not run is a typo, not a request
+            raise InvalidInputError(
+                f"{name}[{extra[0]!r}]: a count for an n not in ns = {ns} (a count per n "
+                "of ns, no other)"
+            )
         return {
             n: as_count(value[n], f"{name}[{n}]", minimum=minimum, maximum=MAX_SAMPLES) for n in ns
         }

@@ -247,7 +247,8 @@ def route_mechanisms(
     Raises
     ------
     InvalidInputError
-        When ``alphas`` is empty or holds a value that is not finite and > 0.
+        When ``alphas`` is empty, holds a value that is not finite and > 0, or repeats one (to the 6
+        significant digits of its label).
     """
     from ...multires import pfvds, psdsf
 
@@ -257,6 +258,14 @@ def route_mechanisms(
     values = checked.tolist()
     if not values:
         raise InvalidInputError(f"alphas = {list(alphas)}: need finite values > 0")
+    labels = [f"PF-VDS({a:g})" for a in values]
+    for i, label in enumerate(labels):
+        if label in labels[:i]:
+            # the rows are keyed by the label: two α that print alike would share one row
+            raise InvalidInputError(
+                f"alphas[{i}] = {values[i]!r}: repeats {label} (alphas[{labels.index(label)}] = "
+                f"{values[labels.index(label)]!r}); each α once, distinct to 6 significant digits"
+            )
     certified: dict[str, list[bool]] = {}
 
     def recording(name, run):
