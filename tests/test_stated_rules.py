@@ -435,3 +435,89 @@ def test_utilisation_bounds_flags_are_true_or_false():
     for flag in ("grouped", "ordered"):
         with pytest.raises(InvalidInputError, match=rf"^{flag} = 'yes'"):
             psdsf_utilisation_bounds(cluster, 0, **{flag: "yes"})
+
+
+# --- refusals no other test reaches ---------------------------------------------------------------
+
+
+class _OneLink:
+    """The smallest game model that is not a ``Game``: what ``scaffold mechanism --new-model``
+    registers."""
+
+    def __init__(self, weights, reserve=0.0):
+        self.weights, self.reserve = np.asarray(weights, dtype=float), float(reserve)
+        self.n_users, self.n_machines = self.weights.shape
+
+    @classmethod
+    def from_weights(cls, weights, reserve=0.0):
+        return cls(weights, reserve)
+
+
+def test_a_model_game_without_the_reserve_capability_refuses_a_reserve():
+    with games.registered("probe_model", lambda game: None, instance=_OneLink) as game:
+        with pytest.raises(InvalidInputError, match=r"game\.reserve = 0\.5: probe_model plays"):
+            game.refuse_unsupported(_OneLink([[1.0]], reserve=0.5))
+        game.refuse_unsupported(_OneLink([[1.0]]))
+
+
+def test_a_model_game_cannot_claim_a_games_budgets_or_parallelism():
+    with pytest.raises(InvalidInputError, match=r"\['budgets'\] are a Game's; 'probe_model' plays"):
+        games.register_game(
+            "probe_model", lambda game: None, instance=_OneLink, capabilities=("budgets",)
+        )
+    assert "probe_model" not in games.names()
+
+
+def test_initial_bids_of_the_wrong_shape_are_refused():
+    with pytest.raises(
+        InvalidInputError, match=r"initial_bids: expected shape \(2, 2\), got \(2, 3\)"
+    ):
+        _dynamics(initial_bids=np.full((2, 3), 1 / 3))
+
+
+def test_utilisation_range_names_totals_no_placement_can_give():
+    from fairlib import Cluster
+    from fairlib.multires.checks.utilisation_range import utilisation_range
+
+    cluster = Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0]])
+    assert utilisation_range(cluster, [1.0, 1.0], [0], 0).low <= 4 / 9 + 1e-6
+    with pytest.raises(InvalidInputError, match=r"totals: no placement gives every user its total"):
+        utilisation_range(cluster, [100.0, 100.0], [0], 0)
+
+
+def test_pfvds_iterations_given_twice_is_refused():
+    from fairlib import Cluster, pfvds
+
+    cluster = Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0]])
+    with pytest.raises(InvalidInputError, match=r"iterations: given twice"):
+        pfvds(cluster, 1.0, method="distributed", iterations=5, options={"iterations": 5})
+
+
+def test_ceei_takes_a_start_or_caps_not_both():
+    from fairlib import Cluster, ceei
+
+    cluster = Cluster.single_pool([9.0, 18.0], [[1.0, 4.0], [3.0, 1.0]], max_tasks=[1.0, 1.0])
+    with pytest.raises(InvalidInputError, match=r"start: ceei takes a start or per-user caps"):
+        ceei(cluster, start=[0.5, 0.5])
+
+
+def test_a_cell_sample_that_keeps_nothing_is_refused_and_its_seed_checked():
+    from fairlib.repro.experiments import scheduler_semantics as semantics
+
+    jobs = pd.DataFrame(
+        {
+            "job_id": [0, 1],
+            "tenant": ["t0", "t1"],
+            "priority": [0, 0],
+            "scheduling_class": 0,
+            "tasks": [1, 1],
+            "running": [0, 0],
+            "cpu": [0.1, 0.1],
+            "memory": [0.1, 0.1],
+        }
+    )
+    snap = semantics.CellSnapshot(0.0, jobs, np.array([[1.0, 1.0]]), "synthetic", 0)
+    with pytest.raises(InvalidInputError, match=r"fraction = 1e-300: left 0 jobs and 0 machines"):
+        snap.sample(1e-300, rng=0)
+    with pytest.raises(InvalidInputError, match=r"^rng = 'abc'"):
+        snap.sample(0.5, rng="abc")

@@ -198,10 +198,9 @@ def psdsf_utilisation_bounds(
     for p in range(n_pairs):
         n, g = users[p], where[p]
         blockers = [int(sat_col[g, r]) for r in np.flatnonzero(needs[n]) if sat_col[g, r] >= 0]
-        if not blockers and cap_col[n] < 0:
-            raise InvalidInputError(
-                f"cluster: user {n} may run on server {first[g]} but needs none of its resources"
-            )
+        # a Cluster keeps a (user, server) pair only where the server has every resource the user
+        # needs, so each needed resource of an eligible pair has a saturation column
+        assert blockers or cap_col[n] >= 0, (n, int(first[g]))
         # Σ_{r n needs} k[g, r] + |g| a_n >= |g|: below its cap, n is blocked on every server of
         # the
         # block

@@ -1013,7 +1013,7 @@ def work_in_resources(
     counts = [
         as_count(m, f"resource_counts[{i}]", minimum=1) for i, m in enumerate(resource_counts)
     ]
-    seeds = np.random.SeedSequence(np.random.default_rng(rng).integers(2**63)).spawn(len(counts))
+    seeds = np.random.SeedSequence(as_rng(rng).integers(2**63)).spawn(len(counts))
     rows = []
     for m, seed in zip(counts, seeds):
         ((_, d, c),) = scaled_instances(np.random.default_rng(seed), n_users=n_users, n_resources=m)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..._validate import InvalidInputError, as_number, check_choice
+from ..._validate import InvalidInputError, as_number, as_rng, check_choice
 from ...metrics import jain_index
 from ...multires.best_fit import drfh_best_fit
 from ...multires.cluster import Cluster, on_merged_servers
@@ -156,9 +156,9 @@ class CellSnapshot:
         fraction = as_number(fraction, "fraction")
         if fraction > 1:
             raise InvalidInputError(f"fraction = {fraction}: must be in (0, 1]")
+        rng = as_rng(rng)
         if fraction == 1:
             return self
-        rng = np.random.default_rng(rng)
         jobs = self.jobs[rng.random(len(self.jobs)) < fraction].reset_index(drop=True)
         machines = self.machines[rng.random(len(self.machines)) < fraction]
         if jobs.empty or len(machines) == 0:
