@@ -816,3 +816,10 @@ def test_windows_far_shorter_than_the_trace_are_refused_before_anything_is_alloc
         task_event_demands(events, window=0.01)
     assert task_event_demands(events, window=86400.0).demand.shape == (30, 2)
     assert google.MAX_TASK_INTERVALS == 50_000_000
+
+
+def test_replay_progress_is_true_or_false():
+    fleet = _one_server_fleet()
+    jobs = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
+    with pytest.raises(InvalidInputError, match=r"^progress = 'yes'"):
+        sim.replay(fleet, jobs, psdsf, horizon=1000, progress="yes")
