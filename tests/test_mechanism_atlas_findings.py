@@ -262,3 +262,14 @@ def test_the_atlas_functions_refuse_bad_arguments_by_name():
         atlas.bitbrains_cells(pd.DataFrame(), [])
     with pytest.raises(InvalidInputError, match=r"parts\[0\]: missing column\(s\) \['at_s'\]"):
         atlas.concat_tables([pd.DataFrame({"x": [1]})])
+
+
+@pytest.mark.parametrize("mode", ["quick", "full"])
+def test_every_instant_lies_inside_the_synthetic_stand_in_of_its_mode(mode):
+    """A reader's clone has no trace excerpt: the notebook then reads the stand-ins of
+    :data:`fairlib.traces.synthetic.STAND_IN_SIZES`, and an instant past their end has no job."""
+    from fairlib.traces.synthetic import STAND_IN_SIZES
+
+    sizes, stand_in = atlas.SIZES[mode], STAND_IN_SIZES[mode]
+    assert max(sizes["bitbrains"]) < stand_in["bitbrains"]["days"]
+    assert max(sizes["google"]) < stand_in["google"]["hours"] * 3600.0
