@@ -2132,6 +2132,9 @@ class Target:
     exempt: str = ""
     baseline: tuple | None = None
     problems: list = field(default_factory=list)
+    #: for a method whose baseline comes from its doctest: the instance the doctest called it on
+    #: (its arguments fit that instance, not necessarily another of the type)
+    instance: object = None
 
 
 def _public_names(module) -> list[str]:
@@ -2227,9 +2230,47 @@ class _Recorder:
         return out
 
 
+def _doctest_method_call(target: Target):
+    """A method's first call in its own doctest (``Model(...).method(...)``), recorded by standing
+    in for the method on its class while the examples run; the instance it was called on becomes the
+    target's."""
+    cls, name = target.owner, target.method
+    original = cls.__dict__.get(name)
+    if not inspect.isfunction(original):  # inherited, a property, a static or class method
+        return None
+    examples = doctest.DocTestParser().get_examples(inspect.getdoc(original) or "")
+    if not examples:
+        return None
+    calls = []
+
+    def recorder(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        calls.append((self, args, kwargs))
+        return out
+
+    namespace = dict(vars(importlib.import_module(cls.__module__)))
+    setattr(cls, name, recorder)
+    try:
+        for ex in examples:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    exec(compile(ex.source, "<doctest>", "exec"), namespace)
+            except BaseException:  # noqa: BLE001 - an example expected to raise
+                pass
+            if calls:
+                break
+    finally:
+        setattr(cls, name, original)
+    if not calls:
+        return None
+    target.instance, args, kwargs = calls[0]
+    return args, kwargs
+
+
 def _doctest_call(target: Target):
     if target.owner is not None:
-        return None
+        return _doctest_method_call(target)
     examples = doctest.DocTestParser().get_examples(inspect.getdoc(target.obj) or "")
     if not examples:
         return None
@@ -2361,7 +2402,12 @@ def _invoke(target: Target, args, kwargs):
     fn = target.obj
     if target.owner is not None:
         owner = f"{target.name.rsplit('.', 1)[0]}"
-        instance = STATEFUL[owner]() if owner in STATEFUL else _instance_of(target.owner)
+        if owner in STATEFUL:
+            instance = STATEFUL[owner]()
+        elif target.instance is not None:
+            instance = target.instance
+        else:
+            instance = _instance_of(target.owner)
         fn = getattr(instance, target.method)
     kept = [dict(r) for r in _registries()] if target.name in REGISTRY_MUTATORS else None
     try:
@@ -2450,6 +2496,7 @@ def baseline(target: Target):
     found = _doctest_call(target)
     if found is not None and _succeeds(target, tuple(found[0]), dict(found[1])):
         return tuple(found[0]), dict(found[1])
+    target.instance = None  # the factories' arguments fit the type's shared instance
     return _factory_call(target)
 
 
@@ -3730,3 +3777,27 @@ def test_a_tiny_eps_is_the_worked_examples_small_demand():
     unit = np.full((m, m), eps) + np.diag(np.full(m, 1.0 - eps))
     assert np.array_equal(maxsum_counterexample(m, eps), np.vstack([unit, np.ones((1, m))]))
     assert (maxmin_tight_example(m, eps) > 0).all()
+
+
+class _Model:
+    """A stand-in for a new model's type, for the harness test below."""
+
+    def __init__(self, size: int):
+        self.size = size
+
+    def scaled(self, factor: float) -> float:
+        """The size times ``factor``.
+
+        >>> _Model(3).scaled(2.0)
+        6.0
+        """
+        return self.size * factor
+
+
+def test_a_methods_doctest_gives_its_baseline_on_the_instance_it_was_called_on():
+    """A new model's method documented as ``Model(...).method(...)`` is probed from that call (the
+    scaffolded models are not among the contract's shared instances)."""
+    target = Target("tests.test_api_contract._Model.scaled", _Model.scaled, _Model, "scaled")
+    assert _doctest_method_call(target) == ((2.0,), {})
+    assert isinstance(target.instance, _Model) and target.instance.size == 3
+    assert _Model.__dict__["scaled"] is _Model.scaled  # the class is left as it was

@@ -1898,9 +1898,15 @@ import inspect
 import numpy as np
 import pytest
 
-from fairlib import InvalidInputError
+from fairlib import InvalidInputError, games
 from fairlib.market import {Model}, uniform_preferences, {name}
+from fairlib.testing import RESERVE
 from tests.reference import {name}_reference
+
+#: the reserve the instances are played with, as the registry's checks play them: the perturbed
+#: game's when the registration has the "reserve" capability (a rule that needs a reserve to have a
+#: best response may then refuse 0), else none
+PLAYED_RESERVE = RESERVE if "reserve" in games.get("{name}").capabilities else 0.0
 
 
 def _assert_matches_the_reference(game):
@@ -1912,14 +1918,17 @@ def _assert_matches_the_reference(game):
 
 
 def test_matches_the_reference_on_two_users():
-    _assert_matches_the_reference({Model}.from_weights([[0.7, 0.3], [0.3, 0.7]]))
+    _assert_matches_the_reference(
+        {Model}.from_weights([[0.7, 0.3], [0.3, 0.7]], reserve=PLAYED_RESERVE)
+    )
 
 
 @pytest.mark.parametrize("seed", range(30))
 def test_matches_the_reference(seed):
     rng = np.random.default_rng(seed)
     users, machines = int(rng.integers(1, 8)), int(rng.integers(1, 6))
-    _assert_matches_the_reference({Model}.from_weights(uniform_preferences(rng, users, machines)))
+    weights = uniform_preferences(rng, users, machines)
+    _assert_matches_the_reference({Model}.from_weights(weights, reserve=PLAYED_RESERVE))
 
 
 def test_anything_but_the_model_is_named():
