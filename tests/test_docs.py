@@ -19,6 +19,7 @@ import pytest
 
 from benchmarks import _results
 from fairlib import paths
+from fairlib._validate import InvalidInputError
 from fairlib.repro import landing
 
 ROOT = paths.ROOT
@@ -380,3 +381,22 @@ def test_changelog_keeps_a_changelog():
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert text.startswith("# Changelog") and "## [Unreleased]" in text
     assert re.search(r"^## \d{4}-\d{2}-\d{2}", text, re.MULTILINE)
+
+
+def test_a_papers_reconstructions_are_rendered_from_its_registry_and_must_be_tagged(
+    tmp_path, monkeypatch
+):
+    from fairlib.repro import catalog, ledger
+
+    nb = catalog.NOTEBOOKS["feldman2005"]
+    registry = tmp_path / "demo.toml"
+    monkeypatch.setattr(ledger, "registry_path", lambda key: registry)
+    registry.write_text('reconstructions = "The random instances are ours [INF]."\n')
+    block = landing.reconstructions_block({"demo": nb})
+    assert block.startswith("### Feldman, Lai, Zhang, ") and block.endswith("are ours [INF].")
+    assert "— `demo`" in block
+    registry.write_text('reconstructions = "The random instances are ours."\n')
+    with pytest.raises(InvalidInputError, match=r"names no provenance tag"):
+        landing.reconstructions_block({"demo": nb})
+    registry.write_text("[[claim]]\nid = 'x'\n")
+    assert landing.reconstructions_block({"demo": nb}).startswith("No paper declares")

@@ -101,6 +101,7 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
         f"tests/test_{DRIVER}_findings.py",
         "fairlib/repro/catalog.py",
         "docs/claims-coverage.md",
+        "docs/reconstructions.md",
         "README.md",
         "CITATION.cff",
     } <= set(written)
@@ -124,6 +125,14 @@ def test_a_scaffolded_paper_and_mechanism_are_clean_and_their_tests_pass(checkou
     ) in citation
     assert (
         _run([sys.executable, "-m", "fairlib.repro.landing", "--check"], checkout).returncode == 0
+    )
+    # the paper's reconstructions are its registry's, rendered into the reference page
+    assert (
+        'reconstructions = """' in (checkout / "notebooks" / "claims" / f"{KEY}.toml").read_text()
+    )
+    assert (
+        f'### Doe, Roe, "An α-fair family on dominant shares" — `{KEY}`\n\nNothing is reconstructed'
+        in (checkout / "docs" / "reconstructions.md").read_text(encoding="utf-8")
     )
     notebook = (checkout / "notebooks" / f"{KEY}.ipynb").read_text(encoding="utf-8")
     assert "# Doe, Roe — An α-fair family on dominant shares (2024)" in notebook

@@ -1,9 +1,9 @@
 """The rendered blocks of the README, the reference docs and the citation file: numbers and lists
 never typed by hand.
 
-``README.md`` and ``docs/verify.md`` hold blocks between ``<!-- BEGIN name -->`` and ``<!-- END name
--->`` markers, ``CITATION.cff`` between the comment lines ``# BEGIN name`` and ``# END name``. This
-module renders each from a committed source of truth:
+``README.md``, ``docs/verify.md`` and ``docs/reconstructions.md`` hold blocks between ``<!-- BEGIN
+name -->`` and ``<!-- END name -->`` markers, ``CITATION.cff`` between the comment lines ``# BEGIN
+name`` and ``# END name``. This module renders each from a committed source of truth:
 
 - ``results``: how many notebooks reproduce how many papers, then one row per notebook (how the
   catalogue, :mod:`fairlib.repro.catalog`, names what it reproduces, and its headline) with its
@@ -20,6 +20,8 @@ module renders each from a committed source of truth:
 - ``tolerances``, ``timing``, ``sensitive`` (docs/verify.md): ``run_all.py --verify``'s tolerances,
   the wall-clock columns it leaves out and the quantities it reports but does not fail, from
   :mod:`fairlib.repro.verify`.
+- ``reconstructions`` (docs/reconstructions.md): the sections of the papers whose claims registry
+  declares what the code relies on beyond the paper's text (its ``reconstructions`` entry).
 
 ``python -m fairlib.repro.landing`` rewrites the blocks in place; ``python -m fairlib.repro.landing
 --check`` exits 1 when a committed file differs from its rendering (a test does the same).
@@ -45,7 +47,12 @@ from .ledger import KINDS, STATUSES
 README = paths.ROOT / "README.md"
 #: the files whose marked blocks this module renders
 CITATION = paths.ROOT / "CITATION.cff"
-RENDERED = (README, paths.ROOT / "docs" / "verify.md", CITATION)
+RENDERED = (
+    README,
+    paths.ROOT / "docs" / "verify.md",
+    paths.ROOT / "docs" / "reconstructions.md",
+    CITATION,
+)
 SUITE_RESULTS = paths.ROOT / "benchmarks" / "results" / "suite.json"
 FULL_RUN_RESULTS = paths.ROOT / "benchmarks" / "results" / "full_run.json"
 
@@ -675,6 +682,56 @@ def _item(text: str) -> str:
     )
 
 
+def reconstructions_block(notebooks: Mapping[str, catalog.Notebook] | None = None) -> str:
+    """``docs/reconstructions.md``'s sections of the papers whose claims registry declares what the
+    code relies on beyond the paper's text (its ``reconstructions`` entry): one section per paper,
+    in the catalogue's order, so the paper's reconstructions are written beside its claims.
+
+    Parameters
+    ----------
+    notebooks : mapping of str to Notebook, optional
+        The catalogue's notebooks (default :data:`fairlib.repro.catalog.NOTEBOOKS`).
+
+    Returns
+    -------
+    str
+        Markdown: a ``###`` heading per paper and its text, or a sentence saying none declares any.
+
+    Raises
+    ------
+    InvalidInputError
+        When a registry's ``reconstructions`` entry is not text, or names no provenance tag and
+        does not say that nothing is reconstructed.
+    """
+    import tomllib
+
+    from .._validate import InvalidInputError
+    from .ledger import registry_path
+
+    notebooks = catalog.NOTEBOOKS if notebooks is None else notebooks
+    sections = []
+    for key, nb in notebooks.items():
+        path = registry_path(key)
+        if not path.is_file():
+            continue
+        text = tomllib.loads(path.read_text(encoding="utf-8")).get("reconstructions")
+        if text is None:
+            continue
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError(f"{path}: reconstructions must be Markdown text")
+        if not re.search(r"\[(INF|MEM|DRV|NR)\]", text) and not text.startswith("Nothing"):
+            raise InvalidInputError(
+                f"{path}: reconstructions names no provenance tag ([INF], [MEM], [DRV] or [NR]); "
+                "tag each item, or say that nothing is reconstructed"
+            )
+        paper = catalog.paper_of(nb)
+        title = f'{paper.names}, "{paper.title}"' if paper is not None else nb.title
+        sections.append(f"### {title} — `{key}`\n\n{text.strip()}\n")
+    if not sections:
+        return "No paper declares reconstructions in its registry yet."
+    return "\n".join(sections).rstrip("\n")
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "results": results_block,
     "papers": papers_block,
@@ -684,6 +741,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "timing": timing_block,
     "sensitive": sensitive_block,
     "references": references_block,
+    "reconstructions": reconstructions_block,
 }
 #: the markers of a block: an HTML comment in Markdown, a comment line in YAML (``CITATION.cff``)
 _BLOCKS = (

@@ -21,10 +21,11 @@ YEAR --venue-kind conference-paper|article --venue "..." --url URL [--notes "...
   cites it) and its notebook's in ``NOTEBOOKS`` (what ``run_all.py`` runs and the site publishes;
   its tests and mechanisms are what ``make test-paper`` runs; how the results table names it, and a
   headline for the contributor to write);
-- a section for the paper in ``docs/claims-coverage.md`` and in ``docs/reconstructions.md``;
+- a section for the paper in ``docs/claims-coverage.md``;
 
-then renders the README's results table, count and list of papers and ``CITATION.cff``'s references
-from the catalogue (``python -m fairlib.repro.landing`` in the checkout), so the landing and
+then renders the README's results table, count and list of papers, ``CITATION.cff``'s references
+from the catalogue and ``docs/reconstructions.md``'s section of the paper from its registry's
+``reconstructions`` entry (``python -m fairlib.repro.landing`` in the checkout), so the landing and
 citation tests pass at once.
 
 ``python -m fairlib.repro.scaffold mechanism NAME --pooled|--multi-server [--paper KEY] [--label
@@ -744,6 +745,17 @@ def scaffold_paper(
             count=1,
             flags=re.M,
         )
+    # what the code relies on beyond the paper's text, beside the claims that rest on it: rendered
+    # into docs/reconstructions.md (a top-level key, so before the first [[claim]] table)
+    toml = toml.replace(
+        "\n[[claim]]",
+        "\n# reconstructions: what the code relies on that the paper does not print, each item "
+        "tagged [INF] (inferred),\n# [MEM] (recalled), [DRV] (derived) or [NR] (not recovered); "
+        "rendered into docs/reconstructions.md\n"
+        'reconstructions = """\nNothing is reconstructed: every equation and number used is read '
+        'from the paper\'s printed text.\n"""\n\n[[claim]]',
+        1,
+    )
     w.create(f"notebooks/claims/{key}.toml", toml)
     module = w.read("fairlib/repro/experiments/template.py")
     module = re.sub(  # the template's whole first paragraph, however many lines it wraps to
@@ -800,17 +812,6 @@ def scaffold_paper(
             f"\n\n## {section}\n\n| paper | statement | claim(s) or reason |\n|---|---|---|\n"
             "| template §1 | the example claim of the scaffold (replace with the paper's "
             "statements, in its order) | `mean_near_half` |\n"
-        ),
-    )
-    w.edit(
-        "docs/reconstructions.md",
-        w.read("docs/reconstructions.md").rstrip("\n")
-        + (
-            f"\n\n## {section}\n\nNothing is reconstructed yet: every equation and number "
-            "used is read from the "
-            "paper's printed text. List here, with a provenance tag ([INF] inferred, [MEM] "
-            "recalled), anything the code "
-            "relies on that the paper does not print.\n"
         ),
     )
     written = w.commit()
