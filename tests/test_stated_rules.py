@@ -156,19 +156,27 @@ def test_a_fleet_needs_as_many_configurations_as_classes():
             google_fleet(4, 2, rng=0, configurations=few)
 
 
+def _job_demand_fields(**change) -> dict:
+    """The fields of a valid two-segment ``JobDemands`` of one job, with ``change`` applied."""
+    return (
+        dict(
+            job=np.array([1, 1]),
+            demand=np.array([[0.1, 0.1], [0.2, 0.1]]),
+            start=np.array([0.0, 10.0]),
+            end=np.array([10.0, 20.0]),
+            held=np.array([10.0, 10.0]),
+            window_end=np.array([20.0, 20.0]),
+            scheduling_class=None,
+            source="test",
+        )
+        | change
+    )
+
+
 def test_job_demands_refuse_fields_of_different_lengths():
     from fairlib.traces.google import JobDemands
 
-    fields = dict(
-        job=np.array([1, 1]),
-        demand=np.array([[0.1, 0.1], [0.2, 0.1]]),
-        start=np.array([0.0, 10.0]),
-        end=np.array([10.0, 20.0]),
-        held=np.array([10.0, 10.0]),
-        window_end=np.array([20.0, 20.0]),
-        scheduling_class=None,
-        source="test",
-    )
+    fields = _job_demand_fields()
     assert len(sim.jobs_from_demands(JobDemands(**fields)).ids) == 1
     for name, value, match in (
         ("start", np.array([0.0]), r"start: expected one value per segment \(2, as job\)"),
@@ -389,16 +397,7 @@ def test_envy_with_one_user_is_zero_not_minus_infinity():
 def test_a_segment_demanding_nothing_is_named_where_it_is():
     from fairlib.traces.google import JobDemands
 
-    fields = dict(
-        job=np.array([1, 2]),
-        demand=np.array([[0.1, 0.1], [0.0, 0.0]]),
-        start=np.array([0.0, 10.0]),
-        end=np.array([10.0, 20.0]),
-        held=np.array([10.0, 10.0]),
-        window_end=np.array([20.0, 20.0]),
-        scheduling_class=None,
-        source="test",
-    )
+    fields = _job_demand_fields(job=np.array([1, 2]), demand=np.array([[0.1, 0.1], [0.0, 0.0]]))
     with pytest.raises(
         InvalidInputError, match=r"demands\.demand\[1\] = \[0\.0, 0\.0\]: segment 1"
     ):

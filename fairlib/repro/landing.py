@@ -708,7 +708,7 @@ def reconstructions_block(notebooks: Mapping[str, catalog.Notebook] | None = Non
     from .._validate import InvalidInputError
     from .ledger import registry_path
 
-    notebooks = catalog.NOTEBOOKS if notebooks is None else notebooks
+    notebooks, _ = _catalogue(notebooks)
     sections = []
     for key, nb in notebooks.items():
         path = registry_path(key)
