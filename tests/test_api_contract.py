@@ -2926,6 +2926,33 @@ def test_a_probe_that_ends_its_process_fails_alone(tmp_path):
         p.close()
 
 
+def _command_line(argv=None):
+    """A command line that checks nothing itself: argparse's own refusals only."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="demo")
+    parser.add_argument("--check", action="store_true")
+    parser.parse_args(argv)
+    return 0
+
+
+def _exits(x=1.0):
+    raise SystemExit(0)
+
+
+def test_an_exit_fails_its_target_and_the_probing_goes_on():
+    """A ``SystemExit`` from a probed call is judged, not let through: argparse's exit naming the
+    unknown option is a refusal; its exit for a str read letter by letter names nothing (the usage
+    line's ``--check`` does not count), a non-str element is a raw TypeError, and an exit with
+    status 0 on a bad value is a failure."""
+    problems = probe(Target("demo.main", _command_line), ((["--check"],), {}))
+    assert len(problems) == 2, problems
+    assert "a str (a list is meant)) raised SystemExit(2) without naming" in problems[0]
+    assert "non-str element) raised TypeError" in problems[1]
+    problems = probe(Target("demo.exits", _exits), ((1.0,), {}))
+    assert problems and all("raised SystemExit(0)" in p for p in problems), problems
+
+
 # Mutation evidence: with one validator of a passing target made a pass-through (it returns its
 # argument unchecked), the contract must fail that target. (target, module whose name the target
 # calls, validator's name there)
