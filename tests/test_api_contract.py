@@ -26,7 +26,15 @@ must end in
 
 - an :class:`~fairlib._validate.InvalidInputError` (or an exception the docstring's *Raises* section
   documents) whose message names the argument and, for a scalar, the value; or
-- a result, only where :data:`ACCEPTED` says that value is valid for that argument, with the reason.
+- a result, only where :data:`ACCEPTED` says that value is valid for that argument, with the reason;
+  or
+- for a command line's ``main(argv)``, argparse's exit with a non-zero status whose message on
+  stderr names the option or value it refuses (``unrecognized arguments: --no-such-option``): the
+  command line's own convention for a malformed command (:func:`_names_in_exit`). Any other
+  ``SystemExit``, ``KeyboardInterrupt`` or such ``BaseException`` fails the target, and never ends
+  the probing process. An ``argv`` gets a str where a list is meant, a list with a non-str element
+  and an unknown option (never the empty list: a ``main`` run with no options does its default
+  work); its baseline is an :data:`EXAMPLES` entry that cannot write into the checkout.
 
 No callable is exempt by name. What the walk leaves out, it leaves out by what it is
 (:func:`_takes_input`: an exception class, an abstract class, a callable with no parameters) or
@@ -52,11 +60,13 @@ site, for a fixed window (FAIRLIB_MUTATION_WINDOW picks another) of every call o
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import fnmatch
 import hashlib
 import importlib
 import inspect
+import io
 import math
 import re
 import signal
@@ -77,7 +87,21 @@ from fairlib._validate import InvalidInputError, is_result_type
 #: whose functions take user input (fairlib.repro); packages are walked through their __all__
 MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES] + [
     f"fairlib.repro.{m}"
-    for m in ("experiments", "ledger", "outputs", "plotting", "verify", "catalog")
+    for m in (
+        "experiments",
+        "ledger",
+        "outputs",
+        "plotting",
+        "verify",
+        "catalog",
+        "prose",
+        "tables",
+        "landing",
+        "executed",
+        "report",
+        "warm",
+        "scaffold",
+    )
 ]
 
 #: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern)
@@ -712,6 +736,87 @@ ACCEPTED = {
         "a missing directory",
     ): "an answer, not an error: a comparison of nothing, which is not a pass "
     "(tests/test_verify.py)",
+    # the pipeline's prose, tables and scaffolds
+    **{
+        ("fairlib.repro.prose.*", arg, label): "prose writes any real number: NaN reads 'n/a', "
+        "±inf '∞' and '−∞', a tiny or huge one a power of ten"
+        for arg in ("value", "difference", "low", "high")
+        for label in (
+            "nan",
+            "inf",
+            "-inf",
+            "-1.0 (negative)",
+            "-1 (negative)",
+            "2.5 (float)",
+            "10**20 (huge)",
+            "1e300 (huge)",
+            "1e-300 (tiny)",
+        )
+    },
+    **{
+        (f"fairlib.repro.{f}", arg, "'no-such-choice'*"): "free text"
+        for f, arg in (
+            ("prose.span", "sep"),
+            ("prose.*found", "text"),
+            ("prose.found", "lead"),
+            ("landing.render", "text"),
+            ("tables.table", "caption"),
+            ("executed.PublishedNotebook", "title"),
+            ("scaffold.paper_from_options", "title"),
+            ("scaffold.paper_from_options", "venue"),
+            ("scaffold.paper_from_options", "notes"),
+            ("scaffold.scaffold_paper", "citation"),
+            ("scaffold.scaffold_mechanism", "label"),
+        )
+    },
+    (
+        "fairlib.repro.prose.*",
+        "key",
+        "'no-such-choice'*",
+    ): "a notebook key is any folder name (a new paper's notebook has no registry, ledger or run "
+    "yet): no headlines, no time",
+    (
+        "fairlib.repro.executed.PublishedNotebook",
+        "*",
+        "'no-such-choice'*",
+    ): "a notebook key is any folder name, its source any path: publish_executed reads it",
+    (
+        "fairlib.repro.prose.*findings*",
+        "chosen",
+        "empty labels",
+    ): "none chosen yet (a new paper's notebook): the ledger's first claims",
+    (
+        "fairlib.repro.prose.running_note",
+        "seconds",
+        "*(float)",
+    ): "a wall time in seconds, any from 0 (under a minute reads 'about 1 min')",
+    (
+        "fairlib.repro.prose.running_note",
+        "seconds",
+        "1e-300 (tiny)",
+    ): "a wall time in seconds, any from 0 (under a minute reads 'about 1 min')",
+    **{
+        ("fairlib.repro.tables.table", "width_px", label): "any width > 0: a narrow one splits "
+        "the table into a frame per column, a huge one never reshapes it"
+        for label in ("2.5 (float)", "10**20 (huge)", "1e300 (huge)", "1e-300 (tiny)")
+    },
+    ("fairlib.repro.landing.wall_seconds", "spans", "[] (empty)"): "no run: no wall time (0)",
+    ("fairlib.repro.warm.warm", "only", "empty labels"): "no step: nothing to compile",
+    (
+        "fairlib.repro.tables.table",
+        "decimals",
+        "1 (int)",
+    ): "one count for every numeric column",
+    (
+        "fairlib.repro.executed.publish_executed",
+        "dest_dir",
+        "a missing directory",
+    ): "an output folder: the call makes it",
+    (
+        "fairlib.repro.landing.wall_seconds",
+        "spans",
+        "negative entry",
+    ): "a POSIX time of either sign (before 1970 is still a time)",
 }
 
 
@@ -1173,6 +1278,139 @@ EXAMPLES.update(
         ),
         "fairlib.repro.verify.verify_results": lambda: (
             ("li2019", _results_dir("committed"), _results_dir("fresh")),
+            {},
+        ),
+    }
+)
+
+
+def _checkout_copy(name: str, *, scaffolded: bool = False) -> Path:
+    """A copy of this checkout's sources under the test's folder, for a scaffold to write into (a
+    baseline never writes into the checkout itself); with ``scaffolded``, the demo paper
+    ``doe2024`` scaffolded into it. Made afresh from a pristine copy on every call: a scaffold's
+    call changes its checkout (the next call would find the paper it wrote), so each call of a
+    target in :data:`FRESH_CHECKOUTS` gets the checkout as its baseline found it."""
+    import shutil
+
+    from fairlib.paths import ROOT
+
+    folder = _tmp() / "checkouts"
+    pristine = folder / ("pristine-scaffolded" if scaffolded else "pristine")
+    if not pristine.is_dir():
+        if scaffolded:
+            from fairlib.repro import scaffold
+
+            shutil.copytree(_checkout_copy("pristine-source"), pristine, symlinks=True)
+            scaffold.scaffold_paper("doe2024", _scaffold_paper(), "demo_topic", root=pristine)
+        else:
+            skip = (".venv", "build", ".git", "__pycache__", ".hypothesis", ".pytest_cache")
+            shutil.copytree(ROOT, pristine, symlinks=True, ignore=shutil.ignore_patterns(*skip))
+    copy = folder / name
+    if copy.is_dir():
+        shutil.rmtree(copy)
+    shutil.copytree(pristine, copy, symlinks=True)
+    return copy
+
+
+def _scaffold_paper():
+    from fairlib.repro import scaffold
+
+    return scaffold.paper_from_options(
+        "Doe, Jane", "A demo", 2024, "article", "arXiv preprint", "https://arxiv.org/abs/2401.00001"
+    )
+
+
+def _executed_copy() -> Path:
+    """A folder holding a copy of one published notebook (and its text view)."""
+    import shutil
+
+    from fairlib import paths
+
+    folder = _tmp() / "executed"
+    if not folder.is_dir():
+        folder.mkdir(parents=True)
+        for suffix in (".ipynb", ".md"):
+            shutil.copy(paths.ROOT / "executed" / f"li2019{suffix}", folder)
+    return folder
+
+
+def _published() -> object:
+    from fairlib.repro.catalog import NOTEBOOKS
+    from fairlib.repro.executed import PublishedNotebook
+
+    nb = NOTEBOOKS["li2019"]
+    return PublishedNotebook("li2019", nb.title, nb.path)
+
+
+def _notebook_node():
+    import nbformat
+
+    from fairlib import paths
+
+    return nbformat.read(paths.ROOT / "executed" / "li2019.ipynb", as_version=4)
+
+
+_PIPE = "fairlib.repro."
+
+#: the scaffolds, each with the checkout copy its baseline writes into (:func:`_checkout_copy`):
+#: every call gets it afresh
+FRESH_CHECKOUTS = {
+    _PIPE + "scaffold.scaffold_paper": ("paper", False),
+    _PIPE + "scaffold.scaffold_mechanism": ("mechanism", False),
+    _PIPE + "scaffold.scaffold_tolerance": ("tolerance", True),
+    _PIPE + "scaffold.remove_paper": ("remove", True),
+}
+
+EXAMPLES.update(
+    {
+        # the command lines: a baseline that reads the checkout and never writes into it
+        _PIPE + "landing.main": lambda: ((["--check"],), {}),  # --check: compare, never rewrite
+        _PIPE + "warm.main": lambda: ((["--quiet"],), {}),  # compiles into the kernel cache only
+        # no sub-command: the help, with the root a folder of the test's
+        _PIPE + "scaffold.main": lambda: ((["--root", str(_tmp() / "scaffold-root")],), {}),
+        _PIPE + "warm.warm": lambda: ((), {"progress": False, "only": ["tsf"]}),
+        _PIPE + "tables.table": lambda: (
+            (pd.DataFrame({"a": [1.25, 2.5], "b": ["x", "y"]}),),
+            {"names": {"a": "A"}, "decimals": {"a": 1}, "caption": "c"},
+        ),
+        _PIPE + "scaffold.scaffold_paper": lambda: (
+            ("doe2024", _scaffold_paper(), "demo_topic"),
+            {"root": _checkout_copy("paper")},
+        ),
+        _PIPE + "scaffold.remove_paper": lambda: (
+            ("doe2024",),
+            {"root": _checkout_copy("remove", scaffolded=True)},
+        ),
+        _PIPE + "scaffold.scaffold_mechanism": lambda: (
+            ("demo_share", "pooled"),
+            {"root": _checkout_copy("mechanism")},
+        ),
+        _PIPE + "scaffold.scaffold_tolerance": lambda: (
+            ("doe2024", 1e-6, 1e-9, "the solver's own tolerance"),
+            {"root": _checkout_copy("tolerance", scaffolded=True)},
+        ),
+        _PIPE + "prose.show_findings": lambda: (("li2019", "full", []), {}),
+        _PIPE + "prose.show_running_note": lambda: (("li2019", "full"), {}),
+        _PIPE + "prose.show_found": lambda: (("All runs converge.",), {}),
+        _PIPE + "prose.registry_headlines": lambda: (("li2019",), {}),
+        _PIPE + "landing.wall_seconds": lambda: (([(0.0, 2.0), (1.0, 3.0)],), {}),
+        _PIPE + "landing.render": lambda: (("no block here\n",), {}),
+        _PIPE + "executed.publish_executed": lambda: (
+            (_published(), _executed_copy() / "li2019.ipynb"),
+            {"dest_dir": _tmp() / "published"},
+        ),
+        _PIPE + "executed.refresh_findings": lambda: (
+            ("li2019",),
+            {"executed_dir": _executed_copy()},
+        ),
+        _PIPE + "executed.executed_problems": lambda: (
+            (_published(),),
+            {"executed_dir": _executed_copy()},
+        ),
+        _PIPE + "executed.source_digest": lambda: ((_notebook_node(),), {}),
+        _PIPE + "executed.claim_cells": lambda: ((_notebook_node(),), {}),
+        _PIPE + "executed.PublishedNotebook": lambda: (
+            ("li2019", "A title", "notebooks/x.ipynb"),
             {},
         ),
     }
@@ -2294,22 +2532,25 @@ def _doctest_call(target: Target):
 
 
 def _materialise(value):
+    # by identity: ``in`` compares with ==, which a DataFrame answers element by element
     return (
         value()
         if callable(value)
         and getattr(value, "__name__", "") == "<lambda>"
-        or value
-        in (
-            _cluster,
-            _game,
-            _fleet,
-            _workload,
-            _jobs,
-            _task_events,
-            _vms,
-            _machine_events,
-            _dynamic_result,
-            _tasks,
+        or any(
+            value is make
+            for make in (
+                _cluster,
+                _game,
+                _fleet,
+                _workload,
+                _jobs,
+                _task_events,
+                _vms,
+                _machine_events,
+                _dynamic_result,
+                _tasks,
+            )
         )
         else value
     )
@@ -2410,6 +2651,9 @@ def _invoke(target: Target, args, kwargs):
             instance = _instance_of(target.owner)
         fn = getattr(instance, target.method)
     kept = [dict(r) for r in _registries()] if target.name in REGISTRY_MUTATORS else None
+    if target.name in FRESH_CHECKOUTS:
+        name, scaffolded = FRESH_CHECKOUTS[target.name]
+        _checkout_copy(name, scaffolded=scaffolded)
     try:
         out = fn(*args, **kwargs)
         if inspect.isgenerator(out):
@@ -2431,6 +2675,11 @@ def _succeeds(target, args, kwargs) -> bool:
             warnings.simplefilter("ignore")
             out = _invoke(target, args, kwargs)
     except Exception:  # noqa: BLE001 - not a valid call
+        return False
+    except (SystemExit, KeyboardInterrupt) as exc:
+        # a command line's exit (argparse reading the probing process's own sys.argv): not a valid
+        # call, and never the end of the probing process
+        target.problems.append(f"the call raised {type(exc).__name__}({exc})")
         return False
     _remember(out)
     return True
@@ -2724,6 +2973,33 @@ def test_a_probe_that_ends_its_process_fails_alone(tmp_path):
         p.close()
 
 
+def _command_line(argv=None):
+    """A command line that checks nothing itself: argparse's own refusals only."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="demo")
+    parser.add_argument("--check", action="store_true")
+    parser.parse_args(argv)
+    return 0
+
+
+def _exits(x=1.0):
+    raise SystemExit(0)
+
+
+def test_an_exit_fails_its_target_and_the_probing_goes_on():
+    """A ``SystemExit`` from a probed call is judged, not let through: argparse's exit naming the
+    unknown option is a refusal; its exit for a str read letter by letter names nothing (the usage
+    line's ``--check`` does not count), a non-str element is a raw TypeError, and an exit with
+    status 0 on a bad value is a failure."""
+    problems = probe(Target("demo.main", _command_line), ((["--check"],), {}))
+    assert len(problems) == 2, problems
+    assert "a str (a list is meant)) raised SystemExit(2) without naming" in problems[0]
+    assert "non-str element) raised TypeError" in problems[1]
+    problems = probe(Target("demo.exits", _exits), ((1.0,), {}))
+    assert problems and all("raised SystemExit(0)" in p for p in problems), problems
+
+
 # Mutation evidence: with one validator of a passing target made a pass-through (it returns its
 # argument unchecked), the contract must fail that target. (target, module whose name the target
 # calls, validator's name there)
@@ -2776,6 +3052,26 @@ MUTATION_WINDOWS: int | None = 64
 #: sites whose pass-through the contract cannot see, each with the reason: (module, function,
 #: helper) -> why. Strict: a listed site the contract catches fails until it is removed.
 UNSEEN_SITES = {
+    (
+        "fairlib.repro.executed",
+        "refresh_findings",
+        "as_path",
+    ): "a missing folder or a file in its place is refused again when the notebook under it is "
+    "not found (FileNotFoundError naming the path); the site also refuses a value that is no "
+    "path, which no probe of a path argument passes",
+    (
+        "fairlib.repro.prose",
+        "percent",
+        "as_flag",
+    ): "sign is checked again by number(), to which percent passes it for the baseline's value, "
+    "with the same name",
+    (
+        "fairlib.repro.scaffold",
+        "scaffold_mechanism",
+        "as_tolerance",
+    ): "reached only for a game (kind 'game' or 'model'), which the baseline, the cheapest "
+    "scaffold (a pooled mechanism), is not; tests/test_scaffold_game.py refuses a bad "
+    "--equilibrium on that path",
     (
         "fairlib.multires.progressive_filling",
         "_drf_with_zeros",
@@ -3331,6 +3627,17 @@ def type_battery(name: str, value, annotation) -> list[tuple[str, object]]:
     - None wherever the annotation does not say ``| None``.
     """
     ann = annotation_text(annotation)
+    if name == "argv" and isinstance(value, (list, tuple)):
+        # a command line's arguments: never the empty list (a main run with no options does its
+        # default work, which may write into the checkout)
+        return [
+            (TYPED + label, bad)
+            for label, bad in (
+                ("a str (a list is meant)", " ".join(value) or "--help"),
+                ("a list with a non-str element", [1, *value]),
+                ("an unknown option", [*value, "--no-such-option"]),
+            )
+        ]
     kind = _kind(ann, value)
     out = [("None", None)] if ann and "None" not in ann else []
     if kind == "bool":
@@ -3449,6 +3756,35 @@ def _accepted(target: Target, param: str, label: str) -> str:
     )
 
 
+def _spellings(name: str) -> tuple[str, ...]:
+    """How a message may name the argument ``name``: as Python spells it, or as the command line
+    that passes it does (``KEY`` for a positional ``key``, ``--venue-kind`` for ``venue_kind``: a
+    function behind a command line names the option its user typed)."""
+    return name, name.upper(), "--" + name.replace("_", "-")
+
+
+def _names_in_exit(exc: SystemExit, said: str, name: str, bad, valid) -> bool:
+    """Whether a ``SystemExit`` raised for the bad value ``bad`` of argument ``name`` is a refusal
+    by name: a command line's ``main(argv)`` that argparse ends with a non-zero status (its
+    convention for a malformed command line, exit 2), having printed to stderr an error naming the
+    argument or what is wrong in the value (an element of ``bad`` that the valid ``valid`` does not
+    hold: the unknown option, not one the usage line lists anyway). An exit with status 0 or None,
+    or a message naming none of it, is a failure."""
+    if exc.code in (0, None):
+        return False
+    message = said + ("" if isinstance(exc.code, int) else str(exc.code))
+    if "error:" not in message:
+        return False
+    # argparse's error, not the usage line above it (which lists every option, the valid ones too)
+    message = message.split("error:", 1)[1]
+    if isinstance(bad, (list, tuple)):
+        kept = valid if isinstance(valid, (list, tuple)) else ()
+        texts = [str(v) for v in bad if str(v) and v not in kept]
+    else:
+        texts = _value_texts(bad)
+    return any(t in message for t in (*_spellings(name), *texts))
+
+
 def probe(target: Target, base) -> list[str]:
     """Every bad value of every argument on top of the baseline; returns the problems found."""
     params = _signature(target)
@@ -3488,13 +3824,15 @@ def probe(target: Target, base) -> list[str]:
                 call_args[i] = bad
             else:
                 call_kwargs[p.name] = bad
+            stderr = io.StringIO()
             try:
-                _guarded_invoke(target, call_args, call_kwargs)
+                with contextlib.redirect_stderr(stderr):
+                    _guarded_invoke(target, call_args, call_kwargs)
             except allowed as exc:
                 message = str(exc)
                 texts = _value_texts(bad)
                 names_it = (
-                    p.name in message
+                    any(spelling in message for spelling in _spellings(p.name))
                     or any(t in message for t in texts)
                     and not isinstance(bad, str)
                 )
@@ -3518,6 +3856,18 @@ def probe(target: Target, base) -> list[str]:
             except Exception as exc:  # noqa: BLE001 - the finding
                 problems.append(
                     f"{target.name}({p.name}={label}) raised {type(exc).__name__}: {str(exc)[:160]}"
+                )
+            except SystemExit as exc:
+                said = stderr.getvalue()
+                if not _names_in_exit(exc, said, p.name, bad, valid):
+                    problems.append(
+                        f"{target.name}({p.name}={label}) raised SystemExit({exc.code}) "
+                        f"without naming the option or value: {said.strip()[-160:]!r}"
+                    )
+            except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt and the like
+                problems.append(
+                    f"{target.name}({p.name}={label}) raised {type(exc).__name__}: a bad value "
+                    "must be refused, never end the process"
                 )
             else:
                 if not _accepted(target, p.name, label):
@@ -3625,6 +3975,8 @@ def _call_with_scalar_in_child(name: str, i: int, pname: str, value):
             _invoke(target, tuple(args), kwargs)
     except _Timeout:
         return "slow", ""
+    except (SystemExit, KeyboardInterrupt) as exc:  # a raw exit; the probing process goes on
+        return "raw", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # noqa: BLE001 - the finding
         if deadline.fired:
             # the deadline's exception, caught and reported as another: a sweep records a cell's

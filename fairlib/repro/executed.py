@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
+from .._validate import InvalidInputError, as_count, as_instance, as_path
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -34,7 +35,6 @@ __all__ = [
     "refresh_findings",
     "executed_problems",
     "claim_cells",
-    "executed_markdown",
     "cell_heading",
     "findings_choice",
     "FINDINGS_TAG",
@@ -62,11 +62,24 @@ class PublishedNotebook:
     source : str
         The source notebook's path, relative to the repository root (as in
         ``fairlib.repro.catalog.NOTEBOOKS``) or absolute.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``key`` is not a notebook key (:func:`fairlib.paths.check_key`) or ``title`` or
+        ``source`` is not text.
     """
 
     key: str
     title: str
     source: str
+
+    def __post_init__(self):
+        from ..paths import check_key
+
+        check_key(self.key)
+        as_instance(self.title, str, "title")
+        as_instance(self.source, str, "source")
 
 
 def _cells(nb: NotebookNode) -> list:
@@ -89,17 +102,35 @@ def source_digest(nb: NotebookNode) -> str:
     -------
     str
         The hexadecimal digest.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``nb`` is not a notebook (an ``nbformat.NotebookNode``).
     """
+    _notebook(nb, "nb")
     h = hashlib.sha256()
     for cell in _cells(nb):
         h.update(json.dumps([cell.cell_type, cell.source]).encode())
     return h.hexdigest()
 
 
-def _read(path: Path) -> NotebookNode:
+def _notebook(doc: object, name: str) -> NotebookNode:
+    from nbformat import NotebookNode
+
+    return as_instance(doc, NotebookNode, name)
+
+
+def _read(path: Path, name: str = "path") -> NotebookNode:
+    """The notebook at ``path`` (the argument ``name``); a file that is not one is an error naming
+    it."""
     import nbformat
 
-    return nbformat.read(str(path), as_version=4)
+    try:
+        return nbformat.read(str(path), as_version=4)
+    except (ValueError, KeyError, AttributeError, UnicodeDecodeError) as exc:
+        # nbformat's NotJSONError and a JSON document that is not a notebook
+        raise InvalidInputError(f"{name} = {str(path)!r}: not a notebook ({exc})") from None
 
 
 def _scrub(text: str) -> str:
@@ -117,7 +148,7 @@ def _scrub(text: str) -> str:
 def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | None = None) -> Path:
     """Copy a full-mode executed notebook to ``<dest_dir>/<key>.ipynb`` for readers (default
     ``dest_dir``: :func:`fairlib.paths.executed_dir`), with its text view ``<key>.md`` beside it
-    (:func:`executed_markdown`).
+    (:func:`_executed_markdown`).
 
     Progress-bar updates are collapsed to their last state (nbconvert's
     ``CoalesceStreamsPreprocessor``), this machine's paths are made relative, and
@@ -140,6 +171,9 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
 
     Raises
     ------
+    InvalidInputError
+        When ``nb`` is not a :class:`PublishedNotebook`, ``executed`` is not a notebook file or
+        ``dest_dir`` is a file: nothing is published.
     ValueError
         When the executed copy's cells differ from the source's (edited during the run): nothing is
         published.
@@ -149,7 +183,11 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
 
     from ..timing import cpu_model
 
-    doc = _read(executed)
+    as_instance(nb, PublishedNotebook, "nb")
+    executed = as_path(executed, "executed", must_exist=True)
+    if dest_dir is not None:
+        dest_dir = as_path(dest_dir, "dest_dir", kind="directory")
+    doc = _read(executed, "executed")
     digest = source_digest(_read(_resolve(nb.source)))
     if source_digest(doc) != digest:
         raise ValueError(
@@ -188,7 +226,7 @@ def publish_executed(nb: PublishedNotebook, executed: Path, dest_dir: Path | Non
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
     nbformat.write(doc, str(tmp))
-    _write_text_atomic(dest.with_suffix(".md"), executed_markdown(doc, nb.key))
+    _write_text_atomic(dest.with_suffix(".md"), _executed_markdown(doc, nb.key))
     os.replace(tmp, dest)
     return dest
 
@@ -209,25 +247,36 @@ def findings_choice(source: str) -> list[str]:
 
     Raises
     ------
+    InvalidInputError
+        When ``source`` is not text or not Python.
     ValueError
-        When the cell does not call ``show_findings(key, MODE, [claim ids])``.
+        When the cell does not call ``show_findings(key, MODE, [claim ids])`` with a list
+        literal.
 
     Examples
     --------
     >>> findings_choice('show_findings("demo", MODE, ["a", "b", "c"])')
     ['a', 'b', 'c']
     """
-    for node in ast.walk(ast.parse(source)):
+    as_instance(source, str, "source")
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise InvalidInputError(f"source = {source!r}: not Python ({exc.msg})") from None
+    for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
             and getattr(node.func, "id", getattr(node.func, "attr", "")) == "show_findings"
         ):
             args = list(node.args) + [k.value for k in node.keywords if k.arg == "chosen"]
             if len(args) >= 3:
-                return list(ast.literal_eval(args[2]))
+                try:
+                    return list(ast.literal_eval(args[2]))
+                except (ValueError, TypeError, SyntaxError):
+                    break  # not a literal list of claim ids
     raise ValueError(
-        f"a cell tagged {FINDINGS_TAG!r} must call show_findings(key, MODE, [claim ids]): "
-        f"{source!r}"
+        f"source = {source!r}: a cell tagged {FINDINGS_TAG!r} must call "
+        "show_findings(key, MODE, [claim ids])"
     )
 
 
@@ -346,25 +395,32 @@ _STYLE = re.compile(r"<style[^>]*>.*?</style>\s*", re.DOTALL)
 
 
 def cell_heading(execution_count: int | None) -> tuple[str, str]:
-    """The heading :func:`executed_markdown` puts above a code cell, ``In [n]``, and its anchor as
+    """The heading :func:`_executed_markdown` puts above a code cell, ``In [n]``, and its anchor as
     GitHub derives it from the heading (``in-n``): how a row of ``CLAIMS.md`` links to the cell that
     measured the claim.
 
     Parameters
     ----------
     execution_count : int or None
-        The cell's execution count (None for a cell never run).
+        The cell's execution count, >= 1 (None for a cell never run).
 
     Returns
     -------
     tuple of str
         ``(heading, anchor)``.
 
+    Raises
+    ------
+    InvalidInputError
+        When ``execution_count`` is neither None nor an integer >= 1.
+
     Examples
     --------
     >>> cell_heading(14)
     ('In [14]', 'in-14')
     """
+    if execution_count is not None:
+        as_count(execution_count, "execution_count")
     return f"In [{execution_count}]", f"in-{execution_count}"
 
 
@@ -373,7 +429,7 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
 
 
-def executed_markdown(doc: NotebookNode, key: str) -> str:
+def _executed_markdown(doc: NotebookNode, key: str) -> str:
     """A Markdown view of an executed notebook, for reading on GitHub, where a notebook's cells have
     no anchors: markdown cells as written, each code cell under a heading ``In [n]``
     (:func:`cell_heading`) with its source and its text, table and markdown outputs. Figures are not
@@ -455,21 +511,29 @@ def refresh_findings(key: str, executed_dir: Path | None = None) -> Path:
 
     Raises
     ------
+    InvalidInputError
+        When ``key`` is not a notebook key or ``executed_dir`` is not an existing folder.
     FileNotFoundError
         When the notebook has no executed copy.
     """
     import nbformat
 
+    from ..paths import check_key
+
+    check_key(key)
+    if executed_dir is not None:
+        executed_dir = as_path(executed_dir, "executed_dir", kind="directory", must_exist=True)
     path = (executed_dir or paths.executed_dir()) / f"{key}.ipynb"
     if not path.is_file():
         raise FileNotFoundError(
-            f"{path} is missing: run `python run_all.py --only {key}` (full mode) first"
+            f"key = {key!r}: {path} is missing: run `python run_all.py --only {key}` (full mode) "
+            "first"
         )
-    doc = nbformat.read(str(path), as_version=4)
+    doc = _read(path)
     _render_presentation(doc, key)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     nbformat.write(doc, str(tmp))
-    _write_text_atomic(path.with_suffix(".md"), executed_markdown(doc, key))
+    _write_text_atomic(path.with_suffix(".md"), _executed_markdown(doc, key))
     os.replace(tmp, path)
     return path
 
@@ -506,7 +570,16 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
     -------
     list of str
         One sentence per problem, each naming the file.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``nb`` is not a :class:`PublishedNotebook` or ``executed_dir`` is not an existing
+        folder.
     """
+    as_instance(nb, PublishedNotebook, "nb")
+    if executed_dir is not None:
+        executed_dir = as_path(executed_dir, "executed_dir", kind="directory", must_exist=True)
     path = (executed_dir or paths.executed_dir()) / f"{nb.key}.ipynb"
     if not path.is_file():
         return [
@@ -543,7 +616,7 @@ def executed_problems(nb: PublishedNotebook, executed_dir: Path | None = None) -
             f"executed/{nb.key}.*"
         )
     text_view = path.with_suffix(".md")
-    if not text_view.is_file() or text_view.read_text(encoding="utf-8") != executed_markdown(
+    if not text_view.is_file() or text_view.read_text(encoding="utf-8") != _executed_markdown(
         doc, nb.key
     ):
         problems.append(
@@ -567,9 +640,15 @@ def claim_cells(doc: NotebookNode) -> dict[str, NotebookNode]:
     -------
     dict of str to nbformat.NotebookNode
         Cell key → code cell.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``doc`` is not a notebook (an ``nbformat.NotebookNode``).
     """
     from .ledger import cell_key
 
+    _notebook(doc, "doc")
     out: dict = {}
     for cell in _cells(doc):
         if cell.cell_type == "code":

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
+from .._validate import InvalidInputError, _short, as_instance, as_path, as_time, result_type
 from . import catalog
 from .ledger import KINDS, STATUSES
 
@@ -80,6 +81,7 @@ __all__ = [
 ]
 
 
+@result_type
 @dataclass(frozen=True)
 class PaperRow:
     """One row of the results table: the notebook key, what it reproduces as a reader finds it, and
@@ -104,9 +106,22 @@ class PaperRow:
 
 
 def _catalogue(notebooks=None, papers=None):
-    return (catalog.NOTEBOOKS if notebooks is None else notebooks), (
-        catalog.PAPERS if papers is None else papers
-    )
+    """The catalogue's notebooks and papers, or the given mappings, checked."""
+    if notebooks is None:
+        notebooks = catalog.NOTEBOOKS
+    if papers is None:
+        papers = catalog.PAPERS
+    return as_instance(notebooks, Mapping, "notebooks"), as_instance(papers, Mapping, "papers")
+
+
+def _input(
+    value: object, default: Path, name: str, kind: str = "file", must_exist: bool = True
+) -> Path:
+    """``value`` (default ``default`` when None) as a path to read: a ``kind`` of entry, which must
+    exist when ``must_exist``."""
+    if value is None:
+        return Path(default)
+    return as_path(value, name, kind=kind, must_exist=must_exist)
 
 
 def rows(
@@ -184,7 +199,7 @@ def claim_counts(claims_csv: Path | None = None) -> dict[str, Counter[tuple[str,
     dict of str to collections.Counter
         Per notebook key, the claims counted by (kind, status).
     """
-    path = Path(claims_csv or paths.RESULTS / "claims.csv")
+    path = _input(claims_csv, paths.RESULTS / "claims.csv", "claims_csv")
     counts: dict[str, Counter[tuple[str, str]]] = {}
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
@@ -377,7 +392,8 @@ def notebook_durations(executed: Path | None = None) -> dict[str, tuple[float, s
         Per key, the run's seconds and date; a notebook without a duration is left out.
     """
     out = {}
-    for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
+    executed = _input(executed, paths.ROOT / "executed", "executed", "directory", False)
+    for f in sorted(executed.glob("*.ipynb")):
         meta = json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
         if meta.get("duration") is not None:
             out[f.stem] = (float(meta["duration"]), str(meta.get("end_time", ""))[:10])
@@ -404,7 +420,8 @@ def notebook_spans(executed: Path | None = None) -> dict[str, tuple[float, float
         Per key, the run's start and end.
     """
     out = {}
-    for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
+    executed = _input(executed, paths.ROOT / "executed", "executed", "directory", False)
+    for f in sorted(executed.glob("*.ipynb")):
         meta = json.loads(f.read_text(encoding="utf-8")).get("metadata", {}).get("papermill", {})
         if meta.get("start_time") and meta.get("end_time"):
             start, end = (_stamp(str(meta[k])).timestamp() for k in ("start_time", "end_time"))
@@ -420,15 +437,31 @@ def wall_seconds(spans: Iterable[tuple[float, float]]) -> float:
     Parameters
     ----------
     spans : iterable of (float, float)
-        ``(start, end)`` pairs, POSIX seconds.
+        ``(start, end)`` pairs, POSIX seconds, ``start <= end``.
 
     Returns
     -------
     float
-        Seconds covered by their union.
+        Seconds covered by their union (0 for no span).
+
+    Raises
+    ------
+    InvalidInputError
+        When a span is not a pair of finite times (:func:`fairlib._validate.as_time`) or ends
+        before it starts.
     """
+    if isinstance(spans, (str, bytes)):
+        raise InvalidInputError(f"spans = {spans!r}: expected (start, end) pairs, got text")
+    pairs = []
+    for i, span in enumerate(as_instance(spans, Iterable, "spans")):
+        if isinstance(span, (str, bytes)) or not hasattr(span, "__len__") or len(span) != 2:
+            raise InvalidInputError(f"spans[{i}] = {_short(span)}: expected a (start, end) pair")
+        start, end = (as_time(t, f"spans[{i}][{j}]") for j, t in enumerate(span))
+        if end < start:
+            raise InvalidInputError(f"spans[{i}] = ({start:g}, {end:g}): ends before it starts")
+        pairs.append((start, end))
     total, reach = 0.0, -float("inf")
-    for start, end in sorted(spans):
+    for start, end in sorted(pairs):
         if end > reach:
             total += end - max(start, reach)
             reach = end
@@ -452,7 +485,8 @@ def cell_durations(executed: Path | None = None) -> dict[str, list[tuple[int | N
         Per key, each timed code cell's execution count and seconds.
     """
     out = {}
-    for f in sorted(Path(executed or paths.ROOT / "executed").glob("*.ipynb")):
+    executed = _input(executed, paths.ROOT / "executed", "executed", "directory", False)
+    for f in sorted(executed.glob("*.ipynb")):
         cells = []
         for cell in json.loads(f.read_text(encoding="utf-8")).get("cells", []):
             if cell.get("cell_type") != "code":
@@ -501,7 +535,7 @@ def full_run_line(full_run: Path | None = None) -> str:
     """The ``make`` line of the timings block, from the full-run benchmark's rows (``python -m
     benchmarks full_run``): the notebooks' time in all and each one's, the longest cell, each
     against its target."""
-    path = Path(full_run or FULL_RUN_RESULTS)
+    path = _input(full_run, FULL_RUN_RESULTS, "full_run", must_exist=False)
     if not path.exists():
         return "- `make`: not measured yet (`python -m benchmarks full_run`)."
     rec = json.loads(path.read_text(encoding="utf-8"))
@@ -537,8 +571,8 @@ def timings_block(full_run: Path | None = None, suite: Path | None = None) -> st
     str
         The block's Markdown: a ``make`` line and, when measured, a ``make test`` line.
     """
+    suite_path = _input(suite, SUITE_RESULTS, "suite", must_exist=False)
     lines = [full_run_line(full_run)]
-    suite_path = Path(suite or SUITE_RESULTS)
     if suite_path.exists():
         rec = json.loads(suite_path.read_text(encoding="utf-8"))
         row = next(r for r in rec["rows"] if r["row"].startswith("make test"))
@@ -566,7 +600,7 @@ def citation_block(citation: Path | None = None) -> str:
     """
     import yaml
 
-    cff = yaml.safe_load(Path(citation or CITATION).read_text(encoding="utf-8"))
+    cff = yaml.safe_load(_input(citation, CITATION, "citation").read_text(encoding="utf-8"))
     authors = " and ".join(
         a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]
     )
@@ -770,9 +804,12 @@ def render(text: str) -> str:
 
     Raises
     ------
+    InvalidInputError
+        When ``text`` is not text.
     ValueError
         When a block's name is not one of :data:`BLOCKS`.
     """
+    as_instance(text, str, "text")
 
     def one(m: re.Match) -> str:
         name = m.group("name")
@@ -783,6 +820,15 @@ def render(text: str) -> str:
     for block in _BLOCKS:
         text = block.sub(one, text)
     return text
+
+
+def _argv(argv: list[str] | None) -> list[str] | None:
+    """``argv`` checked: None (the process's arguments) or a list of str. A str would be read
+    character by character, and argparse fails on a non-str with a raw TypeError."""
+    if argv is not None:
+        for i, arg in enumerate(as_instance(argv, list, "argv")):
+            as_instance(arg, str, f"argv[{i}]")
+    return argv
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -797,6 +843,12 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 1 when ``--check`` finds a stale file, else 0.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``argv`` is not a list of str (an unknown option ends the process as argparse does,
+        with status 2 and a message naming it).
     """
     parser = argparse.ArgumentParser(
         prog="python -m fairlib.repro.landing",
@@ -805,7 +857,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="exit 1 if a file differs from its rendering"
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_argv(argv))
     stale = []
     for path in RENDERED:
         text = path.read_text(encoding="utf-8")

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .._validate import InvalidInputError, as_flag
+from .._validate import InvalidInputError, as_count, as_flag, as_instance, as_labels
 
 __all__ = [
     "number",
@@ -42,10 +42,7 @@ __all__ = [
     "share",
     "span",
     "found",
-    "plain_statement",
     "findings_markdown",
-    "headline_text",
-    "short_source",
     "registry_headlines",
     "HEADLINE_WORDS",
     "show_findings",
@@ -55,11 +52,30 @@ __all__ = [
 ]
 
 
+#: the most decimals (or significant digits) prose writes: far beyond any number a reader takes in
+MAX_DIGITS = 20
+
+
 def _real(value: Any, name: str) -> float:
+    """``value`` as a float: a number (NaN and ±inf too, which prose writes as "n/a" and "∞");
+    text (which ``float`` would read), a bool, a complex number or an integer too large for a float
+    is an error naming it."""
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise InvalidInputError(
+            f"{name} = {value!r}: expected a real number, got {type(value).__name__}"
+        )
     try:
         return float(value)
+    except OverflowError:
+        raise InvalidInputError(f"{name} = {str(value)[:40]}: too large for a float") from None
     except (TypeError, ValueError):
-        raise InvalidInputError(f"{name} = {value!r}: expected a number") from None
+        raise InvalidInputError(f"{name} = {value!r}: expected a real number") from None
+
+
+def _digits(digits: int, minimum: int = 0) -> int:
+    return as_count(digits, "digits", minimum=minimum, maximum=MAX_DIGITS)
 
 
 def _undefined(x: float) -> str | None:
@@ -81,7 +97,7 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     value : float
         A real number (NaN reads "n/a", infinity "∞").
     digits : int, default 2
-        Decimals, >= 0.
+        Decimals, from 0 to :data:`MAX_DIGITS`.
     sign : bool, default False
         Write "+" before a positive value.
 
@@ -94,7 +110,8 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     Raises
     ------
     InvalidInputError
-        When ``value`` is not a real number or ``digits`` is negative.
+        When ``value`` is not a real number (text and bools are not) or ``digits`` is not an
+        integer from 0 to :data:`MAX_DIGITS`.
 
     Examples
     --------
@@ -109,8 +126,7 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     """
     sign = as_flag(sign, "sign")
     x = _real(value, "value")
-    if not isinstance(digits, int) or digits < 0:
-        raise InvalidInputError(f"digits = {digits!r}: must be an integer >= 0")
+    digits = _digits(digits)
     if (text := _undefined(x)) is not None:
         return text
     if x == 0:
@@ -135,7 +151,7 @@ def scientific(value: float, digits: int = 2) -> str:
     value : float
         A real number.
     digits : int, default 2
-        Significant digits, >= 1.
+        Significant digits, from 1 to :data:`MAX_DIGITS`.
 
     Returns
     -------
@@ -154,8 +170,7 @@ def scientific(value: float, digits: int = 2) -> str:
     ('8.9 × 10⁻¹⁰', '-1.2 × 10⁻⁴', '0', '3 × 10⁵')
     """
     x = _real(value, "value")
-    if not isinstance(digits, int) or digits < 1:
-        raise InvalidInputError(f"digits = {digits!r}: must be an integer >= 1")
+    digits = _digits(digits, minimum=1)
     if (text := _undefined(x)) is not None:
         return text
     if x == 0:
@@ -173,7 +188,8 @@ def within(difference: float, digits: int = 2) -> str:
     difference : float
         The difference of the two values (its sign is ignored).
     digits : int, default 2
-        Decimals (or significant digits, for a difference below ``10**-digits``).
+        Decimals (or significant digits, for a difference below ``10**-digits``), from 0 to
+        :data:`MAX_DIGITS`.
 
     Returns
     -------
@@ -183,7 +199,8 @@ def within(difference: float, digits: int = 2) -> str:
     Raises
     ------
     InvalidInputError
-        When ``difference`` is not a real number.
+        When ``difference`` is not a real number or ``digits`` is not an integer from 0 to
+        :data:`MAX_DIGITS`.
 
     Examples
     --------
@@ -191,6 +208,7 @@ def within(difference: float, digits: int = 2) -> str:
     ('exactly', 'to within 8.9 × 10⁻¹⁰', 'to within 0.25')
     """
     x = abs(_real(difference, "difference"))
+    digits = _digits(digits)
     if math.isnan(x):
         return "n/a"
     if x == 0:
@@ -207,7 +225,7 @@ def percent(value: float, digits: int = 0, *, sign: bool = False) -> str:
     value : float
         A fraction (0.256 is 26%).
     digits : int, default 0
-        Decimals of the percentage.
+        Decimals of the percentage, from 0 to :data:`MAX_DIGITS`.
     sign : bool, default False
         Write "+" before a positive value.
 
@@ -220,7 +238,8 @@ def percent(value: float, digits: int = 0, *, sign: bool = False) -> str:
     Raises
     ------
     InvalidInputError
-        When ``value`` is not a real number.
+        When ``value`` is not a real number or ``digits`` is not an integer from 0 to
+        :data:`MAX_DIGITS`.
 
     Examples
     --------
@@ -229,6 +248,7 @@ def percent(value: float, digits: int = 0, *, sign: bool = False) -> str:
     """
     sign = as_flag(sign, "sign")
     x = _real(value, "value")
+    digits = _digits(digits)
     if (text := _undefined(x)) is not None:
         return text
     if x == 0:
@@ -252,7 +272,7 @@ def share(value: float, digits: int = 0) -> str:
     value : float
         A share in [0, 1] (NaN reads "n/a").
     digits : int, default 0
-        Decimals of the percentage.
+        Decimals of the percentage, from 0 to :data:`MAX_DIGITS`.
 
     Returns
     -------
@@ -262,7 +282,8 @@ def share(value: float, digits: int = 0) -> str:
     Raises
     ------
     InvalidInputError
-        When ``value`` is not a real number in [0, 1].
+        When ``value`` is not a real number in [0, 1] (or NaN) or ``digits`` is not an integer
+        from 0 to :data:`MAX_DIGITS`.
 
     Examples
     --------
@@ -270,6 +291,7 @@ def share(value: float, digits: int = 0) -> str:
     ('none', 'all', '<1%', '>99%', '50%')
     """
     x = _real(value, "value")
+    digits = _digits(digits)
     if math.isnan(x):
         return "n/a"
     if not 0 <= x <= 1:
@@ -301,7 +323,7 @@ def span(
     low, high : float
         The range's ends, ``low <= high``.
     digits : int, default 0
-        Decimals of each end.
+        Decimals of each end, from 0 to :data:`MAX_DIGITS`.
     percent : bool, default False
         Write the ends as percentages of fractions (:func:`percent`).
     sep : str, default "–"
@@ -315,7 +337,8 @@ def span(
     Raises
     ------
     InvalidInputError
-        When an end is not a real number or ``low > high``.
+        When an end is not a real number or ``low > high``, ``digits`` is not an integer from 0
+        to :data:`MAX_DIGITS` or ``sep`` is not text.
 
     Examples
     --------
@@ -324,6 +347,8 @@ def span(
     """
     percent = as_flag(percent, "percent")
     lo, hi = _real(low, "low"), _real(high, "high")
+    digits = _digits(digits)
+    as_instance(sep, str, "sep")
     if lo > hi:
         raise InvalidInputError(
             f"low = {low!r} > high = {high!r}: a range runs from its smaller end"
@@ -351,7 +376,7 @@ def found(text: str, *, lead: str = "What we found.") -> str:
     Raises
     ------
     InvalidInputError
-        When ``text`` is not a non-empty string.
+        When ``text`` is not a non-empty string or ``lead`` is not text.
 
     Examples
     --------
@@ -360,6 +385,7 @@ def found(text: str, *, lead: str = "What we found.") -> str:
     """
     if not isinstance(text, str) or not text.strip():
         raise InvalidInputError(f"text = {text!r}: expected a non-empty sentence")
+    as_instance(lead, str, "lead")
     return f"**{lead}** {text.strip()}" if lead else text.strip()
 
 
@@ -405,7 +431,7 @@ def _value_text(value: object) -> str:
     return display_value(value)
 
 
-def plain_statement(statement: str) -> str:
+def _plain_statement(statement: str) -> str:
     """A ledger statement as a Findings bullet says it: without its ``[setup: ...]`` block (the
     run's set-up, which the ledger below keeps), brackets inside it such as ``[INF]`` included.
 
@@ -421,7 +447,7 @@ def plain_statement(statement: str) -> str:
 
     Examples
     --------
-    >>> plain_statement(
+    >>> _plain_statement(
     ...     "PS-DSF leads [setup: open loop, demands capped [INF], 2% of the jobs] on CPU"
     ... )
     'PS-DSF leads on CPU'
@@ -448,7 +474,7 @@ def plain_statement(statement: str) -> str:
 HEADLINE_WORDS = 35
 
 
-def headline_text(template: str, claim: Mapping[str, Any]) -> str:
+def _headline_text(template: str, claim: Mapping[str, Any]) -> str:
     """A claim's declared ``headline`` filled with its ledger values: ``{ours}``, ``{paper}``, and
     for a list of values ``{ours_min}``, ``{ours_max}`` and ``{n}`` (format specs allowed:
     ``{ours:.2f}``).
@@ -473,11 +499,11 @@ def headline_text(template: str, claim: Mapping[str, Any]) -> str:
 
     Examples
     --------
-    >>> headline_text(
+    >>> _headline_text(
     ...     "PDRF is {ours:.0f}x faster than DRF; the paper says considerably", {"ours": 31.4}
     ... )
     'PDRF is 31x faster than DRF; the paper says considerably'
-    >>> headline_text(
+    >>> _headline_text(
     ...     "median efficiency {ours_min:.2f} to {ours_max:.2f} over {n} user counts",
     ...     {"ours": [0.88, 0.91]},
     ... )
@@ -500,7 +526,7 @@ def headline_text(template: str, claim: Mapping[str, Any]) -> str:
         ) from None
 
 
-def short_source(source: str) -> str:
+def _short_source(source: str) -> str:
     """A claim's source as a Findings bullet cites it: the reference without its parenthesised gloss
     (the ledger keeps the whole source).
 
@@ -516,7 +542,7 @@ def short_source(source: str) -> str:
 
     Examples
     --------
-    >>> short_source("§6.1, Fig. 7 (mean of CPU and RAM utilisation)"), short_source("Thm 2")
+    >>> _short_source("§6.1, Fig. 7 (mean of CPU and RAM utilisation)"), _short_source("Thm 2")
     ('§6.1, Fig. 7', 'Thm 2')
     """
     head = source.split(" (", 1)[0].strip()
@@ -532,17 +558,17 @@ def findings_markdown(
     its main ones), in that order, each saying whether the claim held and what we measured, then the
     ledger's counts.
 
-    ``headlines``: claim id → the claim's declared headline (its registry's ``headline``,
-    :func:`headline_text`), the bullet's words; a claim without one says its statement and the value
-    we measured. A bullet is at most :data:`HEADLINE_WORDS` words, its status and short source
-    (:func:`short_source`) included.
+    ``headlines``: claim id → the claim's declared headline (its registry's ``headline``, filled
+    with the claim's ledger values), the bullet's words; a claim without one says its statement and
+    the value we measured. A bullet is at most :data:`HEADLINE_WORDS` words, its status and short
+    source (the reference without its parenthesised gloss) included.
 
     Parameters
     ----------
     claims : list of dict
         The ledger's claims, as ``claims.json`` holds them.
     chosen : list of str
-        The claim ids to show, in order (see above).
+        The claim ids to show, in order, each once (see above).
     headlines : dict of str to str, optional
         Claim id → declared headline (see above).
 
@@ -554,7 +580,8 @@ def findings_markdown(
     Raises
     ------
     InvalidInputError
-        When ``chosen`` has the wrong length or names a claim not in the ledger, or a bullet is
+        When ``claims`` is not a list of dicts, ``chosen`` is not a list of distinct claim ids
+        of the ledger or has the wrong length, ``headlines`` is not a mapping, or a bullet is
         longer than :data:`HEADLINE_WORDS` words.
 
     Examples
@@ -569,16 +596,20 @@ def findings_markdown(
     ...         "source": "§3",
     ...     }
     ... ]
-    >>> print(findings_markdown(ledger, ["a", "a", "a"]).splitlines()[0])
+    >>> print(findings_markdown(ledger, ["a"]).splitlines()[0])
     - **Held** (§3): the worst efficiency is 3/4 — we measure 0.7502.
     >>> print(
     ...     findings_markdown(
-    ...         ledger, ["a", "a", "a"], {"a": "worst efficiency {ours:.3f}; the paper: 3/4"}
+    ...         ledger, ["a"], {"a": "worst efficiency {ours:.3f}; the paper: 3/4"}
     ...     ).splitlines()[0]
     ... )
     - **Held** (§3): worst efficiency 0.750; the paper: 3/4.
     """
-    headlines = headlines or {}
+    for i, claim in enumerate(as_instance(claims, list, "claims")):
+        if not isinstance(claim, dict):
+            raise InvalidInputError(f"claims[{i}] = {claim!r}: must be a dict (a ledger row)")
+    chosen = list(as_labels(chosen, "chosen"))
+    headlines = {} if headlines is None else as_instance(headlines, Mapping, "headlines")
     if (
         len(chosen) == 0
     ):  # not chosen yet (a new paper's notebook): the ledger's first claims, the paper's first
@@ -602,18 +633,18 @@ def findings_markdown(
             )
         word = _STATUS_WORD[c["status"]]
         if headlines.get(claim_id) and not (c["status"] == "not tested" or c.get("ours") is None):
-            body = headline_text(headlines[claim_id], c).rstrip(".") + "."
+            body = _headline_text(headlines[claim_id], c).rstrip(".") + "."
         elif c["status"] == "not tested" or c.get("ours") is None:
             body = (
-                f"{plain_statement(c['statement']).rstrip('.')} — "
+                f"{_plain_statement(c['statement']).rstrip('.')} — "
                 f"{c.get('note') or 'not measured'}."
             )
         else:
             body = (
-                f"{plain_statement(c['statement']).rstrip('.')} — we measure "
+                f"{_plain_statement(c['statement']).rstrip('.')} — we measure "
                 f"{_value_text(c['ours'])}."
             )
-        bullet = f"**{word}** ({short_source(c['source'])}): {body}"
+        bullet = f"**{word}** ({_short_source(c['source'])}): {body}"
         words = len(bullet.replace("**", "").split())
         if headlines.get(claim_id) and words > HEADLINE_WORDS:
             raise InvalidInputError(
@@ -644,10 +675,16 @@ def registry_headlines(key: str) -> dict[str, str]:
     -------
     dict of str to str
         The claims that declare a headline; empty when the notebook has no registry.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``key`` is not a notebook key (:func:`fairlib.paths.check_key`).
     """
+    from ..paths import check_key
     from .ledger import load_registry, registry_path
 
-    path = registry_path(key)
+    path = registry_path(check_key(key))
     if not path.is_file():
         return {}
     return {cid: d.headline for cid, d in load_registry(path, key).items() if d.headline}
@@ -670,7 +707,8 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     traces : bool, default False
         Add where the notebook's trace data comes from.
     seconds : float, optional
-        The full run's wall time (default: read from ``executed/<key>.ipynb``).
+        The full run's wall time in seconds, from 0 to 2**53 (default: read from
+        ``executed/<key>.ipynb``).
 
     Returns
     -------
@@ -680,7 +718,9 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     Raises
     ------
     InvalidInputError
-        When ``mode`` is neither ``"quick"`` nor ``"full"``.
+        When ``key`` is not a notebook key (:func:`fairlib.paths.check_key`), ``mode`` is neither
+        ``"quick"`` nor ``"full"``, ``traces`` is not a bool or ``seconds`` is not a number of
+        seconds.
 
     Examples
     --------
@@ -688,9 +728,13 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     "**This copy ran in full mode** (the paper's sizes) in about 5 min on 2 cores. "
     """
     traces = as_flag(traces, "traces")
-    from .._validate import check_choice
+    from .._validate import MAX_SECONDS, as_number, check_choice
+    from ..paths import check_key
 
+    check_key(key)
     check_choice(mode, ("quick", "full"), "mode")
+    if seconds is not None:
+        seconds = as_number(seconds, "seconds", minimum=0.0, inclusive=True, maximum=MAX_SECONDS)
     if seconds is None:
         from .landing import notebook_durations
 
@@ -732,6 +776,11 @@ def show_running_note(key: str, mode: str, *, traces: bool = False) -> None:
         The mode this copy runs in.
     traces : bool, default False
         Add where the notebook's trace data comes from.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`running_note`.
     """
     from IPython.display import Markdown, display
 
@@ -761,9 +810,19 @@ def show_findings(key: str, mode: str, chosen: list[str]) -> None:
         Whose ledger to read (``paths.results_dir(key, mode)/claims.json``).
     chosen : list of str
         The claim ids to show (:func:`findings_markdown`).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``key`` is not a notebook key, ``mode`` is neither ``"quick"`` nor ``"full"``, or
+        ``chosen`` is not a list of distinct claim ids of the ledger (3 to 5, or none).
     """
     from IPython.display import Markdown, display
 
+    from ..paths import check_key
+
+    check_key(key)  # the mode is checked by paths.results_dir, with the same name
+    chosen = list(as_labels(chosen, "chosen"))
     claims = _ledger(key, mode)
     if claims is None:
         display(

@@ -150,6 +150,15 @@ class ScaffoldError(ValueError):
     the README failed)."""
 
 
+def _root(root: object) -> Path:
+    """The checkout to work on: ``root`` (text or a path) or this one."""
+    if root is None:
+        return paths.ROOT
+    if isinstance(root, bytes) or not isinstance(root, (str, os.PathLike)):
+        raise ScaffoldError(f"--root = {root!r}: must be a folder path")
+    return Path(root)
+
+
 def _check_name(value: str, what: str) -> str:
     if not isinstance(value, str) or not _NAME.match(value) or keyword.iskeyword(value):
         raise ScaffoldError(
@@ -566,6 +575,11 @@ def paper_from_options(
     Paper
         The paper's metadata.
 
+    Raises
+    ------
+    ScaffoldError
+        When a field is malformed, naming its command-line option.
+
     Examples
     --------
     >>> paper_from_options(
@@ -583,6 +597,8 @@ def paper_from_options(
     fairlib.repro.scaffold.ScaffoldError: --authors: 'Johari Ramesh' is not 'Family, Given' (authors
     are separated by ';', e.g. "Johari, Ramesh; Tsitsiklis, John N.")
     """
+    if not isinstance(authors, str):
+        raise ScaffoldError(f"--authors = {authors!r}: must be text, 'Family, Given; ...'")
     pairs = []
     for one in (authors or "").split(";"):
         parts = [p.strip() for p in one.split(",")]
@@ -694,8 +710,14 @@ def scaffold_paper(
     -------
     list of str
         The paths written, relative to ``root``.
+
+    Raises
+    ------
+    ScaffoldError
+        When an argument is malformed (the message names its command-line option) or the
+        checkout is not in the state it needs; nothing is written.
     """
-    root = Path(root) if root is not None else paths.ROOT
+    root = _root(root)
     key = _check_name(key, "KEY")
     driver = _check_name(driver, "--driver")
     if driver == key:
@@ -897,8 +919,14 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
     -------
     list of str
         The paths removed or edited, relative to ``root``.
+
+    Raises
+    ------
+    ScaffoldError
+        When an argument is malformed (the message names its command-line option) or the
+        checkout is not in the state it needs; nothing is removed or edited.
     """
-    root = Path(root) if root is not None else paths.ROOT
+    root = _root(root)
     key = _check_name(key, "KEY")
     w = _Writer(root)
     catalog = w.read("fairlib/repro/catalog.py")
@@ -990,8 +1018,14 @@ def scaffold_tolerance(
     -------
     list of str
         The paths written, relative to ``root``.
+
+    Raises
+    ------
+    ScaffoldError
+        When an argument is malformed (the message names its command-line option) or the
+        checkout is not in the state it needs; nothing is written.
     """
-    root = Path(root) if root is not None else paths.ROOT
+    root = _root(root)
     key = _check_name(key, "KEY")
     try:
         rtol = as_tolerance(rtol, "--rtol")
@@ -2049,15 +2083,25 @@ def scaffold_mechanism(
     -------
     list of str
         The paths written, relative to ``root``.
+
+    Raises
+    ------
+    ScaffoldError
+        When an argument is malformed (the message names its command-line option) or the
+        checkout is not in the state it needs; nothing is written.
     """
-    root = Path(root) if root is not None else paths.ROOT
+    root = _root(root)
     name = _check_name(name, "NAME")
-    without = _check_without(without, kind)
-    if kind not in ("pooled", "multi_server", "game", "model"):
+    if not isinstance(kind, str) or kind not in ("pooled", "multi_server", "game", "model"):
         raise ScaffoldError(
             f"kind = {kind!r}: must be 'pooled' or 'multi_server' (a mechanism on a Cluster), "
             "'game' (a game-type mechanism on a Game) or 'model' (a game on a model of its own)"
         )
+    without = _check_without(without, kind)
+    if paper is not None:
+        _check_name(paper, "--paper")
+    if label is not None and not isinstance(label, str):
+        raise ScaffoldError(f"--label = {label!r}: must be text")
     if (kind == "model") != (model is not None):
         raise ScaffoldError(
             f"--new-model = {model!r}: a class name goes with kind 'model', and only with it"
@@ -2296,7 +2340,15 @@ def main(argv=None) -> int:
     -------
     int
         The exit status: 0, or 2 for a refused call.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``argv`` is not a list of str (an unknown option ends the process as argparse does,
+        with status 2 and a message naming it).
     """
+    from .landing import _argv
+
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.repro.scaffold",
         description=" ".join(__doc__.split("\n\n")[0].split()),
@@ -2403,7 +2455,7 @@ def main(argv=None) -> int:
     t.add_argument(
         "--digits", type=int, default=10, help="significant digits the tables report (default 10)"
     )
-    args = ap.parse_args(argv)
+    args = ap.parse_args(_argv(argv))
     try:
         if args.remove:
             if args.what:

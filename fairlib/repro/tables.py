@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, _short
+from .._validate import InvalidInputError, _short, as_count, as_instance, as_number, result_type
 
-__all__ = ["Table", "table", "show_table", "column_decimals", "reader_value", "CONTENT_WIDTH_PX"]
+__all__ = ["Table", "table", "show_table", "reader_value", "CONTENT_WIDTH_PX"]
 
 #: the book's content column at a 1280-pixel window (CSS pixels); a table wider than this is
 #: reshaped
@@ -46,9 +46,11 @@ _CHAR_PX, _PAD_PX = 7.2, 14
 #: column groups
 _TRANSPOSE_ROWS = 12
 MISSING = "—"
+#: the most decimals a column is shown with
+MAX_DECIMALS = 20
 
 
-def column_decimals(values: Iterable[object]) -> int:
+def _column_decimals(values: Iterable[object]) -> int:
     """Decimals for a numeric column: none for whole numbers, else enough for about three
     significant digits of its largest magnitude (at most 6).
 
@@ -65,9 +67,9 @@ def column_decimals(values: Iterable[object]) -> int:
     Examples
     --------
     >>> (
-    ...     column_decimals([1.0, 2.0]),
-    ...     column_decimals([49.5, 3.25]),
-    ...     column_decimals([0.00123, 0.0004]),
+    ...     _column_decimals([1.0, 2.0]),
+    ...     _column_decimals([49.5, 3.25]),
+    ...     _column_decimals([0.00123, 0.0004]),
     ... )
     (0, 1, 5)
     """
@@ -115,6 +117,7 @@ def _width_px(frame: pd.DataFrame) -> float:
     return sum(w * _CHAR_PX + _PAD_PX for w in widths)
 
 
+@result_type
 @dataclass(frozen=True)
 class Table:
     """One table as a reader sees it: one or more frames of text (several when a wide table is
@@ -154,7 +157,7 @@ def table(
     """``df`` formatted for a reader (see the module docstring).
 
     ``names``: column → header (other columns: underscores become spaces). ``decimals``: one count
-    for every numeric column, or column → count (others: :func:`column_decimals`). A table wider
+    for every numeric column, or column → count (others: :func:`_column_decimals`). A table wider
     than ``width_px`` is transposed (its first column becomes the header row) when it has at most 12
     rows, else split into column groups that each repeat the first column.
 
@@ -165,11 +168,12 @@ def table(
     names : dict of str to str, optional
         Column → header (other columns: underscores become spaces).
     decimals : int or dict of str to int, optional
-        One count for every numeric column, or column → count (others: :func:`column_decimals`).
+        One count for every numeric column, or column → count (others: :func:`_column_decimals`),
+        each from 0 to :data:`MAX_DECIMALS`.
     caption : str, optional
         The table's caption.
     width_px : float, default CONTENT_WIDTH_PX
-        The widest a frame may be, CSS pixels (the book's content column: 680).
+        The widest a frame may be, CSS pixels (the book's content column: 680), > 0.
 
     Returns
     -------
@@ -179,14 +183,26 @@ def table(
     Raises
     ------
     InvalidInputError
-        When ``df`` is not a DataFrame, or ``names`` or ``decimals`` names a column it does not
-        have.
+        When ``df`` is not a DataFrame, ``names`` is not a mapping of columns to text,
+        ``decimals`` is not a count (or a mapping to counts) from 0 to :data:`MAX_DECIMALS`,
+        ``caption`` is not text, ``width_px`` is not a finite number > 0, or ``names`` or
+        ``decimals`` names a column it does not have.
     """
     if not isinstance(df, pd.DataFrame):
         raise InvalidInputError(
             f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}"
         )
-    names = dict(names or {})
+    names = dict(as_instance(names, Mapping, "names")) if names is not None else {}
+    for col, header in names.items():
+        as_instance(header, str, f"names[{col!r}]")
+    if isinstance(decimals, dict):
+        for col, d in decimals.items():
+            as_count(d, f"decimals[{col!r}]", minimum=0, maximum=MAX_DECIMALS)
+    elif decimals is not None:
+        as_count(decimals, "decimals", minimum=0, maximum=MAX_DECIMALS)
+    if caption is not None:
+        as_instance(caption, str, "caption")
+    width_px = as_number(width_px, "width_px")
     unknown = [c for c in names if c not in df.columns]
     if unknown:
         raise InvalidInputError(
@@ -219,7 +235,7 @@ def table(
             d = decimals
         else:
             d = (
-                column_decimals(
+                _column_decimals(
                     [
                         v
                         for v in values
@@ -260,6 +276,11 @@ def show_table(df: pd.DataFrame, **kw: Any) -> None:
         The tidy table.
     **kw
         ``names``, ``decimals``, ``caption``, ``width_px`` as :func:`table` takes them.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`table`.
     """
     from IPython.display import display
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validate import InvalidInputError
+from .._validate import InvalidInputError, as_instance, as_labels
 
 if TYPE_CHECKING:
     from ..games import GameMechanism
@@ -251,6 +251,8 @@ def check_game_is_warmed_up(entry: GameMechanism) -> None:
 
     Raises
     ------
+    InvalidInputError
+        When ``entry`` is not a registered game's entry.
     AssertionError
         When no warm-up step calls the game.
 
@@ -261,6 +263,7 @@ def check_game_is_warmed_up(entry: GameMechanism) -> None:
     """
     from .. import games
 
+    as_instance(entry, games.GameMechanism, "entry")
     calls = []
 
     def spy(game, **options):
@@ -336,7 +339,7 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
     jobs : int, default 1
         Worker processes compiling at once, >= 1.
     only : list of str, optional
-        The names of the steps to run (default: every step).
+        The names of the steps to run, each once (default: every step; empty: none).
 
     Returns
     -------
@@ -347,7 +350,8 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
     Raises
     ------
     ValueError
-        When ``only`` names an unknown step or ``jobs`` is not an integer >= 1.
+        When ``only`` is not a list of distinct step names or ``jobs`` is not an integer from 1
+        to :data:`MAX_JOBS`.
     RuntimeError
         When a worker process ended before finishing its step.
     """
@@ -356,7 +360,7 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
     steps = warm_steps()
     if only is not None:
         known = [name for name, _ in steps]
-        for name in only:
+        for name in as_labels(only, "only"):
             if name not in known:
                 raise InvalidInputError(
                     f"only: no warm-up step named {name!r}; the steps are {known}"
@@ -503,6 +507,12 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 0 when every kernel is in the cache, 1 when a kernel was missed.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``argv`` is not a list of str (an unknown option or a ``--jobs`` out of range ends the
+        process as argparse does, with status 2 and a message naming it).
     """
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.repro.warm", description=" ".join(__doc__.split("\n\n")[0].split())
@@ -514,7 +524,9 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="worker processes compiling at once (default 1; make install uses 2)",
     )
-    args = ap.parse_args(argv)
+    from .landing import _argv
+
+    args = ap.parse_args(_argv(argv))
     if not 1 <= args.jobs <= MAX_JOBS:
         ap.error(f"--jobs = {args.jobs}: must be from 1 to {MAX_JOBS}")
     from numba.core import config
