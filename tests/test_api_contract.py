@@ -3711,6 +3711,8 @@ def _value_texts(value) -> list[str]:
     """Ways a message may show a scalar value."""
     if isinstance(value, Path):  # a message naming the file names the value
         return [str(value)]
+    if isinstance(value, str) and len(value) > 40:  # shown cut short (fairlib._validate._short)
+        return [repr(value)[:40], value[:40]]
     if isinstance(value, (bool, np.bool_, str, complex)) or value is None:
         return [repr(value), str(value)]
     if isinstance(value, (int, np.integer)):
