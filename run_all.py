@@ -340,7 +340,8 @@ def run_one(
                 out.error = (
                     (out.error + "; " if out.error else "")
                     + f"{len(out.claims_regressed)} claim(s) held in "
-                    "the committed ledger are not any more: "
+                    f"the ledger this run replaces ({_shown(claims_file)}, as it was on disk: the "
+                    "last run's, committed or not) are not any more: "
                     + "; ".join(out.claims_regressed)
                     + " (rerun with --accept-claims to accept the new statuses; the change "
                     "then shows in "

@@ -24,14 +24,15 @@ def _levels(cluster, q, tasks):
 def _random_instances(count, seed):
     rng = np.random.default_rng(seed)
     for _ in range(count):
+        users, servers, resources = (int(rng.integers(1, k)) for k in (40, 8, 4))
         yield random_cluster(
             rng,
-            int(rng.integers(1, 40)),
-            int(rng.integers(1, 8)),
-            int(rng.integers(1, 4)),
+            users,
+            servers,
+            resources,
             eligible_fraction=float(rng.uniform(0.1, 1.0)),
             weights=bool(rng.random() < 0.5),
-            server_types=int(rng.integers(1, 5)),
+            server_types=min(int(rng.integers(1, 5)), servers),  # up to 4, each with a server
         )
 
 

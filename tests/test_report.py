@@ -702,3 +702,23 @@ def test_a_new_rule_is_one_class_and_its_entry_in_rules(monkeypatch):
         ClaimLog("demo", write=False, registry=_claim("within_factor = 0.5", "10.0"))
     with pytest.raises(ValueError, match="given together"):
         ClaimLog("demo", write=False, registry=_claim("within_factor = 2\ntol = 1", "10.0"))
+
+
+def test_a_claim_id_belongs_to_one_registry():
+    """The aggregated ledger (data/results/claims.csv), the book and the landing page key claims by
+    id alone: an id declared by two papers is refused here, before a full run writes the clash."""
+    from fairlib.repro import catalog
+    from fairlib.repro.ledger import load_registry, registry_path
+
+    owner: dict[str, str] = {}
+    clashes = []
+    for key in catalog.NOTEBOOKS:
+        for claim_id in load_registry(registry_path(key), key):
+            if claim_id in owner:
+                clashes.append(f"{claim_id!r} in {owner[claim_id]} and {key}")
+            owner.setdefault(claim_id, key)
+    assert not clashes, (
+        "claim ids are unique across the registries (the aggregated ledger keys claims by id): "
+        + "; ".join(clashes)
+        + ": rename one in its notebooks/claims/<key>.toml"
+    )
