@@ -280,3 +280,26 @@ def test_editing_a_driver_keeps_the_kernel_cache_and_editing_a_kernel_module_rec
         assert moves <= changed, f"editing {edited} kept the key of {sorted(moves - changed)}"
         assert not stays & changed, f"editing {edited} changed the key of {sorted(stays & changed)}"
         kernel = now
+
+
+def test_the_pipeline_defines_no_kernel():
+    """Kernels are the library's (fairlib/repro is skipped when the kernel modules are found): no
+    pipeline module decorates a function with numba or calls njit, outside the scaffold's templates,
+    which are text."""
+    import ast
+
+    import fairlib
+
+    root = Path(fairlib.__file__).parent
+    assert not [k for k in fairlib.KERNEL_KEYS if k.startswith("repro/")]
+    for path in sorted((root / "repro").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            compiling = ("njit", "jit", "numba.njit", "numba.jit")
+            for expr in getattr(node, "decorator_list", []):
+                name = ast.unparse(expr.func if isinstance(expr, ast.Call) else expr)
+                assert name not in compiling and not name.startswith("numba."), (
+                    f"{path.relative_to(root)}:{node.lineno}: @{name}"
+                )
+            if isinstance(node, ast.Call):
+                name = ast.unparse(node.func)
+                assert name not in compiling, f"{path.relative_to(root)}:{node.lineno}: {name}()"
