@@ -45,6 +45,7 @@ __all__ = [
     "as_flag",
     "as_path",
     "as_labels",
+    "as_argv",
     "as_parts",
     "as_array",
     "as_real_array",
@@ -1175,6 +1176,43 @@ def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool 
     if not value and not allow_empty:
         raise InvalidInputError(f"{name} = {_short(value)}: empty (at least one label)")
     return tuple(value)
+
+
+def as_argv(argv, name: str = "argv") -> list[str] | None:
+    """A command line's arguments: None (the process's own, ``sys.argv[1:]``) or a list of str. A
+    str would be read character by character, and argparse fails on a non-str with a raw
+    TypeError.
+
+    Parameters
+    ----------
+    argv : list of str or None
+        The arguments.
+    name : str, default "argv"
+        The argument's name, for the message.
+
+    Returns
+    -------
+    list of str or None
+        ``argv``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``argv`` is not a list, or an element is not text.
+
+    Examples
+    --------
+    >>> as_argv(["--check"])
+    ['--check']
+    >>> as_argv("--check")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: argv = '--check': must be a list, got str
+    """
+    if argv is not None:
+        for i, arg in enumerate(as_instance(argv, list, name)):
+            as_instance(arg, str, f"{name}[{i}]")
+    return argv
 
 
 def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: str) -> list[int]:

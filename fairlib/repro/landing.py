@@ -41,7 +41,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from .._validate import InvalidInputError, _short, as_instance, as_path, as_time, result_type
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_argv,
+    as_instance,
+    as_path,
+    as_time,
+    result_type,
+)
 from . import catalog
 from .ledger import KINDS, STATUSES
 
@@ -822,15 +830,6 @@ def render(text: str) -> str:
     return text
 
 
-def _argv(argv: list[str] | None) -> list[str] | None:
-    """``argv`` checked: None (the process's arguments) or a list of str. A str would be read
-    character by character, and argparse fails on a non-str with a raw TypeError."""
-    if argv is not None:
-        for i, arg in enumerate(as_instance(argv, list, "argv")):
-            as_instance(arg, str, f"argv[{i}]")
-    return argv
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python -m fairlib.repro.landing [--check]``: rewrite the rendered blocks, or check them.
 
@@ -857,7 +856,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="exit 1 if a file differs from its rendering"
     )
-    args = parser.parse_args(_argv(argv))
+    args = parser.parse_args(as_argv(argv))
     stale = []
     for path in RENDERED:
         text = path.read_text(encoding="utf-8")

@@ -109,7 +109,7 @@ import sys
 from pathlib import Path
 
 from .. import paths
-from .._validate import as_tolerance
+from .._validate import as_argv, as_tolerance
 from .catalog import VENUE_KINDS, Paper
 
 __all__ = [
@@ -2347,8 +2347,6 @@ def main(argv=None) -> int:
         When ``argv`` is not a list of str (an unknown option ends the process as argparse does,
         with status 2 and a message naming it).
     """
-    from .landing import _argv
-
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.repro.scaffold",
         description=" ".join(__doc__.split("\n\n")[0].split()),
@@ -2455,7 +2453,7 @@ def main(argv=None) -> int:
     t.add_argument(
         "--digits", type=int, default=10, help="significant digits the tables report (default 10)"
     )
-    args = ap.parse_args(_argv(argv))
+    args = ap.parse_args(as_argv(argv))
     try:
         if args.remove:
             if args.what:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_instance, as_labels
+from .._validate import InvalidInputError, as_argv, as_instance, as_labels
 
 if TYPE_CHECKING:
     from ..games import GameMechanism
@@ -524,9 +524,7 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="worker processes compiling at once (default 1; make install uses 2)",
     )
-    from .landing import _argv
-
-    args = ap.parse_args(_argv(argv))
+    args = ap.parse_args(as_argv(argv))
     if not 1 <= args.jobs <= MAX_JOBS:
         ap.error(f"--jobs = {args.jobs}: must be from 1 to {MAX_JOBS}")
     from numba.core import config
