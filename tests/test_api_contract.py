@@ -3695,6 +3695,55 @@ def type_battery(name: str, value, annotation) -> list[tuple[str, object]]:
     return [(TYPED + label, bad) for label, bad in out]
 
 
+#: how a parameter's description names the cap of its own value: "from 1 to :data:`MAX_RUNS`",
+#: "> 0 and at most :data:`MAX_DAYS`", then a parenthesis, punctuation or the end — not a cap of
+#: something derived from it ("at most :data:`MAX_EPOCHS` bins", "``a x b`` is at most ...")
+_CAP_REFERENCE = re.compile(
+    r"(?:from\s+-?[\d.]+\s+to|and at most)\s+:data:`~?([\w.]+)`(?=\s*(?:\(|[.;,)]|or\b|$))"
+)
+
+
+def documented_cap(target: Target, name: str):
+    """The cap the numpydoc description of parameter ``name`` of ``target`` names (a ``MAX_*`` or
+    ``*_MAX`` constant, read from the module it names or the target's own), or None."""
+    from numpydoc.docscrape import NumpyDocString
+
+    try:
+        sections = NumpyDocString(inspect.getdoc(target.obj) or "")
+    except Exception:  # noqa: BLE001 - a docstring numpydoc cannot read: test_docstrings says so
+        return None
+    for param in sections["Parameters"]:
+        if name not in [n.strip() for n in param.name.split(",")]:
+            continue
+        for dotted in _CAP_REFERENCE.findall(" ".join(param.desc)):
+            last = dotted.rsplit(".", 1)[-1]
+            if not (last.startswith("MAX_") or last.endswith("_MAX")):
+                continue
+            if "." in dotted:
+                owner = importlib.import_module(dotted.rsplit(".", 1)[0])
+            else:
+                owner = importlib.import_module(getattr(target.obj, "__module__", "fairlib"))
+            cap = getattr(owner, last, None)
+            if isinstance(cap, (int, float)) and not isinstance(cap, bool):
+                return last, cap
+    return None
+
+
+def cap_battery(target: Target, name: str, value) -> list[tuple[str, object]]:
+    """A value just past the cap the parameter's docstring names (:func:`documented_cap`): the
+    cap + 1 for a count, 1 % past it for a float. Refused by name, or the call does the unbounded
+    work the cap exists to prevent — so removing a cap fails the contract."""
+    found = documented_cap(target, name)
+    if found is None or isinstance(value, (bool, np.bool_)):
+        return []
+    cap_name, cap = found
+    if isinstance(value, (int, np.integer)) and float(cap).is_integer():
+        return [(f"{TYPED}{cap_name} + 1 (past the documented cap)", int(cap) + 1)]
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return [(f"{TYPED}{cap_name} x 1.01 (past the documented cap)", float(cap) * 1.01)]
+    return []
+
+
 def _under_tmp(value):
     """A path probe as an absolute path under the test's folder: a relative one
     (``'no-such-choice'``, a name the call may take for a new folder) would be made in the working
@@ -3813,6 +3862,7 @@ def probe(target: Target, base) -> list[str]:
             for label, bad in type_battery(p.name, valid, p.annotation)
             if label.removeprefix(TYPED) not in seen
         ]
+        probes += cap_battery(target, p.name, valid)
         if _kind(annotation_text(p.annotation), valid) == "path":
             probes = [(label, _under_tmp(bad)) for label, bad in probes]
         k = 0
