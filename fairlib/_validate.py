@@ -1346,7 +1346,8 @@ def check_columns(
 ) -> None:
     """Check the columns of a table that hold amounts: finite where present and with ``sign``.
 
-    An empty field (NaN) is allowed. Missing columns are the caller's to report.
+    An empty field (NaN) is allowed; a missing column is refused, naming the table and the columns
+    it has (never a raw ``KeyError`` from deep inside the caller).
 
     Parameters
     ----------
@@ -1362,9 +1363,9 @@ def check_columns(
     Raises
     ------
     InvalidInputError
-        Naming the table, the row (0-based position and index label), the column and the value, when
-        a column is not numeric (text, even text of numbers, and booleans are not) or a value is
-        infinite or of the wrong sign.
+        Naming the table, when a column is missing; naming the table, the row (0-based position
+        and index label), the column and the value, when a column is not numeric (text, even
+        text of numbers, and booleans are not) or a value is infinite or of the wrong sign.
 
     Examples
     --------
@@ -1377,6 +1378,13 @@ def check_columns(
     """
     import pandas as pd
 
+    columns = list(columns)
+    missing = [col for col in columns if col not in frame.columns]
+    if missing:
+        raise InvalidInputError(
+            f"{name}: no column {', '.join(map(repr, missing))} (its columns: "
+            f"{_short(list(frame.columns))})"
+        )
     for col in columns:
         column = frame[col]
         # text that looks like numbers ("0.5") and booleans convert to floats, but are no amounts:

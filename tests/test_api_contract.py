@@ -2733,6 +2733,28 @@ def _guarded_invoke(target, args, kwargs):
         return _invoke(target, tuple(args), kwargs)
 
 
+#: further valid calls a target is probed at, beyond its baseline: a check that only another path
+#: reaches (an option one method reads, a branch one mode takes) is probed there, so removing it
+#: fails the contract instead of being listed in UNSEEN_SITES. name -> [() -> (args, kwargs)]
+OTHER_BASELINES = {
+    # step and gap_tol are local greedy's: best response (the baseline) refuses them unread
+    "fairlib.market.run_dynamics": [
+        lambda: ((_game(), "local_greedy"), {"step": 0.05, "gap_tol": 0.05}),
+    ],
+}
+
+
+def _other_baselines(target: Target) -> list[tuple[tuple, dict]]:
+    """The valid calls of :data:`OTHER_BASELINES` for ``target``; a failing one is a problem."""
+    out = []
+    for k, make in enumerate(OTHER_BASELINES.get(target.name, [])):
+        args, kwargs = make()
+        if not _succeeds(target, tuple(args), dict(kwargs)):
+            raise AssertionError(f"OTHER_BASELINES[{target.name!r}][{k}] is not a valid call")
+        out.append((tuple(args), dict(kwargs)))
+    return out
+
+
 def baseline(target: Target):
     """(args, kwargs) of a valid call of ``target``, or None."""
     if target.name in EXAMPLES:
@@ -2855,7 +2877,10 @@ def _probe_in_child(name: str):
     base = _child_baselines().get(name)
     if base is None:
         return None
-    problems = probe(next(t for t in TARGETS if t.name == name), base)
+    target = next(t for t in TARGETS if t.name == name)
+    problems = probe(target, base)
+    for k, other in enumerate(_other_baselines(target)):
+        problems += [f"(at OTHER_BASELINES[{k}]) {problem}" for problem in probe(target, other)]
     left = _left_in_working_directory()
     if left:
         problems.append(
@@ -3515,7 +3540,12 @@ def battery(name: str, value, annotation) -> list[tuple[str, object]]:
             ("['x'] (list)", ["x"]),
         ]
     if isinstance(value, pd.DataFrame):
-        return common + [("array (ndarray)", np.ones((2, 2))), ("'x' (str)", "x")]
+        return common + [
+            ("array (ndarray)", np.ones((2, 2))),
+            ("'x' (str)", "x"),
+            # its rows without the columns a reader of the frame needs
+            ("a frame without its columns", value.iloc[:, :0]),
+        ]
     arr = _array_kind(value)
     if arr is not None:
         out = common + [
@@ -3674,6 +3704,10 @@ def type_battery(name: str, value, annotation) -> list[tuple[str, object]]:
             out += [("a directory (a file is meant)", _tmp())]
         else:  # an output directory, made by the call
             out += [("a file (a directory is meant)", _garbage_file())]
+    elif kind == "path" and value is None:
+        # a path left to its default: whether a file or a folder is meant, an existing file of
+        # garbage is neither a folder nor a file any reader reads
+        out += [("a file of garbage (for a default path)", _garbage_file())]
     elif kind == "mapping" and isinstance(value, dict) and value:
         key, item = next(iter(value.items()))
         rest = {k: v for k, v in value.items() if k != key}
@@ -3741,6 +3775,18 @@ def cap_battery(target: Target, name: str, value) -> list[tuple[str, object]]:
         return [(f"{TYPED}{cap_name} + 1 (past the documented cap)", int(cap) + 1)]
     if isinstance(value, (int, float, np.integer, np.floating)):
         return [(f"{TYPED}{cap_name} x 1.01 (past the documented cap)", float(cap) * 1.01)]
+    arr = _array_kind(value)
+    if arr is not None and arr.size and np.issubdtype(arr.dtype, np.number):
+        # "each from 1 to :data:`MAX_SCALE`": one element past the cap, the rest valid
+        past = int(cap) + 1 if np.issubdtype(arr.dtype, np.integer) else float(cap) * 1.01
+        bad = arr.astype(type(past)).copy()
+        bad.flat[0] = past
+        return [
+            (
+                f"{TYPED}an element {cap_name} past its documented cap",
+                bad.tolist() if isinstance(value, (list, tuple)) else bad,
+            )
+        ]
     return []
 
 
@@ -3950,6 +3996,11 @@ def test_contract(target, prober):
     assert not problems, f"{len(problems)} bad value(s) not refused by name:\n  " + "\n  ".join(
         problems
     )
+
+
+def test_other_baselines_name_probed_callables():
+    probed = {t.name for t in TARGETS if not t.exempt}
+    assert set(OTHER_BASELINES) <= probed, set(OTHER_BASELINES) - probed
 
 
 def test_exemptions_name_public_callables():

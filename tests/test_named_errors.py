@@ -92,6 +92,39 @@ def test_helpers_name_argument_and_value():
         check_columns(frame, "jobs", ["cpu"])
 
 
+def test_a_missing_column_is_refused_naming_the_table_and_its_columns():
+    """Not a KeyError from deep inside the caller: every reader of a frame's columns checks them
+    here."""
+    frame = pd.DataFrame({"memory": [1.0]})
+    with pytest.raises(
+        InvalidInputError, match=r"jobs: no column 'cpu' \(its columns: \['memory'\]"
+    ):
+        check_columns(frame, "jobs", ["cpu"])
+
+
+def test_a_file_where_a_trace_folder_is_meant_is_refused(tmp_path):
+    from fairlib.traces import google_dir
+
+    path = tmp_path / "events.csv"
+    path.write_text("not a folder\n")
+    with pytest.raises(InvalidInputError, match=r"directory = .*events.csv.*a file, not a folder"):
+        google_dir(path)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"\xff\xfe not text", b"{}", b'{"rows": [1]}', b"[1, 2]"],
+    ids=["not UTF-8", "no rows", "a row that is no row", "not an object"],
+)
+def test_a_malformed_benchmark_result_is_refused_naming_the_argument(tmp_path, content):
+    from fairlib.repro.landing import timings_block
+
+    path = tmp_path / "suite.json"
+    path.write_bytes(content)
+    with pytest.raises(InvalidInputError, match=r"suite = .*suite.json"):
+        timings_block(suite=path)
+
+
 @pytest.mark.parametrize("value", [0, 1, "false", None, 1.0, [True]])
 def test_a_flag_is_a_bool(value):
     assert as_flag(True, "merge") is True and as_flag(np.bool_(False), "merge") is False

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import csv
+import io
 import json
 import re
 import sys
@@ -132,6 +133,34 @@ def _input(
     return as_path(value, name, kind=kind, must_exist=must_exist)
 
 
+class _Malformed(Exception):
+    """A file's content is not what its reader expects (raised inside :func:`_parsed`)."""
+
+
+def _parsed(path: Path, name: str, parse: Callable[[str], object], what: str):
+    """``parse`` of the UTF-8 text of ``path``; any failure — not text, not the format, a field
+    missing (KeyError, TypeError, :class:`_Malformed`) — is an :class:`InvalidInputError` naming the
+    argument ``name`` and the file: every file a block reads goes through here, so a malformed one
+    is refused the same way wherever it is read."""
+    try:
+        return parse(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"{name} = {str(path)!r}: not UTF-8 text (byte {exc.start}: {exc.reason}); expected "
+            f"{what}"
+        ) from None
+    except (ValueError, KeyError, TypeError, IndexError, StopIteration, _Malformed) as exc:
+        raise InvalidInputError(
+            f"{name} = {str(path)!r}: not {what} ({type(exc).__name__}: {exc})"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - a parser's own error class (yaml's), named
+        if type(exc).__module__.split(".")[0] in ("yaml", "tomllib", "json", "csv"):
+            raise InvalidInputError(
+                f"{name} = {str(path)!r}: not {what} ({type(exc).__name__}: {exc})"
+            ) from None
+        raise
+
+
 def rows(
     notebooks: Mapping[str, catalog.Notebook] | None = None,
     papers: Mapping[str, catalog.Paper] | None = None,
@@ -206,13 +235,26 @@ def claim_counts(claims_csv: Path | None = None) -> dict[str, Counter[tuple[str,
     -------
     dict of str to collections.Counter
         Per notebook key, the claims counted by (kind, status).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``claims_csv`` is no file, not UTF-8 text, or a CSV without the ``paper``, ``kind``
+        and ``status`` columns.
     """
     path = _input(claims_csv, paths.RESULTS / "claims.csv", "claims_csv")
-    counts: dict[str, Counter[tuple[str, str]]] = {}
-    with path.open(newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
+
+    def parse(text: str) -> dict[str, Counter[tuple[str, str]]]:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        missing = {"paper", "kind", "status"} - set(reader.fieldnames or ())
+        if missing:
+            raise _Malformed(f"no column {', '.join(sorted(missing))}")
+        counts: dict[str, Counter[tuple[str, str]]] = {}
+        for row in reader:
             counts.setdefault(row["paper"], Counter())[row["kind"], row["status"]] += 1
-    return counts
+        return counts
+
+    return _parsed(path, "claims_csv", parse, "the aggregated ledger (a CSV)")
 
 
 def _cell(text: str) -> str:
@@ -539,6 +581,20 @@ def _met(row: dict) -> bool:
     return bool(ops[op](row["value"], float(threshold)))
 
 
+def _benchmark_record(text: str) -> dict:
+    """A benchmark result file's record: a JSON object whose ``rows`` are objects with a ``row``
+    name and the ``ours``/``baseline`` texts, plus ``date`` and ``cores``."""
+    rec = json.loads(text)
+    if not isinstance(rec, dict) or not isinstance(rec.get("rows"), list):
+        raise _Malformed("no list of rows")
+    for k, row in enumerate(rec["rows"]):
+        if not isinstance(row, dict) or not {"row", "ours", "baseline"} <= set(row):
+            raise _Malformed(f"rows[{k}] is not a row (row, ours, baseline)")
+    if not {"date", "cores"} <= set(rec):
+        raise _Malformed("no date or cores")
+    return rec
+
+
 def full_run_line(full_run: Path | None = None) -> str:
     """The ``make`` line of the timings block, from the full-run benchmark's rows (``python -m
     benchmarks full_run``): the notebooks' time in all and each one's, the longest cell, each
@@ -546,8 +602,13 @@ def full_run_line(full_run: Path | None = None) -> str:
     path = _input(full_run, FULL_RUN_RESULTS, "full_run", must_exist=False)
     if not path.exists():
         return "- `make`: not measured yet (`python -m benchmarks full_run`)."
-    rec = json.loads(path.read_text(encoding="utf-8"))
+    rec = _parsed(path, "full_run", _benchmark_record, "a benchmark result (JSON with rows)")
     rows = {r["row"]: r for r in rec["rows"]}
+    if FULL_RUN_TOTAL not in rows or FULL_RUN_CELL not in rows:
+        raise InvalidInputError(
+            f"full_run = {str(path)!r}: no row {FULL_RUN_TOTAL!r} or {FULL_RUN_CELL!r} (the "
+            "full-run benchmark's rows)"
+        )
     total, cell = rows[FULL_RUN_TOTAL], rows[FULL_RUN_CELL]
     per = ", ".join(
         f"{r['row'][len(FULL_RUN_NOTEBOOK) :]} {r['ours']}"
@@ -578,12 +639,22 @@ def timings_block(full_run: Path | None = None, suite: Path | None = None) -> st
     -------
     str
         The block's Markdown: a ``make`` line and, when measured, a ``make test`` line.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``full_run`` or ``suite`` is not a path, or names a file that is not a benchmark
+        result (UTF-8 JSON whose rows include the block's).
     """
     suite_path = _input(suite, SUITE_RESULTS, "suite", must_exist=False)
     lines = [full_run_line(full_run)]
     if suite_path.exists():
-        rec = json.loads(suite_path.read_text(encoding="utf-8"))
-        row = next(r for r in rec["rows"] if r["row"].startswith("make test"))
+        rec = _parsed(suite_path, "suite", _benchmark_record, "a benchmark result (JSON with rows)")
+        row = next((r for r in rec["rows"] if str(r["row"]).startswith("make test")), None)
+        if row is None:
+            raise InvalidInputError(
+                f"suite = {str(suite_path)!r}: no 'make test' row (the suite benchmark's)"
+            )
         lines.append(
             f"- `make test`: {row['ours']} on {rec['cores']} cores with the kernel cache warm "
             f"({row['baseline']}; {rec['date']}, from `benchmarks/results/suite.json`)."
@@ -605,21 +676,34 @@ def citation_block(citation: Path | None = None) -> str:
     -------
     str
         The ``@software`` BibTeX entry, in a fenced ``bibtex`` block.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``citation`` is no file, not UTF-8 text, or not CFF YAML with ``authors``,
+        ``title``, ``date-released`` and ``version``.
     """
     import yaml
 
-    cff = yaml.safe_load(_input(citation, CITATION, "citation").read_text(encoding="utf-8"))
-    authors = " and ".join(
-        a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]
-    )
-    fields = [
-        ("author", authors),
-        ("title", cff["title"]),
-        ("year", str(cff["date-released"])[:4]),
-        ("version", str(cff["version"])),
-    ]
-    if cff.get("repository-code"):
-        fields.append(("url", cff["repository-code"]))
+    def parse(text: str) -> list[tuple[str, str]]:
+        cff = yaml.safe_load(text)
+        if not isinstance(cff, dict):
+            raise _Malformed("not a mapping of CFF fields")
+        authors = " and ".join(
+            a.get("name") or f"{a['family-names']}, {a['given-names']}" for a in cff["authors"]
+        )
+        fields = [
+            ("author", authors),
+            ("title", cff["title"]),
+            ("year", str(cff["date-released"])[:4]),
+            ("version", str(cff["version"])),
+        ]
+        if cff.get("repository-code"):
+            fields.append(("url", cff["repository-code"]))
+        return fields
+
+    path = _input(citation, CITATION, "citation")
+    fields = _parsed(path, "citation", parse, "a CITATION.cff (YAML with authors, title, ...)")
     body = ",\n".join(f"  {k:<7} = {{{v}}}" for k, v in fields)
     return f"```bibtex\n@software{{fairlib,\n{body}\n}}\n```"
 

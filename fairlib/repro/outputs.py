@@ -155,6 +155,8 @@ def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
         raise InvalidInputError(
             f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}"
         )
+    if df.shape[1] == 0:
+        raise InvalidInputError(f"df: a table without columns ({len(df)} rows, nothing to show)")
     paths.check_key(key)
     paths._check_file_name(name, "name")
     out = None

@@ -534,8 +534,9 @@ def spread_band(
 
     as_instance(ax, Axes, "ax")
     as_instance(data, pd.DataFrame, "data")
-    check_choice(_text(x, "x"), list(data.columns), "x")
-    check_choice(_text(y, "y"), list(data.columns), "y")
+    # x and y name columns of data: a table without them is refused naming both
+    check_choice(_text(x, "x"), list(data.columns), "x (a column of data)")
+    check_choice(_text(y, "y"), list(data.columns), "y (a column of data)")
     check_columns(data, "data", [y], sign=None)
     _text(mechanism, "mechanism")
     interval = as_number(interval, "interval", maximum=100.0)

@@ -183,15 +183,17 @@ def table(
     Raises
     ------
     InvalidInputError
-        When ``df`` is not a DataFrame, ``names`` is not a mapping of columns to text,
-        ``decimals`` is not a count (or a mapping to counts) from 0 to :data:`MAX_DECIMALS`,
-        ``caption`` is not text, ``width_px`` is not a finite number > 0, or ``names`` or
-        ``decimals`` names a column it does not have.
+        When ``df`` is not a DataFrame or has no columns, ``names`` is not a mapping of columns
+        to text, ``decimals`` is not a count (or a mapping to counts) from 0 to
+        :data:`MAX_DECIMALS`, ``caption`` is not text, ``width_px`` is not a finite number
+        > 0, or ``names`` or ``decimals`` names a column it does not have.
     """
     if not isinstance(df, pd.DataFrame):
         raise InvalidInputError(
             f"df = {_short(df)}: expected a pandas DataFrame, got {type(df).__name__}"
         )
+    if df.shape[1] == 0:
+        raise InvalidInputError(f"df: a table without columns ({len(df)} rows, nothing to show)")
     names = dict(as_instance(names, Mapping, "names")) if names is not None else {}
     for col, header in names.items():
         as_instance(header, str, f"names[{col!r}]")

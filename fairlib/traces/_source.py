@@ -76,7 +76,7 @@ def trace_folder(
     Raises
     ------
     InvalidInputError
-        When ``directory`` is neither a string nor a path.
+        When ``directory`` is neither a string nor a path, or names a file.
     """
     if directory is not None:
         if not isinstance(directory, (str, os.PathLike)):
@@ -85,6 +85,15 @@ def trace_folder(
             raise InvalidInputError(
                 f"{name} = {_short(directory)}: expected a folder path (str or Path), got "
                 f"{type(directory).__name__}"
+            )
+        if Path(directory).exists() and not Path(directory).is_dir():
+            from .._validate import InvalidInputError
+
+            # a file where the folder is meant: refused here, before a reader looks inside it for
+            # files that cannot be there (a missing folder is the readers' to report, with where
+            # the data come from)
+            raise InvalidInputError(
+                f"{name} = {str(directory)!r}: a file, not a folder (a trace folder is meant)"
             )
         return Path(directory)
     return paths.find_traces(folder) or paths.trace_dir() / folder

@@ -120,7 +120,7 @@ def alibaba_dir(directory: os.PathLike[str] | str | None = None) -> Path:
     Raises
     ------
     InvalidInputError
-        When ``directory`` is neither a string nor a path.
+        When ``directory`` is neither a string nor a path, or names a file.
     """
     return trace_folder("alibaba_clusterdata", directory)
 

@@ -92,7 +92,7 @@ def bitbrains_dir(directory: os.PathLike[str] | str | None = None) -> Path:
     Raises
     ------
     InvalidInputError
-        When ``directory`` is neither a string nor a path.
+        When ``directory`` is neither a string nor a path, or names a file.
     """
     return trace_folder("bitbrains_gwa_t12", directory)
 

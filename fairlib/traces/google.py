@@ -117,7 +117,7 @@ def google_dir(directory: os.PathLike[str] | str | None = None) -> Path:
     Raises
     ------
     InvalidInputError
-        When ``directory`` is neither a string nor a path.
+        When ``directory`` is neither a string nor a path, or names a file.
     """
     return trace_folder("google_clusterdata_2011_2", directory)
 

@@ -256,6 +256,9 @@ def cell_snapshot(
     missing = need - set(task_events.columns)
     if missing:
         raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
+    missing = {"time", "machine_id", "event_type", "cpus", "memory"} - set(machine_events.columns)
+    if missing:  # refused before the tasks' work, not as a KeyError after it
+        raise InvalidInputError(f"machine_events: missing columns {sorted(missing)}")
     at_s = as_number(at_s, "at_s")
     at_us = int(round(at_s * 1e6))
     ev = task_events[task_events.time <= at_us].sort_values(
