@@ -4,7 +4,7 @@ refused by name.
 Each case of :data:`CASES` calls one function at its cap (it must finish) and just past it (it must
 raise :class:`~fairlib.InvalidInputError` naming the argument or the cap). Each call runs in a child
 process under ``signal.alarm`` (:data:`ALARM_SECONDS`): a guard against a hang, not a timing
-assertion — every call here takes well under a second. The caps themselves are listed in
+assertion — every call here takes a second or less. The caps themselves are listed in
 :data:`CAPS`, read from the modules, so a cap that changes its value changes the cases with it, and
 :func:`test_every_cap_has_a_case` keeps the two lists together.
 """
@@ -17,8 +17,8 @@ import signal
 import numpy as np
 import pytest
 
-#: seconds before a call in the child process counts as a hang (every call takes < 1 s; compiling a
-#: kernel on an empty cache can take a minute)
+#: seconds before a call in the child process counts as a hang (every call takes about a second at
+#: most; compiling a kernel on an empty cache can take a minute)
 ALARM_SECONDS = 300
 #: seconds the parent waits for the child (the alarm cannot stop compiled code; the parent's wait
 #: can)
@@ -29,10 +29,14 @@ CAPS = [
     ("fairlib._validate", "MAX_ITERATIONS"),
     ("fairlib.multires.best_fit", "MAX_PLACEMENTS"),
     ("fairlib.multires.progressive_filling", "MAX_ALLOCATIONS"),
+    ("fairlib.multires.progressive_filling", "_MAX_RECORDED"),
     ("fairlib.sim", "MAX_EPOCHS"),
     ("fairlib.sweep", "MAX_JOBS"),
+    ("fairlib.sweep", "MAX_CELLS"),
     ("fairlib.timing", "MAX_SAMPLES"),
     ("fairlib.repro.warm", "MAX_JOBS"),
+    ("fairlib.repro.experiments.bidding_game", "MAX_CHECK_ALPHAS"),
+    ("fairlib.traces.google", "MAX_TASK_INTERVALS"),
     ("fairlib.traces.synthetic", "MAX_VMS"),
     ("fairlib.traces.synthetic", "MAX_DAYS"),
     ("fairlib.traces.synthetic", "MAX_HOURS"),
@@ -89,6 +93,24 @@ def _allocations(n):
     return drf([[1.0, 4.0], [3.0, 1.0]], [9.0, 18.0], max_allocations=n)
 
 
+def _recorded(n):
+    from fairlib.multires import drf
+
+    # one user of demand 1 on a capacity of n: progressive filling's bound is n steps, and it takes
+    # them all
+    return drf([[1.0]], [float(n)], record_order=True)
+
+
+def _cell(seed, x):
+    return {"y": x}
+
+
+def _sweep_cells(n):
+    from fairlib.sweep import sweep
+
+    return sweep(_cell, {"x": [0]}, seeds=n, backend="serial", progress=False)
+
+
 def _sweep_jobs(n):
     from fairlib.sweep import default_backend
 
@@ -105,6 +127,52 @@ def _warm_jobs(n):
     from fairlib.repro.warm import warm
 
     return warm(progress=False, jobs=n, only=[])
+
+
+def _check_alphas(n):
+    import pandas as pd
+
+    from fairlib.market import two_player_equilibria
+    from fairlib.repro.experiments.bidding_game import two_player_findings
+
+    opposite, equal = (
+        pd.DataFrame(two_player_equilibria(0.6, kind)) for kind in ("opposite", "equal")
+    )
+    random_games = pd.DataFrame(
+        [
+            {
+                "machines": 2,
+                "game": 0,
+                "method": "fixed_point",
+                "residual": 1e-12,
+                "efficiency": 0.8,
+                "envy_freeness": 1.0,
+            }
+        ]
+    )
+    return two_player_findings(opposite, equal, [0.6] * n, random_games)
+
+
+def _task_intervals(n):
+    import pandas as pd
+
+    from fairlib.traces.google import task_event_demands
+
+    # one task running from 600 s to the horizon, cut into windows of 2**-10 s (exact in binary):
+    # n (task, interval) pairs
+    window = 2.0**-10
+    events = pd.DataFrame(
+        {
+            "time": [600_000_000],
+            "job_id": [7],
+            "task_index": [0],
+            "event_type": [1],
+            "cpu_request": [0.25],
+            "memory_request": [0.5],
+            "scheduling_class": [2],
+        }
+    )
+    return task_event_demands(events, window=window, origin=600.0, horizon=600.0 + n * window)
 
 
 def _replay_horizon(horizon):
@@ -202,6 +270,13 @@ CASES = {
         "cap+1",
         "max_allocations",
     ),
+    "drf record_order": (
+        ("fairlib.multires.progressive_filling", "_MAX_RECORDED"),
+        _recorded,
+        "cap",
+        "cap+1",
+        "record_order",
+    ),
     # replay's epochs: (horizon - start) / interval + jobs + 2; at interval = MIN_INTERVAL_S, a
     # horizon of MAX_EPOCHS × interval is past the cap by the jobs' epochs, one below it well under
     "replay epochs": (
@@ -212,6 +287,8 @@ CASES = {
         "reallocations",
     ),
     "sweep n_jobs": (("fairlib.sweep", "MAX_JOBS"), _sweep_jobs, "cap", "cap+1", "n_jobs"),
+    # a million cells of one grid point, run one by one, take minutes: past the cap only
+    "sweep seeds": (("fairlib.sweep", "MAX_CELLS"), _sweep_cells, None, "cap+1", "seeds"),
     "median_time repeat": (
         ("fairlib.timing", "MAX_SAMPLES"),
         _timing_samples,
@@ -220,6 +297,22 @@ CASES = {
         "repeat",
     ),
     "warm jobs": (("fairlib.repro.warm", "MAX_JOBS"), _warm_jobs, None, "cap+1", "jobs"),
+    # a thousand numeric fixed-point searches take most of a minute: past the cap only
+    "two_player_findings check_alphas": (
+        ("fairlib.repro.experiments.bidding_game", "MAX_CHECK_ALPHAS"),
+        _check_alphas,
+        None,
+        "cap+1",
+        "check_alphas",
+    ),
+    # 50 million (task, interval) pairs are gigabytes at their peak: past the cap only
+    "task_event_demands window": (
+        ("fairlib.traces.google", "MAX_TASK_INTERVALS"),
+        _task_intervals,
+        None,
+        "cap+1",
+        "window",
+    ),
     "synthetic_bitbrains n_vms": (
         ("fairlib.traces.synthetic", "MAX_VMS"),
         _synthetic("synthetic_bitbrains", "n_vms", rng=0, days=0.01),
