@@ -7,12 +7,22 @@ process under ``signal.alarm`` (:data:`ALARM_SECONDS`): a guard against a hang, 
 assertion — every call here takes a second or less. The caps themselves are listed in
 :data:`CAPS`, read from the modules, so a cap that changes its value changes the cases with it, and
 :func:`test_every_cap_has_a_case` keeps the two lists together.
+
+:func:`test_every_cap_is_probed` finds every cap by its name (a module-level ``MAX_*`` or ``*_MAX``
+in ``fairlib/``) and requires a test of each: a case here, the contract's probe just past the cap a
+public parameter's description names (``tests/test_api_contract.py``), or, for a bound on a value's
+range that bounds no work, an entry of :data:`VALUE_RANGES` with the reason.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
 import multiprocessing
+import re
 import signal
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,10 +55,99 @@ CAPS = [
 ]
 
 
-def _cap(module: str, name: str):
-    import importlib
+#: bounds that limit the range of a value and not the work done with it: (module, name) -> why. Each
+#: is checked where it applies; what the work depends on is capped elsewhere.
+VALUE_RANGES = {
+    ("fairlib._validate", "INT64_MAX"): (
+        "as_count's default maximum, a count int64 arrays and kernels hold; the work a count "
+        "drives is capped by the maximum its caller passes"
+    ),
+    ("fairlib._validate", "MAX_SECONDS"): (
+        "the largest time in seconds, 2**53, the last float64 at which one second is resolved; "
+        "the epochs or bins a span of time makes are capped by MAX_EPOCHS and MAX_TASK_INTERVALS"
+    ),
+    ("fairlib._validate", "TOL_MAX"): (
+        "the largest tolerance: above 0.1 it asks a different question; a looser tolerance means "
+        "less work, never more"
+    ),
+    ("fairlib.multires.cluster", "MAX_ALPHA"): (
+        "the largest finite α the PF-VDS solvers are accurate for; their sweeps are capped by "
+        "max_sweeps (MAX_ITERATIONS)"
+    ),
+    ("fairlib.traces.bitbrains", "MAX_TIMESTAMP"): (
+        "the latest timestamp a float64 holds exactly (2**53 s); a trace's rows are read from its "
+        "file, none is made from its times"
+    ),
+    ("fairlib.repro.plotting", "MAX_WIDTH"): (
+        "the widest figure (inches) the book shows at its own size; new_figure narrows or stacks "
+        "a wider one"
+    ),
+    ("fairlib.repro.plotting", "MAX_SAVED_WIDTH"): (
+        "the widest figure (inches, legends outside the axes included) save_figure writes; a "
+        "wider one is refused"
+    ),
+}
 
+#: a module-level name taken for a cap
+CAP_NAME = re.compile(r"^_?MAX_|_MAX$")
+#: the package's source
+PACKAGE = Path(__file__).resolve().parents[1] / "fairlib"
+
+
+def _cap(module: str, name: str):
     return getattr(importlib.import_module(module), name)
+
+
+def _assigned(statements) -> list[str]:
+    """The names bound by the assignments among ``statements`` and the blocks (if, try, with) they
+    hold, never inside a function or class."""
+    out = []
+    for node in statements:
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            # MAX_A, MAX_B = 1, 2 and MAX_A = MAX_B = 1 bind several
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    out.append(name.id)
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in ("body", "orelse", "finalbody"):
+                out += _assigned(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                out += _assigned(handler.body)
+    return out
+
+
+def module_caps() -> dict[tuple[str, str], object]:
+    """Every module-level name of ``fairlib/`` that :data:`CAP_NAME` matches: (module, name) ->
+    its value. Template files of the scaffold (a ``fairlib/repro/scaffold/`` folder) are no module
+    of the library; ``fairlib/repro/scaffold.py`` is scanned, its templates being text the syntax
+    tree does not enter."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE.parent)
+        if relative.parts[:3] == ("fairlib", "repro", "scaffold"):
+            continue
+        names = [n for n in _assigned(ast.parse(path.read_text()).body) if CAP_NAME.search(n)]
+        if not names:
+            continue
+        module = ".".join(relative.with_suffix("").parts).removesuffix(".__init__")
+        for name in names:
+            out[module, name] = _cap(module, name)
+    return out
+
+
+def _holder(name: str, value, near: str, caps: dict) -> tuple[str, str] | None:
+    """The key of ``caps`` that defines cap ``name`` whose value is ``value`` — the very object: a
+    re-export binds the one its module defines — preferring module ``near`` when two modules
+    define equal ones (None when none does)."""
+    found = [key for key, cap in caps.items() if key[1] == name and cap is value]
+    if (near, name) in found:
+        return near, name
+    return found[0] if len(found) == 1 else None
 
 
 def _drf_example():
@@ -399,6 +498,42 @@ def test_every_cap_has_a_case():
     assert covered == set(CAPS), {"caps without a case": set(CAPS) - covered}
     for module, name in CAPS:
         assert isinstance(_cap(module, name), (int, float)), (module, name)
+
+
+def test_every_cap_is_probed():
+    """Every module-level cap of ``fairlib/`` is found by a test, so removing one fails it."""
+    from tests import test_api_contract as contract
+
+    caps = module_caps()
+    probed = {}
+    for module, name in CAPS:
+        holder = _holder(name, _cap(module, name), module, caps)
+        assert holder is not None, f"CAPS lists {module}.{name}, which no module of fairlib defines"
+        probed[holder] = f"CASES ({module}.{name})"
+    for target in contract.TARGETS:
+        try:
+            parameters = inspect.signature(target.obj).parameters
+        except (TypeError, ValueError):  # no signature: nothing documented to probe
+            continue
+        for parameter in parameters:
+            found = contract.documented_cap(target, parameter)
+            holder = found and _holder(*found, getattr(target.obj, "__module__", ""), caps)
+            if holder:
+                probed.setdefault(holder, f"the contract ({target.name}, {parameter})")
+    unprobed = sorted(set(caps) - set(probed) - set(VALUE_RANGES))
+    assert not unprobed, (
+        f"caps no test probes: {[f'{m}.{n}' for m, n in unprobed]}. For each, either (1) name it "
+        "in the numpydoc description of the public parameter it caps, as 'from 1 to "
+        ":data:`MAX_FOO` (1,000)' or '> 0 and at most :data:`MAX_FOO` (2.5)': the API contract "
+        "then requires a value just past it to be refused by name; or (2) when no one parameter "
+        "reaches it alone, add (module, name) to CAPS and a case to CASES in "
+        "tests/test_bounded_work.py, a call at the cap and one just past it; or (3) when it bounds "
+        "a value's range and no work, add it to VALUE_RANGES there with the reason."
+    )
+    stale = sorted(set(VALUE_RANGES) - set(caps))
+    assert not stale, f"VALUE_RANGES lists names fairlib no longer defines: {stale}"
+    both = {key: probed[key] for key in set(VALUE_RANGES) & set(probed)}
+    assert not both, f"in VALUE_RANGES but probed as a cap on work (remove them there): {both}"
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
