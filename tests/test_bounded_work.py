@@ -47,6 +47,12 @@ CAPS = [
     ("fairlib.repro.warm", "MAX_JOBS"),
     ("fairlib.repro.experiments.bidding_game", "MAX_CHECK_ALPHAS"),
     ("fairlib.traces.google", "MAX_TASK_INTERVALS"),
+    # caps of parameters that take a sequence: the contract probes a number just past a cap, not a
+    # sequence holding one
+    ("fairlib.repro.experiments.bidding_game", "MAX_EXHAUSTIVE_MACHINES"),
+    ("fairlib.repro.experiments.dynamic_drf", "MAX_EXAMPLE_M"),
+    ("fairlib.repro.experiments.dynamic_drf", "MAX_SCALE"),
+    ("fairlib.repro.experiments.precomputed_drf", "MAX_RESERVE_SCALE"),
     ("fairlib.traces.synthetic", "MAX_VMS"),
     ("fairlib.traces.synthetic", "MAX_DAYS"),
     ("fairlib.traces.synthetic", "MAX_HOURS"),
@@ -274,6 +280,30 @@ def _task_intervals(n):
     return task_event_demands(events, window=window, origin=600.0, horizon=600.0 + n * window)
 
 
+def _exhaustive_machines(n):
+    from fairlib.repro.experiments.bidding_game import local_search_vs_exhaustive
+
+    return local_search_vs_exhaustive(1, 0, machines=[n], k=[1], others=[1], backend="serial")
+
+
+def _example_m(n):
+    from fairlib.repro.experiments.dynamic_drf import instance_share_findings
+
+    return instance_share_findings([n], [1])
+
+
+def _increment_scale(scale):
+    from fairlib.repro.experiments.dynamic_drf import fixed_increment_work
+
+    return fixed_increment_work([scale], k=1, m=1, rng=0)
+
+
+def _reserve_scale(scale):
+    from fairlib.repro.experiments.precomputed_drf import scaled_instances
+
+    return scaled_instances(0, n_users=[2], n_resources=2, reserve_scale=[scale])
+
+
 def _replay_horizon(horizon):
     from fairlib import sim
     from fairlib.traces import Fleet, Workload
@@ -403,6 +433,35 @@ CASES = {
         None,
         "cap+1",
         "check_alphas",
+    ),
+    "local_search_vs_exhaustive machines": (
+        ("fairlib.repro.experiments.bidding_game", "MAX_EXHAUSTIVE_MACHINES"),
+        _exhaustive_machines,
+        "cap",
+        "cap+1",
+        "machines[0]",
+    ),
+    "instance_share_findings cr1_ms": (
+        ("fairlib.repro.experiments.dynamic_drf", "MAX_EXAMPLE_M"),
+        _example_m,
+        "cap",
+        "cap+1",
+        "cr1_ms[0]",
+    ),
+    # the cap bounds the unit raises of one step, seconds of them at the cap: past it only
+    "fixed_increment_work scales": (
+        ("fairlib.repro.experiments.dynamic_drf", "MAX_SCALE"),
+        _increment_scale,
+        None,
+        "cap*1.01",
+        "scales[0]",
+    ),
+    "scaled_instances reserve_scale": (
+        ("fairlib.repro.experiments.precomputed_drf", "MAX_RESERVE_SCALE"),
+        _reserve_scale,
+        "cap",
+        "cap*1.01",
+        "reserve_scale[0]",
     ),
     # 50 million (task, interval) pairs are gigabytes at their peak: past the cap only
     "task_event_demands window": (
