@@ -4,21 +4,31 @@ refused by name.
 Each case of :data:`CASES` calls one function at its cap (it must finish) and just past it (it must
 raise :class:`~fairlib.InvalidInputError` naming the argument or the cap). Each call runs in a child
 process under ``signal.alarm`` (:data:`ALARM_SECONDS`): a guard against a hang, not a timing
-assertion — every call here takes well under a second. The caps themselves are listed in
+assertion — every call here takes a second or less. The caps themselves are listed in
 :data:`CAPS`, read from the modules, so a cap that changes its value changes the cases with it, and
 :func:`test_every_cap_has_a_case` keeps the two lists together.
+
+:func:`test_every_cap_is_probed` finds every cap by its name (a module-level ``MAX_*`` or ``*_MAX``
+in ``fairlib/``) and requires a test of each: a case here, the contract's probe just past the cap a
+public parameter's description names (``tests/test_api_contract.py``), or, for a bound on a value's
+range that bounds no work, an entry of :data:`VALUE_RANGES` with the reason.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
 import multiprocessing
+import re
 import signal
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-#: seconds before a call in the child process counts as a hang (every call takes < 1 s; compiling a
-#: kernel on an empty cache can take a minute)
+#: seconds before a call in the child process counts as a hang (every call takes about a second at
+#: most; compiling a kernel on an empty cache can take a minute)
 ALARM_SECONDS = 300
 #: seconds the parent waits for the child (the alarm cannot stop compiled code; the parent's wait
 #: can)
@@ -29,10 +39,20 @@ CAPS = [
     ("fairlib._validate", "MAX_ITERATIONS"),
     ("fairlib.multires.best_fit", "MAX_PLACEMENTS"),
     ("fairlib.multires.progressive_filling", "MAX_ALLOCATIONS"),
+    ("fairlib.multires.progressive_filling", "_MAX_RECORDED"),
     ("fairlib.sim", "MAX_EPOCHS"),
     ("fairlib.sweep", "MAX_JOBS"),
+    ("fairlib.sweep", "MAX_CELLS"),
     ("fairlib.timing", "MAX_SAMPLES"),
     ("fairlib.repro.warm", "MAX_JOBS"),
+    ("fairlib.repro.experiments.bidding_game", "MAX_CHECK_ALPHAS"),
+    ("fairlib.traces.google", "MAX_TASK_INTERVALS"),
+    # caps of parameters that take a sequence: the contract probes a number just past a cap, not a
+    # sequence holding one
+    ("fairlib.repro.experiments.bidding_game", "MAX_EXHAUSTIVE_MACHINES"),
+    ("fairlib.repro.experiments.dynamic_drf", "MAX_EXAMPLE_M"),
+    ("fairlib.repro.experiments.dynamic_drf", "MAX_SCALE"),
+    ("fairlib.repro.experiments.precomputed_drf", "MAX_RESERVE_SCALE"),
     ("fairlib.traces.synthetic", "MAX_VMS"),
     ("fairlib.traces.synthetic", "MAX_DAYS"),
     ("fairlib.traces.synthetic", "MAX_HOURS"),
@@ -41,10 +61,99 @@ CAPS = [
 ]
 
 
-def _cap(module: str, name: str):
-    import importlib
+#: bounds that limit the range of a value and not the work done with it: (module, name) -> why. Each
+#: is checked where it applies; what the work depends on is capped elsewhere.
+VALUE_RANGES = {
+    ("fairlib._validate", "INT64_MAX"): (
+        "as_count's default maximum, a count int64 arrays and kernels hold; the work a count "
+        "drives is capped by the maximum its caller passes"
+    ),
+    ("fairlib._validate", "MAX_SECONDS"): (
+        "the largest time in seconds, 2**53, the last float64 at which one second is resolved; "
+        "the epochs or bins a span of time makes are capped by MAX_EPOCHS and MAX_TASK_INTERVALS"
+    ),
+    ("fairlib._validate", "TOL_MAX"): (
+        "the largest tolerance: above 0.1 it asks a different question; a looser tolerance means "
+        "less work, never more"
+    ),
+    ("fairlib.multires.cluster", "MAX_ALPHA"): (
+        "the largest finite α the PF-VDS solvers are accurate for; their sweeps are capped by "
+        "max_sweeps (MAX_ITERATIONS)"
+    ),
+    ("fairlib.traces.bitbrains", "MAX_TIMESTAMP"): (
+        "the latest timestamp a float64 holds exactly (2**53 s); a trace's rows are read from its "
+        "file, none is made from its times"
+    ),
+    ("fairlib.repro.plotting", "MAX_WIDTH"): (
+        "the widest figure (inches) the book shows at its own size; new_figure narrows or stacks "
+        "a wider one"
+    ),
+    ("fairlib.repro.plotting", "MAX_SAVED_WIDTH"): (
+        "the widest figure (inches, legends outside the axes included) save_figure writes; a "
+        "wider one is refused"
+    ),
+}
 
+#: a module-level name taken for a cap
+CAP_NAME = re.compile(r"^_?MAX_|_MAX$")
+#: the package's source
+PACKAGE = Path(__file__).resolve().parents[1] / "fairlib"
+
+
+def _cap(module: str, name: str):
     return getattr(importlib.import_module(module), name)
+
+
+def _assigned(statements) -> list[str]:
+    """The names bound by the assignments among ``statements`` and the blocks (if, try, with) they
+    hold, never inside a function or class."""
+    out = []
+    for node in statements:
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            # MAX_A, MAX_B = 1, 2 and MAX_A = MAX_B = 1 bind several
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    out.append(name.id)
+        if isinstance(node, (ast.If, ast.Try, ast.With)):
+            for block in ("body", "orelse", "finalbody"):
+                out += _assigned(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                out += _assigned(handler.body)
+    return out
+
+
+def module_caps() -> dict[tuple[str, str], object]:
+    """Every module-level name of ``fairlib/`` that :data:`CAP_NAME` matches: (module, name) ->
+    its value. Template files of the scaffold (a ``fairlib/repro/scaffold/`` folder) are no module
+    of the library; ``fairlib/repro/scaffold.py`` is scanned, its templates being text the syntax
+    tree does not enter."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE.parent)
+        if relative.parts[:3] == ("fairlib", "repro", "scaffold"):
+            continue
+        names = [n for n in _assigned(ast.parse(path.read_text()).body) if CAP_NAME.search(n)]
+        if not names:
+            continue
+        module = ".".join(relative.with_suffix("").parts).removesuffix(".__init__")
+        for name in names:
+            out[module, name] = _cap(module, name)
+    return out
+
+
+def _holder(name: str, value, near: str, caps: dict) -> tuple[str, str] | None:
+    """The key of ``caps`` that defines cap ``name`` whose value is ``value`` — the very object: a
+    re-export binds the one its module defines — preferring module ``near`` when two modules
+    define equal ones (None when none does)."""
+    found = [key for key, cap in caps.items() if key[1] == name and cap is value]
+    if (near, name) in found:
+        return near, name
+    return found[0] if len(found) == 1 else None
 
 
 def _drf_example():
@@ -89,6 +198,24 @@ def _allocations(n):
     return drf([[1.0, 4.0], [3.0, 1.0]], [9.0, 18.0], max_allocations=n)
 
 
+def _recorded(n):
+    from fairlib.multires import drf
+
+    # one user of demand 1 on a capacity of n: progressive filling's bound is n steps, and it takes
+    # them all
+    return drf([[1.0]], [float(n)], record_order=True)
+
+
+def _cell(seed, x):
+    return {"y": x}
+
+
+def _sweep_cells(n):
+    from fairlib.sweep import sweep
+
+    return sweep(_cell, {"x": [0]}, seeds=n, backend="serial", progress=False)
+
+
 def _sweep_jobs(n):
     from fairlib.sweep import default_backend
 
@@ -105,6 +232,76 @@ def _warm_jobs(n):
     from fairlib.repro.warm import warm
 
     return warm(progress=False, jobs=n, only=[])
+
+
+def _check_alphas(n):
+    import pandas as pd
+
+    from fairlib.market import two_player_equilibria
+    from fairlib.repro.experiments.bidding_game import two_player_findings
+
+    opposite, equal = (
+        pd.DataFrame(two_player_equilibria(0.6, kind)) for kind in ("opposite", "equal")
+    )
+    random_games = pd.DataFrame(
+        [
+            {
+                "machines": 2,
+                "game": 0,
+                "method": "fixed_point",
+                "residual": 1e-12,
+                "efficiency": 0.8,
+                "envy_freeness": 1.0,
+            }
+        ]
+    )
+    return two_player_findings(opposite, equal, [0.6] * n, random_games)
+
+
+def _task_intervals(n):
+    import pandas as pd
+
+    from fairlib.traces.google import task_event_demands
+
+    # one task running from 600 s to the horizon, cut into windows of 2**-10 s (exact in binary):
+    # n (task, interval) pairs
+    window = 2.0**-10
+    events = pd.DataFrame(
+        {
+            "time": [600_000_000],
+            "job_id": [7],
+            "task_index": [0],
+            "event_type": [1],
+            "cpu_request": [0.25],
+            "memory_request": [0.5],
+            "scheduling_class": [2],
+        }
+    )
+    return task_event_demands(events, window=window, origin=600.0, horizon=600.0 + n * window)
+
+
+def _exhaustive_machines(n):
+    from fairlib.repro.experiments.bidding_game import local_search_vs_exhaustive
+
+    return local_search_vs_exhaustive(1, 0, machines=[n], k=[1], others=[1], backend="serial")
+
+
+def _example_m(n):
+    from fairlib.repro.experiments.dynamic_drf import instance_share_findings
+
+    return instance_share_findings([n], [1])
+
+
+def _increment_scale(scale):
+    from fairlib.repro.experiments.dynamic_drf import fixed_increment_work
+
+    return fixed_increment_work([scale], k=1, m=1, rng=0)
+
+
+def _reserve_scale(scale):
+    from fairlib.repro.experiments.precomputed_drf import scaled_instances
+
+    return scaled_instances(0, n_users=[2], n_resources=2, reserve_scale=[scale])
 
 
 def _replay_horizon(horizon):
@@ -202,6 +399,13 @@ CASES = {
         "cap+1",
         "max_allocations",
     ),
+    "drf record_order": (
+        ("fairlib.multires.progressive_filling", "_MAX_RECORDED"),
+        _recorded,
+        "cap",
+        "cap+1",
+        "record_order",
+    ),
     # replay's epochs: (horizon - start) / interval + jobs + 2; at interval = MIN_INTERVAL_S, a
     # horizon of MAX_EPOCHS × interval is past the cap by the jobs' epochs, one below it well under
     "replay epochs": (
@@ -212,6 +416,8 @@ CASES = {
         "reallocations",
     ),
     "sweep n_jobs": (("fairlib.sweep", "MAX_JOBS"), _sweep_jobs, "cap", "cap+1", "n_jobs"),
+    # a million cells of one grid point, run one by one, take minutes: past the cap only
+    "sweep seeds": (("fairlib.sweep", "MAX_CELLS"), _sweep_cells, None, "cap+1", "seeds"),
     "median_time repeat": (
         ("fairlib.timing", "MAX_SAMPLES"),
         _timing_samples,
@@ -220,6 +426,51 @@ CASES = {
         "repeat",
     ),
     "warm jobs": (("fairlib.repro.warm", "MAX_JOBS"), _warm_jobs, None, "cap+1", "jobs"),
+    # a thousand numeric fixed-point searches take most of a minute: past the cap only
+    "two_player_findings check_alphas": (
+        ("fairlib.repro.experiments.bidding_game", "MAX_CHECK_ALPHAS"),
+        _check_alphas,
+        None,
+        "cap+1",
+        "check_alphas",
+    ),
+    "local_search_vs_exhaustive machines": (
+        ("fairlib.repro.experiments.bidding_game", "MAX_EXHAUSTIVE_MACHINES"),
+        _exhaustive_machines,
+        "cap",
+        "cap+1",
+        "machines[0]",
+    ),
+    "instance_share_findings cr1_ms": (
+        ("fairlib.repro.experiments.dynamic_drf", "MAX_EXAMPLE_M"),
+        _example_m,
+        "cap",
+        "cap+1",
+        "cr1_ms[0]",
+    ),
+    # the cap bounds the unit raises of one step, seconds of them at the cap: past it only
+    "fixed_increment_work scales": (
+        ("fairlib.repro.experiments.dynamic_drf", "MAX_SCALE"),
+        _increment_scale,
+        None,
+        "cap*1.01",
+        "scales[0]",
+    ),
+    "scaled_instances reserve_scale": (
+        ("fairlib.repro.experiments.precomputed_drf", "MAX_RESERVE_SCALE"),
+        _reserve_scale,
+        "cap",
+        "cap*1.01",
+        "reserve_scale[0]",
+    ),
+    # 50 million (task, interval) pairs are gigabytes at their peak: past the cap only
+    "task_event_demands window": (
+        ("fairlib.traces.google", "MAX_TASK_INTERVALS"),
+        _task_intervals,
+        None,
+        "cap+1",
+        "window",
+    ),
     "synthetic_bitbrains n_vms": (
         ("fairlib.traces.synthetic", "MAX_VMS"),
         _synthetic("synthetic_bitbrains", "n_vms", rng=0, days=0.01),
@@ -306,6 +557,42 @@ def test_every_cap_has_a_case():
     assert covered == set(CAPS), {"caps without a case": set(CAPS) - covered}
     for module, name in CAPS:
         assert isinstance(_cap(module, name), (int, float)), (module, name)
+
+
+def test_every_cap_is_probed():
+    """Every module-level cap of ``fairlib/`` is found by a test, so removing one fails it."""
+    from tests import test_api_contract as contract
+
+    caps = module_caps()
+    probed = {}
+    for module, name in CAPS:
+        holder = _holder(name, _cap(module, name), module, caps)
+        assert holder is not None, f"CAPS lists {module}.{name}, which no module of fairlib defines"
+        probed[holder] = f"CASES ({module}.{name})"
+    for target in contract.TARGETS:
+        try:
+            parameters = inspect.signature(target.obj).parameters
+        except (TypeError, ValueError):  # no signature: nothing documented to probe
+            continue
+        for parameter in parameters:
+            found = contract.documented_cap(target, parameter)
+            holder = found and _holder(*found, getattr(target.obj, "__module__", ""), caps)
+            if holder:
+                probed.setdefault(holder, f"the contract ({target.name}, {parameter})")
+    unprobed = sorted(set(caps) - set(probed) - set(VALUE_RANGES))
+    assert not unprobed, (
+        f"caps no test probes: {[f'{m}.{n}' for m, n in unprobed]}. For each, either (1) name it "
+        "in the numpydoc description of the public parameter it caps, as 'from 1 to "
+        ":data:`MAX_FOO` (1,000)' or '> 0 and at most :data:`MAX_FOO` (2.5)': the API contract "
+        "then requires a value just past it to be refused by name; or (2) when no one parameter "
+        "reaches it alone, add (module, name) to CAPS and a case to CASES in "
+        "tests/test_bounded_work.py, a call at the cap and one just past it; or (3) when it bounds "
+        "a value's range and no work, add it to VALUE_RANGES there with the reason."
+    )
+    stale = sorted(set(VALUE_RANGES) - set(caps))
+    assert not stale, f"VALUE_RANGES lists names fairlib no longer defines: {stale}"
+    both = {key: probed[key] for key in set(VALUE_RANGES) & set(probed)}
+    assert not both, f"in VALUE_RANGES but probed as a cap on work (remove them there): {both}"
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -55,6 +55,8 @@ STOP_RULES = ("skip_blocked", "first_blocked")
 ZERO_RULES = ("error", "scheduler")
 #: orders among users with equal shares; the last two mirror YARN and Mesos (see :mod:`.sorter`)
 TIE_BREAKS = ("lowest_index", "higher_share", "lexicographic", "allocation_count")
+#: the most steps ``record_order`` records: its buffer is allocated before the run, one int64 a
+#: step (80 MB at the cap), from a bound that can be far above the steps taken
 _MAX_RECORDED = 10_000_000
 #: progressive filling does one heap step per task: above this many (an upper bound from the inputs)
 #: it is refused

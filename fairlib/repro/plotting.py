@@ -415,10 +415,10 @@ def new_figure(
     title : str
         The title, with the paper's figure number (``"Fig. 3 (c): ..."``).
     ncols, nrows : int, default 1
-        The grid of panels.
+        The grid of panels, each from 1 to :data:`MAX_PANELS` (12).
     width, height : float, optional
-        Inches (default 4.2 per column + 1, 3.4 per row + 0.4); the width is capped at
-        :data:`MAX_WIDTH`.
+        Inches, each from 0.5 to :data:`MAX_INCHES` (100); by default 4.2 per column + 1 and 3.4
+        per row + 0.4. The figure's width is capped at :data:`MAX_WIDTH`.
     **kw
         Passed to :func:`matplotlib.pyplot.subplots` (``sharey=``, ...; ``layout`` defaults to
         ``"constrained"``).

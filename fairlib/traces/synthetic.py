@@ -668,9 +668,9 @@ def synthetic_alibaba(
     rng : seed or numpy Generator
         Randomness.
     n_machines : int
-        Machines (1 to :data:`MAX_ALIBABA_MACHINES`).
+        Machines, from 1 to :data:`MAX_ALIBABA_MACHINES` (100,000).
     n_tasks : int
-        Batch tasks (1 to :data:`MAX_ALIBABA_TASKS`).
+        Batch tasks, from 1 to :data:`MAX_ALIBABA_TASKS` (1,000,000).
 
     Returns
     -------

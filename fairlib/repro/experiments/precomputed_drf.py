@@ -72,6 +72,10 @@ __all__ = [
     "median_interval",
     "variant_time_ratios",
     "variant_speed_findings",
+    "MAX_USERS",
+    "MAX_RESOURCES",
+    "MAX_ROUNDS",
+    "MAX_RESERVE_SCALE",
 ]
 
 DEVIATION_FIELDS = (
@@ -140,13 +144,14 @@ PAPER_TABLES = pd.DataFrame(
 
 #: the most users and resources of a random instance: a million users or a thousand resources is
 #: beyond any table of the paper (a typo, and a matrix of gigabytes)
-_MAX_USERS, _MAX_RESOURCES = 1_000_000, 1_000
+MAX_USERS, MAX_RESOURCES = 1_000_000, 1_000
 #: PDRF's forms (:func:`fairlib.multires.pdrf`)
 _PDRF_VARIANTS = ("ds_max", "simplified")
 #: the most timing rounds of :func:`variant_time_ratios`: a few dozen make a median's interval
-_MAX_ROUNDS = 1_000
-#: the largest factor on the paper's reserves of :func:`scaled_instances`
-_MAX_SCALE = 1e6
+MAX_ROUNDS = 1_000
+#: the largest factor on the paper's reserves of :func:`scaled_instances`: a million times them is
+#: beyond any figure of the paper
+MAX_RESERVE_SCALE = 1e6
 
 
 def _frame(value: object, name: str, columns: Iterable[str]) -> pd.DataFrame:
@@ -303,9 +308,9 @@ def random_single_pool(
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
         Randomness.
     n_users : int
-        Users.
+        Users, from 1 to :data:`MAX_USERS` (1,000,000).
     n_resources : int
-        Resources.
+        Resources, from 1 to :data:`MAX_RESOURCES` (1,000).
     reserve_range : (int, int), default (50000, 100000)
         Inclusive range of each resource's reserve.
     demand_range : (int, int), default (1, 10)
@@ -317,8 +322,8 @@ def random_single_pool(
         ``(demands, capacity)``.
     """
     rng = as_rng(rng)
-    n_users = as_count(n_users, "n_users", maximum=_MAX_USERS)
-    n_resources = as_count(n_resources, "n_resources", maximum=_MAX_RESOURCES)
+    n_users = as_count(n_users, "n_users", maximum=MAX_USERS)
+    n_resources = as_count(n_resources, "n_resources", maximum=MAX_RESOURCES)
     (r_lo, r_hi), (d_lo, d_hi) = (
         _int_range(reserve_range, "reserve_range"),
         _int_range(demand_range, "demand_range"),
@@ -341,9 +346,9 @@ class DeviationExperiment:
     Parameters
     ----------
     n_users : int, default 1000
-        Users per instance, 1 to 1,000,000.
+        Users per instance, from 1 to :data:`MAX_USERS` (1,000,000).
     n_resources : int, default 10
-        Resources per instance, 1 to 1,000.
+        Resources per instance, from 1 to :data:`MAX_RESOURCES` (1,000).
     reserve_range : (int, int), default (50000, 100000)
         Inclusive range of the reserves, integers with 1 <= low <= high <= 2**62.
     demand_range : (int, int), default (1, 10)
@@ -373,8 +378,8 @@ class DeviationExperiment:
     share_arithmetic: str = "accumulated"
 
     def __post_init__(self) -> None:
-        as_count(self.n_users, "n_users", maximum=_MAX_USERS)
-        as_count(self.n_resources, "n_resources", maximum=_MAX_RESOURCES)
+        as_count(self.n_users, "n_users", maximum=MAX_USERS)
+        as_count(self.n_resources, "n_resources", maximum=MAX_RESOURCES)
         _int_range(self.reserve_range, "reserve_range")
         _int_range(self.demand_range, "demand_range")
         check_choice(self.stop, STOP_RULES, "stop")
@@ -450,7 +455,7 @@ def deviation_runs(
     setups : dict of str to DeviationExperiment
         Name → setup, at least one.
     n_runs : int
-        Runs per setup, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
+        Runs per setup, from 1 to :data:`fairlib.sweep.MAX_CELLS` (1,000,000).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     key : str, default "setup"
@@ -509,7 +514,7 @@ def run_deviation_experiment(
     setup : DeviationExperiment
         The setup.
     n_runs : int
-        Runs, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
+        Runs, from 1 to :data:`fairlib.sweep.MAX_CELLS` (1,000,000).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     progress : bool, default False
@@ -633,7 +638,7 @@ def over_allocation_profile(
     setups : dict of str to DeviationExperiment
         Name → setup, at least one.
     n_runs : int
-        Runs per setup, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
+        Runs per setup, from 1 to :data:`fairlib.sweep.MAX_CELLS` (1,000,000).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     key : str, default "setup"
@@ -847,13 +852,13 @@ def identity_runs(
     Parameters
     ----------
     runs : int
-        Random instances, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
+        Random instances, from 1 to :data:`fairlib.sweep.MAX_CELLS` (1,000,000).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     n_users : int, default 1000
-        Users per instance, 1 to 1,000,000.
+        Users per instance, from 1 to :data:`MAX_USERS` (1,000,000).
     keep_points : int, default 20
-        Runs whose per-user points are kept, 0 to 1,000,000.
+        Runs whose per-user points are kept, from 0 to :data:`fairlib.sweep.MAX_CELLS` (1,000,000).
     n_jobs : int, optional
         Local processes of the sweep.
     backend : {"serial", "loky", "dask"}, optional
@@ -870,7 +875,7 @@ def identity_runs(
         When an argument is out of its range, naming it.
     """
     runs = as_count(runs, "runs", maximum=MAX_CELLS)
-    n_users = as_count(n_users, "n_users", maximum=_MAX_USERS)
+    n_users = as_count(n_users, "n_users", maximum=MAX_USERS)
     keep_points = as_count(keep_points, "keep_points", minimum=0, maximum=MAX_CELLS)
     out = sweep(
         _identity_cell,
@@ -1063,12 +1068,11 @@ def scaled_instances(
     rng : int, numpy.random.Generator, numpy.random.SeedSequence or None
         Randomness.
     n_users : int or sequence of int
-        Users per instance, each 1 to 1,000,000.
+        Users per instance, each from 1 to :data:`MAX_USERS` (1,000,000).
     n_resources : int, default 10
-        Resources, 1 to 1,000.
+        Resources, from 1 to :data:`MAX_RESOURCES` (1,000).
     reserve_scale : float or sequence of float, default 1.0
-        Multiplies the reserves: each in (0, 1e6] (a million times the paper's reserves is beyond
-        any figure of it).
+        Multiplies the reserves: each > 0 and at most :data:`MAX_RESERVE_SCALE` (1e6).
     demand_range : (int, int), default (1, 10)
         Inclusive range of the per-task demands, integers with 1 <= low <= high <= 2**62.
     reserve_range : (int, int), default (50000, 100000)
@@ -1089,16 +1093,16 @@ def scaled_instances(
     sizes, many_sizes = _sequence_of(n_users, "n_users")
     factors, many_factors = _sequence_of(reserve_scale, "reserve_scale")
     for i, n in enumerate(sizes):
-        as_count(n, f"n_users[{i}]" if many_sizes else "n_users", maximum=_MAX_USERS)
+        as_count(n, f"n_users[{i}]" if many_sizes else "n_users", maximum=MAX_USERS)
     for i, x in enumerate(factors):
         name = f"reserve_scale[{i}]" if many_factors else "reserve_scale"
-        as_number(x, name, maximum=_MAX_SCALE)
+        as_number(x, name, maximum=MAX_RESERVE_SCALE)
     if len(sizes) != len(factors) and 1 not in (len(sizes), len(factors)):
         raise InvalidInputError(
             f"n_users ({len(sizes)} values) and reserve_scale ({len(factors)} values): one value, "
             "or as many of each"
         )
-    n_resources = as_count(n_resources, "n_resources", maximum=_MAX_RESOURCES)
+    n_resources = as_count(n_resources, "n_resources", maximum=MAX_RESOURCES)
     demand_range = _int_range(demand_range, "demand_range")
     reserve_range = _int_range(reserve_range, "reserve_range")
     ns, scales = np.broadcast_arrays(np.atleast_1d(n_users), np.atleast_1d(reserve_scale))
@@ -1181,13 +1185,13 @@ def parameter_search(
         ``(reserve_range, demand_range)`` pairs, at least one, each once; ranges as in
         :class:`DeviationExperiment`.
     n_runs : int
-        Runs per cell, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
+        Runs per cell, from 1 to :data:`fairlib.sweep.MAX_CELLS` (1,000,000).
     rng : int or numpy.random.SeedSequence
         The sweep's root seed.
     n_users : int, default 1000
-        Users per instance, 1 to 1,000,000.
+        Users per instance, from 1 to :data:`MAX_USERS` (1,000,000).
     n_resources : int, default 2
-        Resources per instance, 1 to 1,000.
+        Resources per instance, from 1 to :data:`MAX_RESOURCES` (1,000).
     progress : bool, default False
         Show the sweep's progress bar.
     n_jobs : int, optional
@@ -1388,7 +1392,7 @@ def parameter_search_findings(
         ``distance``); the "1-1000" table holds the stated reserves (50,000-100,000) and reserves
         from 1,000,000 with demands up to 100.
     grid_runs : int
-        Runs per grid cell, 1 to 1,000,000 (:data:`fairlib.sweep.MAX_CELLS`).
+        Runs per grid cell, from 1 to :data:`fairlib.sweep.MAX_CELLS` (1,000,000).
     ranked : bool, default True
         See above.
 
@@ -2032,7 +2036,7 @@ def variant_time_ratios(
     capacity : array_like, shape (n_resources,)
         The pool's capacity.
     repetitions : int, default 15
-        Rounds, 1 to 1,000.
+        Rounds, from 1 to :data:`MAX_ROUNDS` (1,000).
     repeat : int, default 5
         Samples per median, 1 to 1,000 (:data:`fairlib.timing.MAX_SAMPLES`).
 
@@ -2052,7 +2056,7 @@ def variant_time_ratios(
 
     demands = as_demands(demands)
     capacity = as_capacities(capacity, n_resources=demands.shape[1])
-    repetitions = as_count(repetitions, "repetitions", maximum=_MAX_ROUNDS)
+    repetitions = as_count(repetitions, "repetitions", maximum=MAX_ROUNDS)
     # repeat is checked by median_time, which every round calls, with this name and range
 
     forms = {
