@@ -2723,12 +2723,18 @@ class _deadline:
 #: hang and is far above any machine's time; a known gap's probes may compute on with nonsense, and
 #: are cut sooner to keep the run short (their outcome is an expected failure either way).
 PROBE_SECONDS = 600
+#: the same limit while a validation site is a pass-through (the mutation tests): the intact call
+#: refuses the value in milliseconds, so a mutant still running after this long is doing the work
+#: the removed check (often a cap) exists to prevent — the removal is seen, and the run stays short
+MUTANT_PROBE_SECONDS = 20
+#: the limit in force (the mutation tests lower it to MUTANT_PROBE_SECONDS)
+_CALL_SECONDS = [PROBE_SECONDS]
 
 
 def _guarded_invoke(target, args, kwargs):
     """One probe call: warnings silenced, numpy's floating-point errors ignored, a hang cut
     (SIGALRM; compiled code is cut by the probing process's guard instead)."""
-    with warnings.catch_warnings(), _deadline(PROBE_SECONDS), np.errstate(all="ignore"):
+    with warnings.catch_warnings(), _deadline(_CALL_SECONDS[0]), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return _invoke(target, tuple(args), kwargs)
 
@@ -3390,13 +3396,27 @@ def _probe_site_in_child(site) -> tuple[str, str]:
         fn, kept = _mutate(module, qualname, line, col)
     except _NotMutable as exc:
         return "not mutable", str(exc)
+    _CALL_SECONDS[0] = MUTANT_PROBE_SECONDS
     try:
         for name in names:
             if _probe_in_child(name):
                 return "caught", name
     finally:
         fn.__code__ = kept
+        _CALL_SECONDS[0] = PROBE_SECONDS
+        _stop_pool_workers()
     return "missed", ", ".join(names)
+
+
+def _stop_pool_workers() -> None:
+    """Ends the local worker processes a cut probe may have left computing (a sweep's loky pool),
+    so they do not slow the probes after it."""
+    import sys
+
+    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(reusable, "_executor", None)
+    if executor is not None:  # never made here: only one a probe started is ended
+        executor.shutdown(wait=False, kill_workers=True)
 
 
 SITES = validation_sites()

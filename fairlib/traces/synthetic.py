@@ -684,8 +684,7 @@ def synthetic_alibaba(
     n_machines = as_count(n_machines, "n_machines", maximum=MAX_ALIBABA_MACHINES)
     n_tasks = as_count(n_tasks, "n_tasks", maximum=MAX_ALIBABA_TASKS)
     rng = as_rng(rng)
-    if dest is not None:  # refused before any folder is made
-        as_path(dest, "dest", kind="directory")
+    # dest is checked by trace_folder (a path, not a file), before any folder is made
     # never the folder a real excerpt was found in: the default is the fetch target, data/traces
     root = (
         trace_folder("alibaba_clusterdata", dest, "dest")
