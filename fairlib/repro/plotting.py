@@ -536,8 +536,8 @@ def spread_band(
     as_instance(data, pd.DataFrame, "data")
     # x and y name columns of data: a table without them is refused naming both
     check_choice(_text(x, "x"), list(data.columns), "x (a column of data)")
-    check_choice(_text(y, "y"), list(data.columns), "y (a column of data)")
-    check_columns(data, "data", [y], sign=None)
+    # y must be a numeric column: check_columns refuses one data does not have, naming it
+    check_columns(data, "data", [_text(y, "y")], sign=None)
     _text(mechanism, "mechanism")
     interval = as_number(interval, "interval", maximum=100.0)
     _text(marker, "marker")
