@@ -402,7 +402,7 @@ ACCEPTED = {
         "source",
         "'no-such-choice'*",
     ): "free text: a provenance label",
-    ("fairlib.sim.Jobs", "arrival", "negative entry"): "a time: a trace's clock may start below 0",
+    ("fairlib.sim.Jobs", "arrival", "negative*entry"): "a time: a trace's clock may start below 0",
     (
         "fairlib.sim.replay",
         "start",
@@ -462,7 +462,7 @@ ACCEPTED = {
     (
         "fairlib.repro.experiments.heterogeneous_servers.fds_kkt_residual",
         "tasks",
-        "negative entry",
+        "negative*entry",
     ): "an answer, not an error: a negative task count is infeasible, so the residual is infinite "
     "(documented)",
     (
@@ -511,7 +511,7 @@ ACCEPTED = {
     (
         "fairlib.traces.Workload",
         "arrival",
-        "negative entry",
+        "negative*entry",
     ): "a time: a trace's clock may start below 0 (as for fairlib.sim.Jobs)",
     (
         "fairlib.traces.Workload.active_at",
@@ -542,7 +542,7 @@ ACCEPTED = {
     (
         "fairlib.multires.Cluster.feasible",
         "tasks",
-        "negative entry",
+        "negative*entry",
     ): "an answer, not an error: an allocation with a negative entry is not feasible (False)",
     (
         "fairlib.repro.experiments.bidding_game.settling_iteration",
@@ -620,7 +620,7 @@ ACCEPTED = {
     (
         "fairlib.repro.experiments.precomputed_drf.sd_bootstrap_interval",
         "per_run",
-        "negative entry",
+        "negative*entry",
     ): "a sample: any finite values (their spread is what is resampled)",
     (
         "fairlib.repro.experiments.precomputed_drf.*",
@@ -815,7 +815,7 @@ ACCEPTED = {
     (
         "fairlib.repro.landing.wall_seconds",
         "spans",
-        "negative entry",
+        "negative*entry",
     ): "a POSIX time of either sign (before 1970 is still a time)",
 }
 
@@ -3579,6 +3579,12 @@ def battery(name: str, value, annotation) -> list[tuple[str, object]]:
             bad = arr.astype(float).copy()
             bad.flat[0] = fill
             out.append((label, bad))
+        if arr.size > 1:
+            # the last entry too: in a table of pairs (or rows) the first entry's check stops a
+            # bad first value before the last column's check is reached
+            bad = arr.astype(float).copy()
+            bad.flat[-1] = -1.0
+            out.append(("negative last entry", bad))
         return out
     if type(value).__module__.startswith("fairlib"):
         others = [("array (ndarray)", np.ones((2, 2))), ("'x' (str)", "x")]
@@ -3799,14 +3805,17 @@ def cap_battery(target: Target, name: str, value) -> list[tuple[str, object]]:
     if arr is not None and arr.size and np.issubdtype(arr.dtype, np.number):
         # "each from 1 to :data:`MAX_SCALE`": one element past the cap, the rest valid
         past = int(cap) + 1 if np.issubdtype(arr.dtype, np.integer) else float(cap) * 1.01
-        bad = arr.astype(type(past)).copy()
-        bad.flat[0] = past
-        return [
-            (
-                f"{TYPED}an element {cap_name} past its documented cap",
-                bad.tolist() if isinstance(value, (list, tuple)) else bad,
+        out = []
+        for where, k in (("first", 0), ("last", -1))[: 2 if arr.size > 1 else 1]:
+            bad = arr.astype(type(past)).copy()
+            bad.flat[k] = past
+            out.append(
+                (
+                    f"{TYPED}the {where} element {cap_name} past its documented cap",
+                    bad.tolist() if isinstance(value, (list, tuple)) else bad,
+                )
             )
-        ]
+        return out
     return []
 
 
