@@ -228,12 +228,15 @@ def test_a_cache_directory_set_by_the_user_is_keyed_too(tmp_path):
     assert kernel_path == str(tmp_path / f"multires.edrf-{fairlib.KERNEL_KEYS['multires/edrf.py']}")
 
 
-def test_the_mechanisms_compile_each_kernel_for_one_set_of_argument_types():
+def test_the_mechanisms_compile_each_kernel_for_one_set_of_argument_types(tmp_path):
     """numba compiles a kernel once per distinct argument types, and a first call pays for each
     (0.2–0.6 s): every registered mechanism on the cold-start benchmark's compiled problems, in
     one process, leaves one signature per kernel. A constant argument where other calls pass a
-    variable, an array read-only in one caller and not in another, an omitted optional argument, or
-    partial sums of another dimension would each add one."""
+    variable, an array read-only in one caller and not in another, an omitted optional argument, a
+    transposed (Fortran-ordered) view, a varying number of arguments, or partial sums of another
+    dimension would each add one. Run on an empty kernel cache: a caller loaded from the cache
+    brings its callees compiled in, so only a cold start compiles (and shows) a callee twice."""
+    import os
     import subprocess
     import sys
 
@@ -249,7 +252,13 @@ for kernel in gc.get_objects():
         print("kernel", kernel.py_func.__qualname__, len(kernel.signatures))
 """
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")},
+    )
     rows = [line.split() for line in run.stdout.splitlines() if line.startswith("kernel ")]
     counts = {name: int(n) for _, name, n in rows}
     assert len(counts) > 40, counts  # the solvers' kernels were reached

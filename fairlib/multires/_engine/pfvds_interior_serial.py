@@ -173,8 +173,7 @@ def _cholesky(a):
 
 @njit(cache=True, error_model="numpy")
 def _back_substitute(upper, w):
-    """``w`` overwritten by upper⁻¹ w (``upper`` upper triangular): the last step of both solves
-    below.
+    """``w`` overwritten by upper⁻¹ w (``upper`` upper triangular): the last step of the LU solve.
 
     Parameters
     ----------
@@ -188,6 +187,27 @@ def _back_substitute(upper, w):
         for k in range(i + 1, n):
             w[i] -= upper[i, k] * w[k]
         w[i] /= upper[i, i]
+
+
+@njit(cache=True, error_model="numpy")
+def _back_substitute_transposed(lower, w):
+    """``w`` overwritten by (lowerᵀ)⁻¹ w (``lower`` lower triangular): the last step of the
+    Cholesky solve. ``lower`` is read transposed in place: passing ``lower.T`` (a Fortran-ordered
+    view) to :func:`_back_substitute` would compile it a second time, and a flag argument would
+    too (numba compiles once per literal value).
+
+    Parameters
+    ----------
+    lower : float64 (m, m)
+        Lower triangular matrix (only its lower triangle is read).
+    w : float64 (m,)
+        Right-hand side, overwritten by the solution.
+    """
+    n = w.shape[0]
+    for i in range(n - 1, -1, -1):
+        for k in range(i + 1, n):
+            w[i] -= lower[k, i] * w[k]
+        w[i] /= lower[i, i]
 
 
 @njit(cache=True, error_model="numpy")
@@ -207,7 +227,7 @@ def _cholesky_solve(low, b):
         for k in range(i):
             w[i] -= low[i, k] * w[k]
         w[i] /= low[i, i]
-    _back_substitute(low.T, w)
+    _back_substitute_transposed(low, w)
     return w
 
 
@@ -560,18 +580,16 @@ def _centred_residual(
 
 
 @njit(cache=True, error_model="numpy")
-def _all_finite(*arrays):
-    """Whether every entry of every array is finite.
+def _all_finite(a):
+    """Whether every entry of ``a`` is finite. One array per call: a variable number of them would
+    compile the kernel once per count.
 
     Parameters
     ----------
-    *arrays : float64 arrays
-        The arrays to check.
+    a : float64 (n,)
+        The array to check.
     """
-    for a in arrays:
-        if not np.isfinite(a).all():
-            return False
-    return True
+    return np.isfinite(a).all()
 
 
 @njit(cache=True, error_model="numpy")
@@ -639,7 +657,7 @@ def iterate(
     piv = np.arange(n_rows)
     for it in range(1, limits.max_iterations + 1):
         grad, u = pair_marginals(user_sums(x, pair_user, n_users), pair_user, log_coef, pair_alpha)
-        if not _all_finite(grad, u):
+        if not (_all_finite(grad) and _all_finite(u)):
             break  # marginals beyond floating point (very large α): keep the best iterate
         r_d = grad - column_products(y, pair_rows, price_coef) + z
         r_p = row_products(x, pair_rows, coef, n_rows) + s - 1.0
@@ -743,7 +761,7 @@ def iterate(
                 n_users,
                 n_rows,
             )
-            if not _all_finite(dx, dy, dz, ds):
+            if not (_all_finite(dx) and _all_finite(dy) and _all_finite(dz) and _all_finite(ds)):
                 continue
             t = 0.99 * min(_max_step(x, dx), _max_step(z, dz), _max_step(s, ds), _max_step(y, dy))
             for _ in range(limits.backtracks):
