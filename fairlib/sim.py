@@ -1262,6 +1262,7 @@ def open_loop(
         When no mechanism is given, the fleet and jobs disagree on their resources, the jobs have no
         segment times, or a time or the interval is out of range.
     """
+    progress = as_flag(progress, "progress")
     reserved = as_labels(reserved, "reserved")
     caps = as_flag(caps, "caps")
     definition4 = as_flag(definition4, "definition4")

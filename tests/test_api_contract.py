@@ -128,11 +128,6 @@ ACCEPTED = {
         "10**20 (huge)",
     ): "an answer, not an error: after the window no task is present",
     ("*", "*", "None"): "None is the documented default of this argument",
-    (
-        "*",
-        "progress",
-        "*",
-    ): "a display switch: any truthy value shows the bar, as tqdm's disable= does",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
     ("fairlib.traces.write_vm", "path", "a missing file"): "an output file: the call writes it",
     (
@@ -403,6 +398,11 @@ ACCEPTED = {
         "'no-such-choice'*",
     ): "free text: a provenance label",
     ("fairlib.sim.Jobs", "arrival", "negative*entry"): "a time: a trace's clock may start below 0",
+    (
+        "fairlib.sim.Jobs",
+        "segment_start",
+        "negative*entry",
+    ): "a time: a trace's clock may start below 0 (the segment ends after it)",
     (
         "fairlib.sim.replay",
         "start",
@@ -2747,7 +2747,26 @@ OTHER_BASELINES = {
     "fairlib.market.run_dynamics": [
         lambda: ((_game(), "local_greedy"), {"step": 0.05, "gap_tol": 0.05}),
     ],
+    # the segments' own times are optional: checked only when given
+    "fairlib.sim.Jobs": [lambda: _jobs_with_segment_times()],
+    # a notebook's tests and mechanisms are empty by default: their labels are probed when given
+    "fairlib.repro.catalog.Notebook": [
+        lambda: (
+            ("demo", "notebooks/demo.ipynb", "A title"),
+            {"tests": ("tests/test_demo.py",), "mechanisms": ("drf", "edrf")},
+        )
+    ],
 }
+
+
+def _jobs_with_segment_times():
+    import dataclasses
+
+    jobs = _jobs()
+    fields = {f.name: getattr(jobs, f.name) for f in dataclasses.fields(jobs) if f.init}
+    start = np.repeat(np.asarray(jobs.arrival, float), np.diff(jobs.offsets))
+    fields.update(segment_start=start, segment_end=start + 60.0)
+    return (), fields
 
 
 def _other_baselines(target: Target) -> list[tuple[tuple, dict]]:
@@ -3139,6 +3158,12 @@ UNSEEN_SITES = {
         "as_instance",
     ): "drf, the callable that guards it, dispatches here only when it has found a Cluster, so "
     "no other value reaches this check through drf",
+    (
+        "fairlib.multires.edrf",
+        "pdrf_allocation",
+        "as_instance",
+    ): "pdrf, the callable that guards it, dispatches here only when it has found a Cluster, so "
+    "no other value reaches this check through pdrf",
     (
         "fairlib.multires.progressive_filling",
         "filling_bounds",

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_argv, as_instance, as_labels
+from .._validate import InvalidInputError, as_argv, as_flag, as_instance, as_labels
 
 if TYPE_CHECKING:
     from ..games import GameMechanism
@@ -355,6 +355,7 @@ def warm(progress: bool = True, jobs: int = 1, only: list[str] | None = None) ->
     RuntimeError
         When a worker process ended before finishing its step.
     """
+    progress = as_flag(progress, "progress")
     from tqdm import tqdm
 
     steps = warm_steps()

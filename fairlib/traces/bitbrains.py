@@ -23,7 +23,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, _short, as_path, check_choice
+from .._validate import InvalidInputError, _short, as_flag, as_path, check_choice
 from ._source import missing_hint, source_of, trace_folder
 from .google import TraceFormatError
 
@@ -355,6 +355,7 @@ def read_vms(
     InvalidInputError
         When ``vms`` is empty or holds a value that is not a VM number, or ``month`` is unknown.
     """
+    progress = as_flag(progress, "progress")
     from tqdm import tqdm
 
     paths_ = _vm_paths(vms, month, directory)

@@ -30,7 +30,6 @@ import pandas as pd
 
 from .._validate import (
     RngLike,
-    as_path,
     as_flag,
     InvalidInputError,
     as_count,
@@ -147,9 +146,8 @@ def synthetic_bitbrains(
     check_choice(month, RND_MONTHS, "month")
     as_number(days, "days", maximum=MAX_DAYS)
     as_count(start, "start", minimum=0, maximum=2**53)
-    if dest is not None:
-        as_path(dest, "dest", kind="directory")
-    root = bitbrains_dir(dest)
+    # dest is checked by trace_folder (a path, not a file), before any folder is made
+    root = trace_folder("bitbrains_gwa_t12", dest, "dest") if dest is not None else bitbrains_dir()
     folder = root / "rnd" / month
     folder.mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
@@ -403,9 +401,12 @@ def synthetic_task_usage(
             "in their "
             "time range after the window opens at 600 s)"
         )
-    if dest is not None:
-        as_path(dest, "dest", kind="directory")
-    root = google_dir(dest)
+    # dest is checked by trace_folder (a path, not a file), before any folder is made
+    root = (
+        trace_folder("google_clusterdata_2011_2", dest, "dest")
+        if dest is not None
+        else google_dir()
+    )
     folder = root / "task_usage"
     folder.mkdir(parents=True, exist_ok=True)
     (root / SYNTHETIC_MARKER).write_text(
@@ -529,9 +530,12 @@ def synthetic_google(
     as_count(max_tasks, "max_tasks")
     as_count(parts, "parts", maximum=500)
     as_number(machine_scale, "machine_scale", maximum=MAX_MACHINE_SCALE)
-    if dest is not None:
-        as_path(dest, "dest", kind="directory")
-    folder = google_dir(dest)
+    # dest is checked by trace_folder (a path, not a file), before any folder is made
+    folder = (
+        trace_folder("google_clusterdata_2011_2", dest, "dest")
+        if dest is not None
+        else google_dir()
+    )
     end_us = int(hours * 3600e6)
     # machines
     counts = [max(1, int(round(c * machine_scale))) for c, _, _ in _MACHINE_CONFIGURATIONS]

@@ -967,6 +967,7 @@ def speed_sweep(
     InvalidInputError
         When an argument is out of its range, naming it.
     """
+    progress = as_flag(progress, "progress")
     from tqdm import tqdm
 
     from ...timing import median_time
