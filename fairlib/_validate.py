@@ -45,6 +45,7 @@ __all__ = [
     "as_flag",
     "as_path",
     "as_labels",
+    "as_sequence",
     "as_argv",
     "as_parts",
     "as_array",
@@ -902,14 +903,9 @@ def as_counts(values: Iterable[int], name: str, *, minimum: int = 1, maximum: in
     ...
     fairlib._validate.InvalidInputError: users[1] = 40: must be an integer >= 1 and <= 10
     """
-    from collections.abc import Mapping
-
-    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
-        raise InvalidInputError(
-            f"{name} = {_short(values)}: expected a sequence of integers from {minimum} to "
-            f"{maximum:,}"
-        )
-    items = list(values)
+    items = as_sequence(
+        values, name, what=f"expected a sequence of integers from {minimum} to {maximum:,}"
+    )
     if not items:
         raise InvalidInputError(
             f"{name}: empty (at least one integer from {minimum} to {maximum:,})"
@@ -1127,26 +1123,126 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     return path
 
 
-def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool = True) -> tuple:
-    """``value``, a tuple or list of distinct text labels (``length`` of them when given), as a
-    tuple; an element that is not text, a repeated one or a wrong count is an error naming the
-    argument and the element.
+def as_sequence(
+    value,
+    name: str,
+    *,
+    what: str = "expected a list",
+    ordered: bool = True,
+    maximum: int | None = None,
+    cap: str | None = None,
+) -> tuple:
+    """``value``, any iterable but text or a mapping, read once into a tuple that the caller uses in
+    its place: a generator checked and then read again would be empty, so every helper that takes an
+    iterable returns it materialised.
+
+    Where order matters (``ordered``, the default: rows, columns, resources, a tree's leaves) a set,
+    a frozenset or a dict's view is refused: a set of text iterates in an order that changes from
+    one interpreter to the next (``PYTHONHASHSEED``), and with it the result. Where it does not, a
+    set is read in sorted order, so the tuple never depends on it either.
 
     Parameters
     ----------
-    value : tuple or list of str
-        The argument's value.
+    value : iterable
+        The argument's value: a list, a tuple, a range, an array, a generator.
+    name : str
+        The argument's name, for the message.
+    what : str, default "expected a list"
+        What the argument must be, said after its name and value when it is not iterable.
+    ordered : bool, default True
+        Whether the order of the items matters (sets and dict views refused).
+    maximum : int, optional
+        The most items read (an endless generator is refused, not drained).
+    cap : str, optional
+        The name of the constant ``maximum`` is, for the message (``"MAX_CELLS"``).
+
+    Returns
+    -------
+    tuple
+        The items, in order.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is text, a mapping or not iterable, holds more than ``maximum`` items, or is
+        a set or a dict's view where order matters.
+
+    Examples
+    --------
+    >>> as_sequence((c for c in "ab"), "columns")
+    ('a', 'b')
+    >>> as_sequence({"b", "a"}, "seed_by", ordered=False)
+    ('a', 'b')
+    >>> as_sequence(frozenset({"cpu"}), "resources")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: resources = frozenset({'cpu'}): a frozenset has no fixed
+    order; give a list (e.g. sorted(...))
+    """
+    import itertools
+    from collections.abc import Mapping, MappingView, Set
+
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidInputError(f"{name} = {_short(value)}: {what}, got {type(value).__name__}")
+    unordered = isinstance(value, (Set, MappingView))
+    if unordered and ordered:
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: a {type(value).__name__} has no fixed order; give a list "
+            "(e.g. sorted(...))"
+        )
+    try:
+        items = tuple(value if maximum is None else itertools.islice(value, maximum + 1))
+    except TypeError:  # a 0-d array is Iterable by type but has no items
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: {what}, got {type(value).__name__}"
+        ) from None
+    if maximum is not None and len(items) > maximum:
+        limit = f"{maximum:,}" if cap is None else f"{cap} = {maximum:,}"
+        raise InvalidInputError(f"{name}: more than {limit} items")
+    if unordered:
+        try:
+            items = tuple(sorted(items))
+        except TypeError:  # items of kinds that do not compare: the caller's check refuses them
+            pass
+    return items
+
+
+def as_labels(
+    value,
+    name: str,
+    *,
+    length: int | None = None,
+    allow_empty: bool = True,
+    ordered: bool = True,
+) -> tuple:
+    """``value``, an iterable of distinct text labels (``length`` of them when given), read once
+    (:func:`as_sequence`) into a tuple; an element that is not text, a repeated one, a wrong count
+    or, where order matters, a set or a dict's view is an error naming the argument and the element.
+
+    Parameters
+    ----------
+    value : iterable of str
+        The argument's value: a list, a tuple or any ordered iterable (a generator is read once).
     name : str
         The argument's name, for the message.
     length : int, optional
         How many labels there must be.
     allow_empty : bool
         Whether no label at all is valid.
+    ordered : bool, default True
+        Whether the labels' order matters (sets and dict views refused); else a set is read
+        sorted.
 
     Returns
     -------
     tuple of str
         The labels.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not such an iterable, an element is not text or repeats one, or the
+        count is wrong.
 
     Examples
     --------
@@ -1157,11 +1253,7 @@ def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool 
     ...
     fairlib._validate.InvalidInputError: reserved[1] = 1: must be text (a label), got int
     """
-    if not isinstance(value, (tuple, list)):
-        raise InvalidInputError(
-            f"{name} = {_short(value)}: expected a tuple or list of labels, got "
-            f"{type(value).__name__}"
-        )
+    value = as_sequence(value, name, what="expected a list of labels (text)", ordered=ordered)
     for i, label in enumerate(value):
         if not isinstance(label, str):
             raise InvalidInputError(
@@ -1175,7 +1267,7 @@ def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool 
         )
     if not value and not allow_empty:
         raise InvalidInputError(f"{name} = {_short(value)}: empty (at least one label)")
-    return tuple(value)
+    return tuple(str(label) for label in value)
 
 
 def as_argv(argv, name: str = "argv") -> list[str] | None:
@@ -1250,11 +1342,9 @@ def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: s
     once)
     """
     last = first + count - 1
-    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
-        raise InvalidInputError(
-            f"{name} = {_short(parts)}: must be an iterable of part numbers ({first} to {last})"
-        )
-    parts = list(parts)
+    parts = list(
+        as_sequence(parts, name, what=f"must be an iterable of part numbers ({first} to {last})")
+    )
     if not parts:
         raise InvalidInputError(f"{name}: no part numbers given")
     for i, part in enumerate(parts):

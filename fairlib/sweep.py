@@ -59,7 +59,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError, _short, as_count, check_choice
+from ._validate import InvalidInputError, _short, as_count, as_labels, as_sequence, check_choice
 
 __all__ = ["sweep", "SweepError", "cell_seed", "default_backend", "BACKENDS"]
 
@@ -222,13 +222,11 @@ def cell_seed(
     )
 
 
-def _at_most(values: Iterable[Any], name: str) -> list[Any]:
-    """``values`` as a list of at most :data:`MAX_CELLS` items (an endless generator is refused, not
-    drained)."""
-    out = list(itertools.islice(values, MAX_CELLS + 1))
-    if len(out) > MAX_CELLS:
-        raise InvalidInputError(f"{name}: more than MAX_CELLS = {MAX_CELLS:,} values")
-    return out
+def _at_most(values: Iterable[Any], name: str, what: str) -> list[Any]:
+    """``values`` read once (:func:`~fairlib._validate.as_sequence`: a set, whose order of strings
+    changes from one interpreter to the next and with it the table's rows, refused) as a list of at
+    most :data:`MAX_CELLS` items (an endless generator is refused, not drained)."""
+    return list(as_sequence(values, name, what=what, maximum=MAX_CELLS, cap="MAX_CELLS"))
 
 
 def _grid_points(grid: object) -> list[dict]:
@@ -236,16 +234,7 @@ def _grid_points(grid: object) -> list[dict]:
     if isinstance(grid, Mapping):
         lists = {}
         for name, values in grid.items():
-            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-                raise InvalidInputError(f"grid[{name!r}] = {values!r}: expected a list of values")
-            if isinstance(values, (set, frozenset)):
-                # a set's order of strings changes from one interpreter to the next, and with it the
-                # table's rows
-                raise InvalidInputError(
-                    f"grid[{name!r}] = {_short(values)}: a set has no fixed order; give a list "
-                    "(e.g. sorted(...))"
-                )
-            lists[name] = _at_most(values, f"grid[{name!r}]")
+            lists[name] = _at_most(values, f"grid[{name!r}]", "expected a list of values")
             if not lists[name]:
                 raise InvalidInputError(
                     f"grid[{name!r}]: no values (the grid would have no points)"
@@ -259,11 +248,7 @@ def _grid_points(grid: object) -> list[dict]:
         names = list(lists)
         points = [dict(zip(names, combo)) for combo in itertools.product(*lists.values())]
     else:
-        if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
-            raise InvalidInputError(
-                f"grid = {grid!r}: expected a dict of name -> values or a list of dicts"
-            )
-        points = _at_most(grid, "grid")
+        points = _at_most(grid, "grid", "expected a dict of name -> values or a list of dicts")
         if not points:
             raise InvalidInputError("grid: no points (an empty list of parameter dicts)")
         for i, p in enumerate(points):
@@ -656,14 +641,10 @@ def sweep(
             raise InvalidInputError(
                 "fixed: 'seed' is reserved by the sweep (it passes each cell its own seed)"
             )
-    if seed_by is not None and (
-        isinstance(seed_by, (str, bytes))
-        or not isinstance(seed_by, Iterable)
-        or not all(isinstance(k, str) for k in seed_by)
-    ):
-        raise InvalidInputError(
-            f"seed_by = {_short(seed_by)}: expected a list of grid parameter names"
-        )
+    if seed_by is not None:
+        # read once (a generator checked here would reach the cells empty: common random numbers
+        # for every cell); its order does not matter, the seeds hash the parameters' sorted JSON
+        seed_by = as_labels(seed_by, "seed_by", ordered=False)
     if n_jobs is not None:
         _resolve_jobs(n_jobs)
     _check_scheduler(scheduler)

@@ -152,6 +152,23 @@ def test_every_semantics_has_a_state_machine():
     assert set(SORTER_SEMANTICS) == set(MACHINES)
 
 
+def test_resource_names_are_text_in_order():
+    """b"cpu" or 0 became "b'cpu'" or "0" (names the caller never gave), and a set paired names
+    with capacities by hash seed: each is refused, naming ``resources``."""
+    for bad, message in (
+        ([b"cpu", b"mem"], r"resources\[0\] = b'cpu': must be text"),
+        ([0, 1], r"resources\[0\] = 0: must be text"),
+        ({"cpu", "mem"}, r"resources = .*: a set has no fixed order"),
+        ({"cpu": 1, "mem": 2}.keys(), r"resources = .*has no fixed order"),
+    ):
+        with pytest.raises(InvalidInputError, match=message):
+            DRFSorter([1.0, 100.0], resources=bad)
+    assert DRFSorter([1.0, 100.0], resources=(r for r in ["cpu", "mem"])).resources == (
+        "cpu",
+        "mem",
+    )
+
+
 def test_the_probes_that_found_the_gaps():
     sorter = DRFSorter(CAPACITY)
     sorter.add("a")

@@ -88,6 +88,15 @@ def test_seed_by_gives_common_random_numbers():
     np.testing.assert_array_equal(wide[1.0], wide[2.5])
     with pytest.raises(InvalidInputError, match=r"seed_by: \['user'\] are not grid parameters"):
         sweep(draw_cell, GRID, seed_by=["user"], progress=False)
+    # a generator is read once: checked, then read again, it reached the cells empty (every cell
+    # then shared one seed); a set's order does not matter (the seeds hash sorted parameters)
+    for same in ((k for k in ["users"]), {"users"}, ("users",)):
+        again = sweep(
+            draw_cell, GRID, seeds=2, rng=5, seed_by=same, backend="serial", progress=False
+        )
+        assert again["draw"].tolist() == out["draw"].tolist()
+    with pytest.raises(InvalidInputError, match=r"seed_by\[0\] = b'users': must be text"):
+        sweep(draw_cell, GRID, seed_by=[b"users"], progress=False)
 
 
 @pytest.mark.parametrize("backend", ["serial", "loky"])

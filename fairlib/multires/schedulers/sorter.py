@@ -75,7 +75,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import as_flag, InvalidInputError, _short, as_capacities, as_number, check_choice
+from ..._validate import (
+    InvalidInputError,
+    _short,
+    as_capacities,
+    as_flag,
+    as_labels,
+    as_number,
+    check_choice,
+)
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 
@@ -105,13 +113,14 @@ class DRFSorter:
     semantics : {"mesos", "yarn", "kueue", "volcano"}, default "mesos"
         Whose ordering rule (module docstring).
     resources : sequence of str or None, default None
-        Resource names, for messages and :meth:`dominant_resource`; None: ``r0, r1, …``.
+        Resource names (text), for messages and :meth:`dominant_resource`, in the order of the
+        capacities (a list or tuple, not a set); None: ``r0, r1, …``.
 
     Raises
     ------
     InvalidInputError
         On invalid capacities, an unknown ``semantics``, or resource names that are not one distinct
-        name per capacity entry.
+        text name per capacity entry, or are given as a set.
 
     Examples
     --------
@@ -141,17 +150,15 @@ class DRFSorter:
         n = len(total)
         if resources is None:
             resources = [f"r{r}" for r in range(n)]
-        if isinstance(resources, (str, bytes)) or not hasattr(resources, "__iter__"):
-            raise InvalidInputError(
-                f"resources = {resources!r}: expected a list of {n} resource names"
-            )
-        resources = [str(r) for r in resources]
-        if len(resources) != n or len(set(resources)) != n:
+        # names as given: b"cpu" or 0 made into "b'cpu'" or "0" would name no resource the caller
+        # knows, and a set's order would pair the names with the capacities by hash seed
+        resources = as_labels(resources, "resources")
+        if len(resources) != n:
             raise InvalidInputError(
                 f"resources: expected {n} distinct names (one per capacity entry), got "
-                f"{resources!r}"
+                f"{list(resources)!r}"
             )
-        self.resources = tuple(resources)
+        self.resources = resources
         self._clients: dict[str, _Client] = {}
         self._role_weights: dict[
             str, float
