@@ -107,6 +107,10 @@ def _plain(value):
     """JSON-able canonical form of a parameter value (numpy scalars and arrays included)."""
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, np.ndarray) and value.dtype.hasobject:
+        # an object array's bytes are pointers (equal arrays, different keys): by its values,
+        # each of which needs a canonical form of its own
+        return {"ndarray": _plain(value.tolist()), "shape": list(value.shape), "dtype": "object"}
     if isinstance(
         value, np.ndarray
     ):  # by content hash: large arrays (demand pools) stay cheap to key
@@ -167,7 +171,8 @@ def cell_seed(
     """The seed a sweep gives the cell ``params`` at repetition ``rep`` under root seed ``rng``.
 
     It depends on the root seed, a hash of the parameters' canonical JSON and the repetition only,
-    never on the cell's position in the grid or the schedule.
+    never on the cell's position in the grid or the schedule. An array enters by its content: its
+    bytes' hash, or an object array's values (its bytes are pointers), each with a canonical form.
 
     Parameters
     ----------

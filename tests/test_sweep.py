@@ -376,3 +376,26 @@ def test_a_malformed_scheduler_address_is_refused_by_name(monkeypatch, value):
     with pytest.raises(InvalidInputError, match="scheduler = "):
         default_backend(scheduler=value)
     assert default_backend(scheduler="tcp://10.0.0.5:8786").name == "dask"
+
+
+def test_object_arrays_are_keyed_by_their_values():
+    """An object array's bytes are pointers: two equal arrays got different seeds and a grid
+    holding both was not seen to repeat a point. Keyed by value, they match; an element with no
+    canonical form is refused by name."""
+    a = np.array([1.5, 2.5], dtype=object)
+    b = np.array([float("1.5"), float(" 2.5")], dtype=object)
+    assert cell_seed(0, {"x": a}, 0).generate_state(2).tolist() == (
+        cell_seed(0, {"x": b}, 0).generate_state(2).tolist()
+    )
+    other = np.array([1.5, 3.5], dtype=object)
+    assert cell_seed(0, {"x": a}, 0).generate_state(2).tolist() != (
+        cell_seed(0, {"x": other}, 0).generate_state(2).tolist()
+    )
+    structured = np.array([(1, "a")], dtype=[("n", "i8"), ("s", "O")])
+    assert cell_seed(0, {"x": structured}, 0).generate_state(2).tolist() == (
+        cell_seed(0, {"x": structured.copy()}, 0).generate_state(2).tolist()
+    )
+    with pytest.raises(InvalidInputError, match=r"grid: the point .* appears more than once"):
+        sweep(draw_cell, [{"users": 2, "scale": a}, {"users": 2, "scale": b}], progress=False)
+    with pytest.raises(InvalidInputError, match=r"params\['x'\] = .*no canonical form"):
+        cell_seed(0, {"x": np.array([object()], dtype=object)}, 0)
