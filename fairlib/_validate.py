@@ -37,6 +37,7 @@ __all__ = [
     "TOL_MAX",
     "as_count",
     "as_counts",
+    "as_integers",
     "as_finite",
     "as_time",
     "MAX_SECONDS",
@@ -913,6 +914,91 @@ def as_counts(values: Iterable[int], name: str, *, minimum: int = 1, maximum: in
     return [
         as_count(v, f"{name}[{i}]", minimum=minimum, maximum=maximum) for i, v in enumerate(items)
     ]
+
+
+def as_integers(
+    x: ArrayLike,
+    name: str,
+    *,
+    length: int,
+    minimum: int = 0,
+    maximum: int = INT64_MAX,
+    maximum_label: str | None = None,
+    saturate: int | None = None,
+    what: str = "per item",
+) -> npt.NDArray[np.int64]:
+    """One integer per item (``length`` of them; a scalar is given to every item), each from
+    ``minimum`` to ``maximum``, as a contiguous int64 array.
+
+    The range is checked on the input's own values, before the cast to int64: a ``uint64`` past
+    2**63 - 1 would wrap to a negative number and be refused as one (``parallelism[0] =
+    -9223372036854775808``), or a bound the caller gave be read as another.
+
+    Parameters
+    ----------
+    x : int or array_like of int
+        The integers (any integer dtype, signed or not; not bool, not float).
+    name : str
+        The argument's name, for the message with the item's index and value.
+    length : int
+        How many items.
+    minimum : int, default 0
+        The smallest value allowed.
+    maximum : int, default 2**63 - 1
+        The largest value allowed; past 2**63 - 1 (int64's largest) only with ``saturate``.
+    maximum_label : str, optional
+        How the message names ``maximum`` (``"n_machines = 2"``); None: no upper bound is named
+        for a value below ``minimum``.
+    saturate : int, optional
+        A value from which larger ones mean the same, e.g. a parallelism bound at or past the number
+        of machines binds nothing: values above it are read as it. None: values are kept as given.
+    what : str, default "per item"
+        The items, for the message on a wrong shape (``"bound per user"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Int64, shape (length,).
+
+    Raises
+    ------
+    InvalidInputError
+        On a non-integer dtype, a wrong shape, or a value out of range (shown as given).
+
+    Examples
+    --------
+    >>> big = np.uint64(2**63)
+    >>> as_integers(big, "k", length=2, minimum=1, maximum=2**64 - 1, saturate=5).tolist()
+    [5, 5]
+    >>> as_integers(big, "k", length=2, minimum=1)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: k[0] = 9223372036854775808: must be between 1 and
+    9223372036854775807
+    """
+    arr = as_array(x, name)
+    if arr.dtype.kind not in "iu":
+        raise InvalidInputError(f"{name} = {_short(x)}: must be integers, got dtype {arr.dtype}")
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape != (length,)):
+        raise InvalidInputError(
+            f"{name}: expected a scalar or one {what} ({length}), got shape {arr.shape}"
+        )
+    arr = np.broadcast_to(arr, (length,))
+    # compared in the input's dtype: NumPy compares a uint64 with a Python int exactly
+    out = (arr < minimum) | (arr > maximum)
+    if out.any():
+        i = int(np.argmax(out))
+        if arr[i] < minimum and maximum_label is None:
+            rule = f">= {minimum}"
+        else:
+            rule = f"between {minimum} and {maximum_label or maximum}"
+        raise InvalidInputError(f"{name}[{i}] = {arr[i]}: must be {rule}")
+    if saturate is not None:
+        arr = np.minimum(arr, saturate)
+    elif (arr > INT64_MAX).any():
+        i = int(np.argmax(arr > INT64_MAX))
+        raise InvalidInputError(f"{name}[{i}] = {arr[i]}: must be at most {INT64_MAX}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def as_finite(value: float, name: str) -> float:

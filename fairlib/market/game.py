@@ -24,6 +24,7 @@ from .._validate import (
     as_array,
     as_budgets,
     as_count,
+    as_integers,
     as_rng,
 )
 
@@ -153,24 +154,26 @@ def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True
     as a cap accept larger bounds (they do not bind)."""
     if parallelism is None:
         return None
-    k = as_array(parallelism, "parallelism")
-    if k.dtype.kind not in "iu":
-        raise InvalidInputError(
-            f"parallelism = {parallelism!r}: must be integers, got dtype {k.dtype}"
+    if at_most_machines:
+        return as_integers(
+            parallelism,
+            "parallelism",
+            length=m,
+            minimum=1,
+            maximum=n,
+            maximum_label=f"n_machines = {n}",
+            what="bound per user",
         )
-    if k.ndim > 1 or (k.ndim == 1 and k.shape != (m,)):
-        raise InvalidInputError(
-            f"parallelism: expected a scalar or one bound per user ({m}), got shape {k.shape}"
-        )
-    k = np.broadcast_to(k, (m,))
-    out = (k < 1) | ((k > n) if at_most_machines else False)
-    if out.any():
-        i = int(np.argmax(out))
-        raise InvalidInputError(
-            f"parallelism[{i}] = {k[i]}: must be "
-            + (f"between 1 and n_machines = {n}" if at_most_machines else ">= 1")
-        )
-    return np.ascontiguousarray(k, dtype=np.int64)
+    # a bound at or past n_machines binds nothing: any integer >= 1 (a uint64 included) is one
+    return as_integers(
+        parallelism,
+        "parallelism",
+        length=m,
+        minimum=1,
+        maximum=np.iinfo(np.uint64).max,
+        saturate=n,
+        what="bound per user",
+    )
 
 
 def allocation(bids: ArrayLike, reserve: float = 0.0) -> npt.NDArray[np.float64]:
