@@ -280,7 +280,7 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     """
     _check_unmasked(ids, name)
     try:
-        arr = np.asarray(ids)
+        arr = np.array(ids)  # a copy, never the caller's array
     except (TypeError, ValueError):  # ragged lists
         arr = None
     if arr is None or arr.ndim != 1:
@@ -309,6 +309,17 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     return arr
 
 
+def _store_read_only(instance: object, **fields) -> None:
+    """Set ``fields`` on a (frozen) instance, each array as a read-only copy of itself: an instance
+    keeps what it validated, and neither the caller nor a reader can change it afterwards (the
+    caller's arrays stay the caller's, writable)."""
+    for name, value in fields.items():
+        if isinstance(value, np.ndarray):
+            value = np.array(value, order="C")
+            value.setflags(write=False)
+        object.__setattr__(instance, name, value)
+
+
 def _short(x) -> str:
     """``repr(x)`` on one line, cut at 80 characters (an array's repr spans lines)."""
     text = " ".join(repr(x).split())
@@ -327,7 +338,9 @@ def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
         raise InvalidInputError(f"{name}: must be {ndim}-D, got shape {arr.shape}")
     if arr.size == 0:
         raise InvalidInputError(f"{name}: must not be empty, got shape {arr.shape}")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    # a copy, never the caller's array (np.ascontiguousarray returns a contiguous float64 input
+    # itself): what a validated instance keeps must not change when the caller's array does
+    arr = np.array(arr, dtype=np.float64, order="C")
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = _first(bad)
@@ -495,7 +508,7 @@ def as_weights(
     Returns
     -------
     numpy.ndarray
-        Float64 weights, shape (n,).
+        Contiguous float64 copy, shape (n,) (never ``weights`` itself).
 
     Raises
     ------
@@ -541,7 +554,7 @@ def as_task_caps(
     Returns
     -------
     numpy.ndarray
-        Float64 caps, shape (n,).
+        Float64 copy, shape (n,) (never ``caps`` itself).
 
     Raises
     ------
@@ -601,7 +614,7 @@ def as_budgets(
     Returns
     -------
     numpy.ndarray
-        Float64 budgets, shape (n,).
+        Contiguous float64 copy, shape (n,) (never ``budgets`` itself).
 
     Raises
     ------
@@ -657,7 +670,7 @@ def as_eligibility(
     Returns
     -------
     numpy.ndarray
-        Contiguous bool matrix, shape (n_users, n_servers).
+        Contiguous bool copy, shape (n_users, n_servers) (never ``eligible`` itself).
 
     Raises
     ------
@@ -688,7 +701,7 @@ def as_eligibility(
                 f"{name}[{_fmt_index(idx)}] = {arr[idx]}: {name} must be 0/1 or boolean"
             )
         arr = arr.astype(bool)
-    arr = np.ascontiguousarray(arr, dtype=bool)
+    arr = np.array(arr, dtype=bool, order="C")  # a copy, never the caller's array
     nowhere = ~arr.any(axis=1)
     if nowhere.any():
         i = int(np.argmax(nowhere))
@@ -998,7 +1011,7 @@ def as_integers(
     elif (arr > INT64_MAX).any():
         i = int(np.argmax(arr > INT64_MAX))
         raise InvalidInputError(f"{name}[{i}] = {arr[i]}: must be at most {INT64_MAX}")
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    return np.array(arr, dtype=np.int64, order="C")  # a copy: ``arr`` may view the caller's
 
 
 def as_finite(value: float, name: str) -> float:
@@ -1480,7 +1493,7 @@ def as_values(
     Returns
     -------
     numpy.ndarray
-        Contiguous float64 array of ``x``'s shape.
+        Contiguous float64 copy of ``x``'s shape (never ``x`` itself).
 
     Raises
     ------
@@ -1506,7 +1519,7 @@ def as_values(
     if shape is not None and any(s not in (-1, a) for s, a in zip(shape, arr.shape)):
         want = "(" + ", ".join("any" if s == -1 else str(s) for s in shape) + ")"
         raise InvalidInputError(f"{name}: expected shape {want}, got {arr.shape}")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    arr = np.array(arr, dtype=np.float64, order="C")  # a copy, never the caller's array
     bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
     if bad.any():
         idx = _first(bad)
@@ -1724,7 +1737,9 @@ def result_type(cls: type[T]) -> type[T]:
     workload) validates its arguments and is not marked.
 
     ``cls`` is the class to mark (numpydoc reads an argument named ``cls`` as a class method's own
-    class, so it is described here rather than under Parameters).
+    class, so it is described here rather than under Parameters). A frozen dataclass keeps every
+    array field as a read-only copy once built: a result shares no memory with the solver's
+    buffers or its caller's arrays, and no reader changes it in place.
 
     Returns
     -------
@@ -1742,6 +1757,27 @@ def result_type(cls: type[T]) -> type[T]:
     (True, False)
     """
     setattr(cls, _RESULT_MARK, True)  # by name: the mark is no attribute a type declares
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is not None and params.frozen and "__init__" in vars(cls):
+        import dataclasses
+        import functools
+
+        init = cls.__init__
+        arrays = [f.name for f in dataclasses.fields(cls)]
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            _store_read_only(
+                self,
+                **{
+                    name: value
+                    for name in arrays
+                    if isinstance(value := getattr(self, name, None), np.ndarray)
+                },
+            )
+
+        cls.__init__ = __init__  # type: ignore[misc]
     return cls
 
 

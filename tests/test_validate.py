@@ -133,9 +133,9 @@ def test_iterable_helpers_return_the_items_read_once():
 def test_sets_and_dict_views_are_refused_where_order_matters(unordered):
     """A set of text iterates in an order that changes with PYTHONHASHSEED: where order matters it
     is refused by name; where it does not, it is read sorted."""
-    kind = type(unordered).__name__
+    refused = rf"resources = .*: a {type(unordered).__name__} has no fixed order"
     for helper in (as_sequence, as_labels):
-        with pytest.raises(InvalidInputError, match=rf"resources = .*: a {kind} has no fixed order"):
+        with pytest.raises(InvalidInputError, match=refused):
             helper(unordered, "resources")
     with pytest.raises(InvalidInputError, match=r"users = .*has no fixed order"):
         as_counts({1, 2}, "users", maximum=10)

@@ -26,6 +26,7 @@ from .._validate import (
     as_count,
     as_integers,
     as_rng,
+    _store_read_only,
 )
 
 __all__ = [
@@ -99,10 +100,9 @@ class Game:
                     "strongly competitive and "
                     "has no equilibrium (EC'05 Thm 1); pass reserve=eps > 0 for the perturbed game"
                 )
-        object.__setattr__(self, "weights", w)
-        object.__setattr__(self, "budgets", X)
-        object.__setattr__(self, "parallelism", k)
-        object.__setattr__(self, "reserve", float(reserve))
+        # read-only copies: a frozen game that its caller's arrays, or a reader, could change
+        # would change its equilibrium under it
+        _store_read_only(self, weights=w, budgets=X, parallelism=k, reserve=float(reserve))
 
     @property
     def n_users(self) -> int:
@@ -135,7 +135,7 @@ def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
             f"{name}: expected a numeric (users x machines) matrix, got shape {w.shape} "
             f"dtype {w.dtype}"
         )
-    w = np.ascontiguousarray(w, dtype=np.float64)
+    w = np.array(w, dtype=np.float64, order="C")  # a copy, never the caller's array
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])

@@ -63,6 +63,7 @@ from ..._validate import (
     as_values,
     check_choice,
     as_sequence,
+    _store_read_only,
 )
 from ...metrics import jain_index
 from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
@@ -235,13 +236,26 @@ class Cell:
         check_choice(self.trace, TRACES, "trace")
         as_number(self.at_s, "at_s", inclusive=True, maximum=MAX_SECONDS)
         capacity = as_values(self.capacity, "capacity", ndim=2)
-        as_labels(self.resources, "resources", length=capacity.shape[1], allow_empty=False)
+        resources = as_labels(
+            self.resources, "resources", length=capacity.shape[1], allow_empty=False
+        )
         demand = as_values(self.demand, "demand", ndim=2, shape=(-1, capacity.shape[1]))
+        caps = eligible = None
         if self.caps is not None:
-            as_values(self.caps, "caps", ndim=1, shape=(demand.shape[0],))
+            caps = as_values(self.caps, "caps", ndim=1, shape=(demand.shape[0],))
         if self.eligible is not None:
-            as_eligibility(self.eligible, demand.shape[0], capacity.shape[0])
+            eligible = as_eligibility(self.eligible, demand.shape[0], capacity.shape[0])
         check_choice(self.source, _SOURCES, "source")
+        # the validated arrays, as read-only copies (the caller's, shared, could change a cell
+        # already checked)
+        _store_read_only(
+            self,
+            capacity=capacity,
+            resources=resources,
+            demand=demand,
+            caps=caps,
+            eligible=eligible,
+        )
 
     @property
     def cluster(self) -> Cluster:
