@@ -1763,7 +1763,7 @@ def result_type(cls: type[T]) -> type[T]:
         import functools
 
         init = cls.__init__
-        arrays = [f.name for f in dataclasses.fields(cls)]
+        arrays = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
 
         @functools.wraps(init)
         def __init__(self, *args, **kwargs):
@@ -1777,7 +1777,7 @@ def result_type(cls: type[T]) -> type[T]:
                 },
             )
 
-        cls.__init__ = __init__  # type: ignore[misc]
+        cls.__init__ = __init__  # type: ignore[method-assign, misc]
     return cls
 
 

@@ -227,7 +227,7 @@ def cell_seed(
     )
 
 
-def _at_most(values: Iterable[Any], name: str, what: str) -> list[Any]:
+def _at_most(values: object, name: str, what: str) -> list[Any]:
     """``values`` read once (:func:`~fairlib._validate.as_sequence`: a set, whose order of strings
     changes from one interpreter to the next and with it the table's rows, refused) as a list of at
     most :data:`MAX_CELLS` items (an endless generator is refused, not drained)."""
