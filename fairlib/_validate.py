@@ -37,6 +37,7 @@ __all__ = [
     "TOL_MAX",
     "as_count",
     "as_counts",
+    "as_integers",
     "as_finite",
     "as_time",
     "MAX_SECONDS",
@@ -45,6 +46,7 @@ __all__ = [
     "as_flag",
     "as_path",
     "as_labels",
+    "as_sequence",
     "as_argv",
     "as_parts",
     "as_array",
@@ -278,7 +280,7 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     """
     _check_unmasked(ids, name)
     try:
-        arr = np.asarray(ids)
+        arr = np.array(ids)  # a copy, never the caller's array
     except (TypeError, ValueError):  # ragged lists
         arr = None
     if arr is None or arr.ndim != 1:
@@ -307,6 +309,17 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     return arr
 
 
+def _store_read_only(instance: object, **fields) -> None:
+    """Set ``fields`` on a (frozen) instance, each array as a read-only copy of itself: an instance
+    keeps what it validated, and neither the caller nor a reader can change it afterwards (the
+    caller's arrays stay the caller's, writable)."""
+    for name, value in fields.items():
+        if isinstance(value, np.ndarray):
+            value = np.array(value, order="C")
+            value.setflags(write=False)
+        object.__setattr__(instance, name, value)
+
+
 def _short(x) -> str:
     """``repr(x)`` on one line, cut at 80 characters (an array's repr spans lines)."""
     text = " ".join(repr(x).split())
@@ -325,7 +338,9 @@ def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
         raise InvalidInputError(f"{name}: must be {ndim}-D, got shape {arr.shape}")
     if arr.size == 0:
         raise InvalidInputError(f"{name}: must not be empty, got shape {arr.shape}")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    # a copy, never the caller's array (np.ascontiguousarray returns a contiguous float64 input
+    # itself): what a validated instance keeps must not change when the caller's array does
+    arr = np.array(arr, dtype=np.float64, order="C")
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = _first(bad)
@@ -493,7 +508,7 @@ def as_weights(
     Returns
     -------
     numpy.ndarray
-        Float64 weights, shape (n,).
+        Contiguous float64 copy, shape (n,) (never ``weights`` itself).
 
     Raises
     ------
@@ -539,7 +554,7 @@ def as_task_caps(
     Returns
     -------
     numpy.ndarray
-        Float64 caps, shape (n,).
+        Float64 copy, shape (n,) (never ``caps`` itself).
 
     Raises
     ------
@@ -599,7 +614,7 @@ def as_budgets(
     Returns
     -------
     numpy.ndarray
-        Float64 budgets, shape (n,).
+        Contiguous float64 copy, shape (n,) (never ``budgets`` itself).
 
     Raises
     ------
@@ -655,7 +670,7 @@ def as_eligibility(
     Returns
     -------
     numpy.ndarray
-        Contiguous bool matrix, shape (n_users, n_servers).
+        Contiguous bool copy, shape (n_users, n_servers) (never ``eligible`` itself).
 
     Raises
     ------
@@ -686,7 +701,7 @@ def as_eligibility(
                 f"{name}[{_fmt_index(idx)}] = {arr[idx]}: {name} must be 0/1 or boolean"
             )
         arr = arr.astype(bool)
-    arr = np.ascontiguousarray(arr, dtype=bool)
+    arr = np.array(arr, dtype=bool, order="C")  # a copy, never the caller's array
     nowhere = ~arr.any(axis=1)
     if nowhere.any():
         i = int(np.argmax(nowhere))
@@ -902,14 +917,9 @@ def as_counts(values: Iterable[int], name: str, *, minimum: int = 1, maximum: in
     ...
     fairlib._validate.InvalidInputError: users[1] = 40: must be an integer >= 1 and <= 10
     """
-    from collections.abc import Mapping
-
-    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
-        raise InvalidInputError(
-            f"{name} = {_short(values)}: expected a sequence of integers from {minimum} to "
-            f"{maximum:,}"
-        )
-    items = list(values)
+    items = as_sequence(
+        values, name, what=f"expected a sequence of integers from {minimum} to {maximum:,}"
+    )
     if not items:
         raise InvalidInputError(
             f"{name}: empty (at least one integer from {minimum} to {maximum:,})"
@@ -917,6 +927,91 @@ def as_counts(values: Iterable[int], name: str, *, minimum: int = 1, maximum: in
     return [
         as_count(v, f"{name}[{i}]", minimum=minimum, maximum=maximum) for i, v in enumerate(items)
     ]
+
+
+def as_integers(
+    x: ArrayLike,
+    name: str,
+    *,
+    length: int,
+    minimum: int = 0,
+    maximum: int = INT64_MAX,
+    maximum_label: str | None = None,
+    saturate: int | None = None,
+    what: str = "per item",
+) -> npt.NDArray[np.int64]:
+    """One integer per item (``length`` of them; a scalar is given to every item), each from
+    ``minimum`` to ``maximum``, as a contiguous int64 array.
+
+    The range is checked on the input's own values, before the cast to int64: a ``uint64`` past
+    2**63 - 1 would wrap to a negative number and be refused as one (``parallelism[0] =
+    -9223372036854775808``), or a bound the caller gave be read as another.
+
+    Parameters
+    ----------
+    x : int or array_like of int
+        The integers (any integer dtype, signed or not; not bool, not float).
+    name : str
+        The argument's name, for the message with the item's index and value.
+    length : int
+        How many items.
+    minimum : int, default 0
+        The smallest value allowed.
+    maximum : int, default 2**63 - 1
+        The largest value allowed; past 2**63 - 1 (int64's largest) only with ``saturate``.
+    maximum_label : str, optional
+        How the message names ``maximum`` (``"n_machines = 2"``); None: no upper bound is named
+        for a value below ``minimum``.
+    saturate : int, optional
+        A value from which larger ones mean the same, e.g. a parallelism bound at or past the number
+        of machines binds nothing: values above it are read as it. None: values are kept as given.
+    what : str, default "per item"
+        The items, for the message on a wrong shape (``"bound per user"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Int64, shape (length,).
+
+    Raises
+    ------
+    InvalidInputError
+        On a non-integer dtype, a wrong shape, or a value out of range (shown as given).
+
+    Examples
+    --------
+    >>> big = np.uint64(2**63)
+    >>> as_integers(big, "k", length=2, minimum=1, maximum=2**64 - 1, saturate=5).tolist()
+    [5, 5]
+    >>> as_integers(big, "k", length=2, minimum=1)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: k[0] = 9223372036854775808: must be between 1 and
+    9223372036854775807
+    """
+    arr = as_array(x, name)
+    if arr.dtype.kind not in "iu":
+        raise InvalidInputError(f"{name} = {_short(x)}: must be integers, got dtype {arr.dtype}")
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape != (length,)):
+        raise InvalidInputError(
+            f"{name}: expected a scalar or one {what} ({length}), got shape {arr.shape}"
+        )
+    arr = np.broadcast_to(arr, (length,))
+    # compared in the input's dtype: NumPy compares a uint64 with a Python int exactly
+    out = (arr < minimum) | (arr > maximum)
+    if out.any():
+        i = int(np.argmax(out))
+        if arr[i] < minimum and maximum_label is None:
+            rule = f">= {minimum}"
+        else:
+            rule = f"between {minimum} and {maximum_label or maximum}"
+        raise InvalidInputError(f"{name}[{i}] = {arr[i]}: must be {rule}")
+    if saturate is not None:
+        arr = np.minimum(arr, saturate)
+    elif (arr > INT64_MAX).any():
+        i = int(np.argmax(arr > INT64_MAX))
+        raise InvalidInputError(f"{name}[{i}] = {arr[i]}: must be at most {INT64_MAX}")
+    return np.array(arr, dtype=np.int64, order="C")  # a copy: ``arr`` may view the caller's
 
 
 def as_finite(value: float, name: str) -> float:
@@ -1127,26 +1222,126 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     return path
 
 
-def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool = True) -> tuple:
-    """``value``, a tuple or list of distinct text labels (``length`` of them when given), as a
-    tuple; an element that is not text, a repeated one or a wrong count is an error naming the
-    argument and the element.
+def as_sequence(
+    value,
+    name: str,
+    *,
+    what: str = "expected a list",
+    ordered: bool = True,
+    maximum: int | None = None,
+    cap: str | None = None,
+) -> tuple:
+    """``value``, any iterable but text or a mapping, read once into a tuple that the caller uses in
+    its place: a generator checked and then read again would be empty, so every helper that takes an
+    iterable returns it materialised.
+
+    Where order matters (``ordered``, the default: rows, columns, resources, a tree's leaves) a set,
+    a frozenset or a dict's view is refused: a set of text iterates in an order that changes from
+    one interpreter to the next (``PYTHONHASHSEED``), and with it the result. Where it does not, a
+    set is read in sorted order, so the tuple never depends on it either.
 
     Parameters
     ----------
-    value : tuple or list of str
-        The argument's value.
+    value : iterable
+        The argument's value: a list, a tuple, a range, an array, a generator.
+    name : str
+        The argument's name, for the message.
+    what : str, default "expected a list"
+        What the argument must be, said after its name and value when it is not iterable.
+    ordered : bool, default True
+        Whether the order of the items matters (sets and dict views refused).
+    maximum : int, optional
+        The most items read (an endless generator is refused, not drained).
+    cap : str, optional
+        The name of the constant ``maximum`` is, for the message (``"MAX_CELLS"``).
+
+    Returns
+    -------
+    tuple
+        The items, in order.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is text, a mapping or not iterable, holds more than ``maximum`` items, or is
+        a set or a dict's view where order matters.
+
+    Examples
+    --------
+    >>> as_sequence((c for c in "ab"), "columns")
+    ('a', 'b')
+    >>> as_sequence({"b", "a"}, "seed_by", ordered=False)
+    ('a', 'b')
+    >>> as_sequence(frozenset({"cpu"}), "resources")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: resources = frozenset({'cpu'}): a frozenset has no fixed
+    order; give a list (e.g. sorted(...))
+    """
+    import itertools
+    from collections.abc import Mapping, MappingView, Set
+
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidInputError(f"{name} = {_short(value)}: {what}, got {type(value).__name__}")
+    unordered = isinstance(value, (Set, MappingView))
+    if unordered and ordered:
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: a {type(value).__name__} has no fixed order; give a list "
+            "(e.g. sorted(...))"
+        )
+    try:
+        items = tuple(value if maximum is None else itertools.islice(value, maximum + 1))
+    except TypeError:  # a 0-d array is Iterable by type but has no items
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: {what}, got {type(value).__name__}"
+        ) from None
+    if maximum is not None and len(items) > maximum:
+        limit = f"{maximum:,}" if cap is None else f"{cap} = {maximum:,}"
+        raise InvalidInputError(f"{name}: more than {limit} items")
+    if unordered:
+        try:
+            items = tuple(sorted(items))
+        except TypeError:  # items of kinds that do not compare: the caller's check refuses them
+            pass
+    return items
+
+
+def as_labels(
+    value,
+    name: str,
+    *,
+    length: int | None = None,
+    allow_empty: bool = True,
+    ordered: bool = True,
+) -> tuple:
+    """``value``, an iterable of distinct text labels (``length`` of them when given), read once
+    (:func:`as_sequence`) into a tuple; an element that is not text, a repeated one, a wrong count
+    or, where order matters, a set or a dict's view is an error naming the argument and the element.
+
+    Parameters
+    ----------
+    value : iterable of str
+        The argument's value: a list, a tuple or any ordered iterable (a generator is read once).
     name : str
         The argument's name, for the message.
     length : int, optional
         How many labels there must be.
     allow_empty : bool
         Whether no label at all is valid.
+    ordered : bool, default True
+        Whether the labels' order matters (sets and dict views refused); else a set is read
+        sorted.
 
     Returns
     -------
     tuple of str
         The labels.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not such an iterable, an element is not text or repeats one, or the
+        count is wrong.
 
     Examples
     --------
@@ -1157,11 +1352,7 @@ def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool 
     ...
     fairlib._validate.InvalidInputError: reserved[1] = 1: must be text (a label), got int
     """
-    if not isinstance(value, (tuple, list)):
-        raise InvalidInputError(
-            f"{name} = {_short(value)}: expected a tuple or list of labels, got "
-            f"{type(value).__name__}"
-        )
+    value = as_sequence(value, name, what="expected a list of labels (text)", ordered=ordered)
     for i, label in enumerate(value):
         if not isinstance(label, str):
             raise InvalidInputError(
@@ -1175,7 +1366,7 @@ def as_labels(value, name: str, *, length: int | None = None, allow_empty: bool 
         )
     if not value and not allow_empty:
         raise InvalidInputError(f"{name} = {_short(value)}: empty (at least one label)")
-    return tuple(value)
+    return tuple(str(label) for label in value)
 
 
 def as_argv(argv, name: str = "argv") -> list[str] | None:
@@ -1250,11 +1441,9 @@ def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: s
     once)
     """
     last = first + count - 1
-    if isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
-        raise InvalidInputError(
-            f"{name} = {_short(parts)}: must be an iterable of part numbers ({first} to {last})"
-        )
-    parts = list(parts)
+    parts = list(
+        as_sequence(parts, name, what=f"must be an iterable of part numbers ({first} to {last})")
+    )
     if not parts:
         raise InvalidInputError(f"{name}: no part numbers given")
     for i, part in enumerate(parts):
@@ -1304,7 +1493,7 @@ def as_values(
     Returns
     -------
     numpy.ndarray
-        Contiguous float64 array of ``x``'s shape.
+        Contiguous float64 copy of ``x``'s shape (never ``x`` itself).
 
     Raises
     ------
@@ -1330,7 +1519,7 @@ def as_values(
     if shape is not None and any(s not in (-1, a) for s, a in zip(shape, arr.shape)):
         want = "(" + ", ".join("any" if s == -1 else str(s) for s in shape) + ")"
         raise InvalidInputError(f"{name}: expected shape {want}, got {arr.shape}")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    arr = np.array(arr, dtype=np.float64, order="C")  # a copy, never the caller's array
     bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
     if bad.any():
         idx = _first(bad)
@@ -1556,7 +1745,9 @@ def result_type(cls: type[T]) -> type[T]:
     workload) validates its arguments and is not marked.
 
     ``cls`` is the class to mark (numpydoc reads an argument named ``cls`` as a class method's own
-    class, so it is described here rather than under Parameters).
+    class, so it is described here rather than under Parameters). A frozen dataclass keeps every
+    array field as a read-only copy once built: a result shares no memory with the solver's
+    buffers or its caller's arrays, and no reader changes it in place.
 
     Returns
     -------
@@ -1574,6 +1765,27 @@ def result_type(cls: type[T]) -> type[T]:
     (True, False)
     """
     setattr(cls, _RESULT_MARK, True)  # by name: the mark is no attribute a type declares
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is not None and params.frozen and "__init__" in vars(cls):
+        import dataclasses
+        import functools
+
+        init = cls.__init__
+        arrays = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            _store_read_only(
+                self,
+                **{
+                    name: value
+                    for name in arrays
+                    if isinstance(value := getattr(self, name, None), np.ndarray)
+                },
+            )
+
+        cls.__init__ = __init__  # type: ignore[method-assign, misc]
     return cls
 
 

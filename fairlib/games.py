@@ -63,7 +63,15 @@ from numpy.typing import ArrayLike
 # registrations added by fairlib.repro.scaffold name market.<name>
 from . import market  # noqa: F401
 from . import mechanisms
-from ._validate import InvalidInputError, _short, as_flag, as_instance, result_type, as_tolerance
+from ._validate import (
+    InvalidInputError,
+    _short,
+    as_flag,
+    as_instance,
+    as_sequence,
+    as_tolerance,
+    result_type,
+)
 from .market import Game, proportional_share, weight_proportional
 
 __all__ = [
@@ -266,12 +274,14 @@ def register_game(
     if options is not None:
         as_instance(options, Mapping, "options")
     mechanisms._check_callable_with(function, name, dict(options or {}), "game")
-    if isinstance(capabilities, (str, bytes)) or not isinstance(capabilities, Iterable):
-        raise InvalidInputError(
-            f"capabilities = {_short(capabilities)}: expected an iterable of capability "
-            "names (text)"
+    caps = frozenset(
+        as_sequence(
+            capabilities,
+            "capabilities",
+            what="expected an iterable of capability names (text)",
+            ordered=False,
         )
-    caps = frozenset(capabilities)
+    )
     if not all(isinstance(c, str) for c in caps):
         raise InvalidInputError(
             f"capabilities = {_short(capabilities)}: every capability is a name (text)"

@@ -53,7 +53,14 @@ import numpy.typing as npt
 
 # registrations added by fairlib.repro.scaffold name multires.<name>
 from . import multires  # noqa: F401
-from ._validate import InvalidInputError, _short, as_flag, as_instance, result_type
+from ._validate import (
+    InvalidInputError,
+    _short,
+    as_flag,
+    as_instance,
+    as_sequence,
+    result_type,
+)
 from .multires import (
     asset_fairness,
     ceei,
@@ -348,12 +355,14 @@ def register(
     if options is not None:
         as_instance(options, Mapping, "options")
     _check_callable_with(function, name, dict(options or {}), "cluster")
-    if isinstance(capabilities, (str, bytes)) or not isinstance(capabilities, Iterable):
-        raise InvalidInputError(
-            f"capabilities = {_short(capabilities)}: expected an iterable of capability "
-            "names (text)"
+    caps = frozenset(
+        as_sequence(
+            capabilities,
+            "capabilities",
+            what="expected an iterable of capability names (text)",
+            ordered=False,
         )
-    caps = frozenset(capabilities)
+    )
     if not all(isinstance(c, str) for c in caps):
         raise InvalidInputError(
             f"capabilities = {_short(capabilities)}: every capability is a name (text)"
@@ -613,11 +622,12 @@ def resolve_runs(
         return dict(mechanisms)
     if isinstance(mechanisms, str):
         mechanisms = [mechanisms]  # one name, not its letters
-    if not isinstance(mechanisms, Iterable):
-        raise InvalidInputError(
-            f"mechanisms = {_short(mechanisms)}: expected a list of registered names, a dict "
-            "name -> callable, or None"
-        )
+    # in order (the rows' order), read once
+    mechanisms = as_sequence(
+        mechanisms,
+        "mechanisms",
+        what="expected a list of registered names, a dict name -> callable, or None",
+    )
     resolved: dict[str, Callable] = {}
     for i, name in enumerate(mechanisms):
         run = _lookup(name, f"mechanisms[{i}]")

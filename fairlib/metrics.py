@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from ._validate import InvalidInputError, as_array, as_number, as_values
+from ._validate import InvalidInputError, as_array, as_integers, as_number, as_values
 
 __all__ = [
     "bundle_values",
@@ -65,7 +65,7 @@ def bundle_values(
     w, r = _weights_and_shares(weights, shares)
     if parallelism is None:
         return w @ r.T
-    k = _parallelism(parallelism, w.shape[0])
+    k = _parallelism(parallelism, *w.shape)
     n = w.shape[1]
     out = np.empty((w.shape[0], r.shape[0]))
     for kk in np.unique(k):  # users sharing a bound: top-k by partition, O(n) per pair
@@ -109,18 +109,18 @@ def _user_machine_matrices(weights, shares):
     return w, r
 
 
-def _parallelism(parallelism, m: int) -> np.ndarray:
-    """One integer bound >= 1 per user (a scalar is broadcast)."""
-    k = as_array(parallelism, "parallelism")
-    if k.dtype.kind not in "iu" or k.ndim > 1 or (k.ndim == 1 and k.shape != (m,)):
-        raise InvalidInputError(
-            f"parallelism = {parallelism!r}: must be an integer or one integer per user ({m})"
-        )
-    k = np.broadcast_to(k.astype(np.int64), (m,))
-    if (k < 1).any():
-        i = int(np.argmax(k < 1))
-        raise InvalidInputError(f"parallelism[{i}] = {k[i]}: must be >= 1")
-    return k
+def _parallelism(parallelism, m: int, n: int) -> np.ndarray:
+    """One integer bound >= 1 per user (a scalar is broadcast); a bound at or past the n machines
+    binds nothing, so any such integer (a uint64 past int64 included) is read as n."""
+    return as_integers(
+        parallelism,
+        "parallelism",
+        length=m,
+        minimum=1,
+        maximum=np.iinfo(np.uint64).max,
+        saturate=n,
+        what="bound per user",
+    )
 
 
 def utilities(

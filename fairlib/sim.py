@@ -41,6 +41,7 @@ from ._validate import (
     as_flag,
     InvalidInputError,
     _short,
+    _store_read_only,
     as_array,
     as_count,
     as_eligibility,
@@ -521,21 +522,38 @@ class Jobs:
                 f"jobs.resources = {_short(names)}: expected a tuple of {shape.shape[1]} distinct "
                 "names, one per column of jobs.shape"
             )
-        self._check_segment_times(len(work))
+        seg_start, seg_end = self._check_segment_times(len(work))
+        seg_cap = None
         if self.segment_cap is not None:
-            as_task_caps(self.segment_cap, len(work), "jobs.segment_cap")
+            seg_cap = as_task_caps(self.segment_cap, len(work), "jobs.segment_cap")
+        classes = None
         if self.scheduling_class is not None:
-            _scheduling_classes(self.scheduling_class, "jobs.scheduling_class", n)
+            classes = _scheduling_classes(self.scheduling_class, "jobs.scheduling_class", n)
         as_instance(self.source, str, "jobs.source")
+        # the validated arrays, as read-only copies: lists given here would fail the replays, and
+        # the caller's arrays, shared, could change jobs already checked
+        _store_read_only(
+            self,
+            ids=ids,
+            arrival=arrival,
+            trace_end=trace_end,
+            offsets=offsets,
+            work=work,
+            shape=shape,
+            scheduling_class=classes,
+            segment_start=seg_start,
+            segment_end=seg_end,
+            segment_cap=seg_cap,
+        )
 
-    def _check_segment_times(self, n_segments: int) -> None:
+    def _check_segment_times(self, n_segments: int) -> tuple:
         """Both or neither of segment_start/segment_end; one finite time per segment; no segment
-        ends first."""
+        ends first. Returns both as float64 arrays, or (None, None)."""
         if (self.segment_start is None) != (self.segment_end is None):
             raise InvalidInputError("jobs.segment_start and jobs.segment_end: give both or neither")
         # neither (both or neither, checked above)
         if self.segment_start is None or self.segment_end is None:
-            return
+            return None, None
         seg_start = as_real_array(self.segment_start, "jobs.segment_start")
         seg_end = as_real_array(self.segment_end, "jobs.segment_end")
         _check_interval_times(
@@ -551,6 +569,7 @@ class Jobs:
                 f"jobs.segment_start[{k}] = {seg_start[k]}: before the job's previous segment "
                 f"ends ({seg_end[k - 1]})"
             )
+        return seg_start, seg_end
 
     @property
     def n_jobs(self) -> int:

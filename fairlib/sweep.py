@@ -59,7 +59,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError, _short, as_count, check_choice
+from ._validate import InvalidInputError, _short, as_count, as_labels, as_sequence, check_choice
 
 __all__ = ["sweep", "SweepError", "cell_seed", "default_backend", "BACKENDS"]
 
@@ -107,6 +107,10 @@ def _plain(value):
     """JSON-able canonical form of a parameter value (numpy scalars and arrays included)."""
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, np.ndarray) and value.dtype.hasobject:
+        # an object array's bytes are pointers (equal arrays, different keys): by its values,
+        # each of which needs a canonical form of its own
+        return {"ndarray": _plain(value.tolist()), "shape": list(value.shape), "dtype": "object"}
     if isinstance(
         value, np.ndarray
     ):  # by content hash: large arrays (demand pools) stay cheap to key
@@ -167,7 +171,8 @@ def cell_seed(
     """The seed a sweep gives the cell ``params`` at repetition ``rep`` under root seed ``rng``.
 
     It depends on the root seed, a hash of the parameters' canonical JSON and the repetition only,
-    never on the cell's position in the grid or the schedule.
+    never on the cell's position in the grid or the schedule. An array enters by its content: its
+    bytes' hash, or an object array's values (its bytes are pointers), each with a canonical form.
 
     Parameters
     ----------
@@ -222,13 +227,11 @@ def cell_seed(
     )
 
 
-def _at_most(values: Iterable[Any], name: str) -> list[Any]:
-    """``values`` as a list of at most :data:`MAX_CELLS` items (an endless generator is refused, not
-    drained)."""
-    out = list(itertools.islice(values, MAX_CELLS + 1))
-    if len(out) > MAX_CELLS:
-        raise InvalidInputError(f"{name}: more than MAX_CELLS = {MAX_CELLS:,} values")
-    return out
+def _at_most(values: object, name: str, what: str) -> list[Any]:
+    """``values`` read once (:func:`~fairlib._validate.as_sequence`: a set, whose order of strings
+    changes from one interpreter to the next and with it the table's rows, refused) as a list of at
+    most :data:`MAX_CELLS` items (an endless generator is refused, not drained)."""
+    return list(as_sequence(values, name, what=what, maximum=MAX_CELLS, cap="MAX_CELLS"))
 
 
 def _grid_points(grid: object) -> list[dict]:
@@ -236,16 +239,7 @@ def _grid_points(grid: object) -> list[dict]:
     if isinstance(grid, Mapping):
         lists = {}
         for name, values in grid.items():
-            if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-                raise InvalidInputError(f"grid[{name!r}] = {values!r}: expected a list of values")
-            if isinstance(values, (set, frozenset)):
-                # a set's order of strings changes from one interpreter to the next, and with it the
-                # table's rows
-                raise InvalidInputError(
-                    f"grid[{name!r}] = {_short(values)}: a set has no fixed order; give a list "
-                    "(e.g. sorted(...))"
-                )
-            lists[name] = _at_most(values, f"grid[{name!r}]")
+            lists[name] = _at_most(values, f"grid[{name!r}]", "expected a list of values")
             if not lists[name]:
                 raise InvalidInputError(
                     f"grid[{name!r}]: no values (the grid would have no points)"
@@ -259,11 +253,7 @@ def _grid_points(grid: object) -> list[dict]:
         names = list(lists)
         points = [dict(zip(names, combo)) for combo in itertools.product(*lists.values())]
     else:
-        if isinstance(grid, (str, bytes)) or not isinstance(grid, Iterable):
-            raise InvalidInputError(
-                f"grid = {grid!r}: expected a dict of name -> values or a list of dicts"
-            )
-        points = _at_most(grid, "grid")
+        points = _at_most(grid, "grid", "expected a dict of name -> values or a list of dicts")
         if not points:
             raise InvalidInputError("grid: no points (an empty list of parameter dicts)")
         for i, p in enumerate(points):
@@ -656,14 +646,10 @@ def sweep(
             raise InvalidInputError(
                 "fixed: 'seed' is reserved by the sweep (it passes each cell its own seed)"
             )
-    if seed_by is not None and (
-        isinstance(seed_by, (str, bytes))
-        or not isinstance(seed_by, Iterable)
-        or not all(isinstance(k, str) for k in seed_by)
-    ):
-        raise InvalidInputError(
-            f"seed_by = {_short(seed_by)}: expected a list of grid parameter names"
-        )
+    if seed_by is not None:
+        # read once (a generator checked here would reach the cells empty: common random numbers
+        # for every cell); its order does not matter, the seeds hash the parameters' sorted JSON
+        seed_by = as_labels(seed_by, "seed_by", ordered=False)
     if n_jobs is not None:
         _resolve_jobs(n_jobs)
     _check_scheduler(scheduler)

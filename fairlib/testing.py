@@ -707,12 +707,9 @@ def parametrize_with_checks(
         (mechanisms, MECHANISM_CHECKS) if kind == "mechanism" else (games, GAME_CHECKS)
     )
     if names is not None:
-        if isinstance(names, str) or not hasattr(names, "__iter__"):
-            raise InvalidInputError(
-                f"names = {_short(names)}: expected registered names (a list of str), got "
-                f"{type(names).__name__}"
-            )
-        names = as_labels(list(names), "names", allow_empty=False)
+        # the tests' order is the names' (a set's would change with the hash seed, and
+        # pytest-xdist's workers must collect the same order)
+        names = as_labels(names, "names", allow_empty=False)
         for i, name in enumerate(names):
             try:
                 registry.get(name)

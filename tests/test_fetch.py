@@ -216,6 +216,17 @@ def test_parts_of_a_single_part_table():
     ]
 
 
+def test_parts_and_tables_are_read_once_in_order():
+    """``parts`` applies to every table: a generator, read by the first table's check, left the
+    second table none; tables come in the order given, so a set (hash order) is refused."""
+    tables = ["task_events", "task_usage"]
+    want = fetch_module.files_for("google", tables, [0, 1])
+    assert fetch_module.files_for("google", iter(tables), (p for p in [0, 1])) == want
+    assert len(want) == 4
+    with pytest.raises(InvalidInputError, match=r"tables = .*has no fixed order"):
+        fetch_module.files_for("google", set(tables), [0])
+
+
 def _serve_ranges(root, seen):
     """A mirror that honours ``Range: bytes=N-`` (206 Partial Content), recording the ranges asked
     for."""

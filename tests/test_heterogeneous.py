@@ -10,7 +10,12 @@ from fairlib._validate import InvalidInputError
 from fairlib.repro.experiments import heterogeneous_servers
 from fairlib.multires import Cluster, drfh, edrf, pfvds, psdsf, tsf
 from fairlib.multires.cluster import random_cluster
-from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
+from fairlib.multires.global_maxmin import (
+    MAX_WEIGHT_RATIO,
+    drfh_coefficients,
+    tsf_coefficients,
+    weighted_maxmin_totals,
+)
 from fairlib.multires.pfvds import best_response_column, nash_residual, proportional_fair_objective
 from fairlib.multires.psdsf import psdsf_violation
 
@@ -101,6 +106,56 @@ def test_single_server_psdsf_drfh_tsf_pfvds_inf_are_drf():
         c = Cluster(cap[None], d, weight=w)
         for mech in (psdsf, drfh, tsf):
             np.testing.assert_allclose(mech(c).tasks[:, 0], ref, rtol=1e-7, atol=1e-9)
+
+
+@st.composite
+def weighted_pools(draw):
+    """One-server instances with weights spread up to MAX_WEIGHT_RATIO apart (at any common scale),
+    zero demands (several rounds) and, sometimes, task caps."""
+    n = draw(st.integers(2, 6))
+    m = draw(st.integers(1, 3))
+    d = np.array(
+        draw(st.lists(st.lists(st.integers(0, 9), min_size=m, max_size=m), min_size=n, max_size=n)),
+        dtype=float,
+    )
+    d[d.sum(axis=1) == 0, 0] = 1.0
+    cap = np.array(draw(st.lists(st.integers(20, 60), min_size=m, max_size=m)), dtype=float)
+    exponents = draw(st.lists(st.floats(0.0, 1.0), min_size=n, max_size=n))
+    spread = draw(st.sampled_from([1e2, 1e3, 1e4, MAX_WEIGHT_RATIO]))
+    w = spread ** np.array(exponents)
+    w[draw(st.integers(0, n - 1))] = spread  # the widest spread the draw allows
+    w[np.argmin(w)] = 1.0
+    w *= 10.0 ** draw(st.integers(-200, 200))
+    caps = None
+    if draw(st.booleans()):
+        capped = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+        size = np.array(draw(st.lists(st.floats(0.1, 2.0), min_size=n, max_size=n)))
+        caps = np.where(capped, 5.0 * w / w.max() * size, np.inf)
+    return d, cap, w, caps
+
+
+@settings(max_examples=80, deadline=None)
+@given(weighted_pools(), st.sampled_from(["interior_point", "highs"]))
+def test_single_server_drfh_tsf_are_weighted_drf_across_the_weight_range(pool, method):
+    """On one server DRFH and TSF are weighted DRF: every user's tasks equal edrf's to 1e-6
+    relative, the smallest weight's included, for weights up to MAX_WEIGHT_RATIO apart."""
+    d, cap, w, caps = pool
+    ref = edrf(d, cap, weights=w, max_tasks=caps).tasks
+    cluster = Cluster(cap[None], d, weight=w, max_tasks=caps)
+    for mech in (drfh, tsf):
+        res = mech(cluster, method=method)
+        assert res.converged
+        np.testing.assert_allclose(res.tasks[:, 0], ref, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize("mech", [drfh, tsf])
+@pytest.mark.parametrize("small", [1e-7, 1e-20, 1e-300])
+def test_drfh_tsf_refuse_weights_beyond_the_ratio_cap(mech, small):
+    cluster = Cluster([[9.0, 18.0]], [[1.0, 4.0], [3.0, 1.0], [2.0, 2.0]], weight=[small, 1.0, 1.0])
+    with pytest.raises(InvalidInputError, match=rf"weight\[0\] = {small:g}: .*at most 1e\+06"):
+        mech(cluster)
+    with pytest.raises(InvalidInputError, match=r"weight\[0\]"):
+        weighted_maxmin_totals(cluster, drfh_coefficients(cluster), method="highs")
 
 
 @settings(max_examples=60, deadline=None)

@@ -586,8 +586,16 @@ def test_bad_arguments():
     d, cap = [[1, 1], [1, 2]], [4, 4]
     with pytest.raises(InvalidInputError, match=r"paths: expected 2 leaf paths .* got 1"):
         hierarchical_drf(d, cap, ["a"])
-    with pytest.raises(InvalidInputError, match=r"paths: expected 2 leaf paths .* got str"):
+    with pytest.raises(InvalidInputError, match=r"paths = 'ab': expected 2 leaf paths .* got str"):
         hierarchical_drf(d, cap, "ab")
+    # user i is paths[i]: a set's order (by hash seed) would hand users each other's leaves
+    for unordered in ({"q/alice", "q/bob"}, {"q/alice": 1, "q/bob": 2}.keys()):
+        with pytest.raises(InvalidInputError, match=r"paths = .*has no fixed order"):
+            hierarchical_drf(d, cap, unordered)
+        with pytest.raises(InvalidInputError, match=r"paths = .*has no fixed order"):
+            queue_tree(unordered)
+    # a generator is read once, in order
+    assert queue_tree(p for p in ["q/a", "q/b"]).nodes == queue_tree(["q/a", "q/b"]).nodes
     with pytest.raises(InvalidInputError, match="variant"):
         hierarchical_drf(d, cap, ["a", "b"], variant="flat")
     with pytest.raises(InvalidInputError, match=r"start\[1\] = -1"):

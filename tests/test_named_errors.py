@@ -562,3 +562,26 @@ def _guarantees():
 def test_the_boundary_refuses_what_the_code_after_it_would_miss(call, message):
     with pytest.raises(InvalidInputError, match=message):
         call()
+
+
+def test_integer_bounds_are_checked_as_given_before_the_int64_cast():
+    """A uint64 past 2**63 - 1 was cast to int64 first: parallelism = 2**63 (a valid bound, beyond
+    any number of machines) was refused as ``parallelism[0] = -9223372036854775808``, and a start
+    of 2**63 tasks as a negative count. The shared helper (``as_integers``) compares the input's own
+    values: a bound that binds nothing is read as the number of machines, an out-of-range value is
+    refused showing the value given."""
+    from fairlib.multires import drf
+
+    shares = [[0.5, 0.2], [0.2, 0.3], [0.3, 0.5]]
+    huge = np.uint64(2**63)
+    assert metrics.envy_freeness(W, shares, parallelism=huge) == metrics.envy_freeness(W, shares)
+    np.testing.assert_array_equal(
+        metrics.bundle_values(W, shares, parallelism=np.array([2**64 - 1, 1, 2], np.uint64)),
+        metrics.bundle_values(W, shares, parallelism=[2, 1, 2]),
+    )
+    with pytest.raises(
+        InvalidInputError, match=r"parallelism\[0\] = 9223372036854775808: must be between 1 and"
+    ):
+        Game(W, parallelism=huge, reserve=1e-6)
+    with pytest.raises(InvalidInputError, match=r"start\[0\] = 9223372036854775808: must be betw"):
+        drf([[1.0, 4.0], [3.0, 1.0]], [9.0, 18.0], start=np.array([2**63, 0], np.uint64))

@@ -283,7 +283,8 @@ def test_lp_reference_without_quotas_is_edrf():
     [
         (
             lambda: Quotas(guarantee=[[1, 1]]),
-            r"quotas.guarantee = \[\[1, 1\]\]: expected shape \(2, 2\)",
+            # the quotas keep read-only float copies of what they were given
+            r"quotas.guarantee = array\(\[\[1\., 1\.\]\]\): expected shape \(2, 2\)",
         ),
         (lambda: Quotas(guarantee=[[1, -1], [0, 0]]), r"quotas.guarantee\[0, 1\] = -1.0"),
         (lambda: Quotas(guarantee=[[1, np.nan], [0, 0]]), r"quotas.guarantee\[0, 1\] = nan"),

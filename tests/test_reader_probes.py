@@ -137,6 +137,11 @@ def test_a_part_a_column_or_a_vm_given_twice_is_refused(tmp_path):
         read_task_events([0, 0], directory=folder)
     with pytest.raises(InvalidInputError, match=r"columns: 'time' is given more than once"):
         read_task_events([0], directory=folder, columns=["time", "time"])
+    # a generator is read once: checked, then read again, it selected no column
+    picked = read_task_events([0], directory=folder, columns=(c for c in ["time", "job_id"]))
+    assert list(picked.columns) == ["time", "job_id"]
+    with pytest.raises(InvalidInputError, match=r"columns = .*has no fixed order"):
+        read_task_events([0], directory=folder, columns={"time", "job_id"})
     month = tmp_path / "rnd" / "2013-8"
     month.mkdir(parents=True)
     _vm_file(month, ";\t".join(BITBRAINS_HEADER) + "\n" + VM_ROW + "\n")

@@ -152,6 +152,52 @@ def test_every_semantics_has_a_state_machine():
     assert set(SORTER_SEMANTICS) == set(MACHINES)
 
 
+def test_resource_names_are_text_in_order():
+    """b"cpu" or 0 became "b'cpu'" or "0" (names the caller never gave), and a set paired names
+    with capacities by hash seed: each is refused, naming ``resources``."""
+    for bad, message in (
+        ([b"cpu", b"mem"], r"resources\[0\] = b'cpu': must be text"),
+        ([0, 1], r"resources\[0\] = 0: must be text"),
+        ({"cpu", "mem"}, r"resources = .*: a set has no fixed order"),
+        ({"cpu": 1, "mem": 2}.keys(), r"resources = .*has no fixed order"),
+    ):
+        with pytest.raises(InvalidInputError, match=message):
+            DRFSorter([1.0, 100.0], resources=bad)
+    assert DRFSorter([1.0, 100.0], resources=(r for r in ["cpu", "mem"])).resources == (
+        "cpu",
+        "mem",
+    )
+
+
+def test_returning_more_than_held_is_refused_relative_to_what_is_held():
+    """The rounding allowed was 1e-12 of the pool's total: with a total of 1e15 a client holding
+    nothing could return 500 (clipped to 0, silently). It is relative to what the client holds."""
+    sorter = DRFSorter([1e15, 1e15])
+    sorter.add("a")
+    with pytest.raises(InvalidInputError, match=r"returns 500 of 'r0', more than the 0 it holds"):
+        sorter.unallocated("a", [500.0, 0.0])
+    sorter.allocated("a", [1e6, 0.0])
+    with pytest.raises(InvalidInputError, match=r"more than the 1e\+06 it holds"):
+        sorter.unallocated("a", [1e6 + 1e-3, 0.0])
+    assert sorter.allocation("a").tolist() == [1e6, 0.0]  # refused: nothing changed
+    # the rounding of the sums that made what it holds is not an error: 1e6 + 0.3 - 1e6 is
+    # 0.3 + 4.7e-11, and 1e6 + 0.7 - 1e6 is 0.7 - 2.3e-11 (less than the 0.7 returned)
+    sorter.allocated("a", [0.3, 0.0])
+    sorter.unallocated("a", [1e6, 0.0])
+    sorter.unallocated("a", [0.1, 0.0])
+    sorter.unallocated("a", [0.2, 0.0])
+    np.testing.assert_allclose(sorter.allocation("a"), 0.0, atol=1e-10)
+    sorter.allocated("a", [1e6, 0.0])
+    sorter.allocated("a", [0.7, 0.0])
+    sorter.unallocated("a", [1e6, 0.0])
+    assert sorter.allocation("a")[0] < 0.7
+    sorter.unallocated("a", [0.7, 0.0])
+    assert sorter.allocation("a").tolist() == [0.0, 0.0]
+    # emptied, it holds nothing to return
+    with pytest.raises(InvalidInputError, match=r"returns 1 of 'r0', more than the 0 it holds"):
+        sorter.unallocated("a", [1.0, 0.0])
+
+
 def test_the_probes_that_found_the_gaps():
     sorter = DRFSorter(CAPACITY)
     sorter.add("a")

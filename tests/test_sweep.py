@@ -88,6 +88,15 @@ def test_seed_by_gives_common_random_numbers():
     np.testing.assert_array_equal(wide[1.0], wide[2.5])
     with pytest.raises(InvalidInputError, match=r"seed_by: \['user'\] are not grid parameters"):
         sweep(draw_cell, GRID, seed_by=["user"], progress=False)
+    # a generator is read once: checked, then read again, it reached the cells empty (every cell
+    # then shared one seed); a set's order does not matter (the seeds hash sorted parameters)
+    for same in ((k for k in ["users"]), {"users"}, ("users",)):
+        again = sweep(
+            draw_cell, GRID, seeds=2, rng=5, seed_by=same, backend="serial", progress=False
+        )
+        assert again["draw"].tolist() == out["draw"].tolist()
+    with pytest.raises(InvalidInputError, match=r"seed_by\[0\] = b'users': must be text"):
+        sweep(draw_cell, GRID, seed_by=[b"users"], progress=False)
 
 
 @pytest.mark.parametrize("backend", ["serial", "loky"])
@@ -367,3 +376,26 @@ def test_a_malformed_scheduler_address_is_refused_by_name(monkeypatch, value):
     with pytest.raises(InvalidInputError, match="scheduler = "):
         default_backend(scheduler=value)
     assert default_backend(scheduler="tcp://10.0.0.5:8786").name == "dask"
+
+
+def test_object_arrays_are_keyed_by_their_values():
+    """An object array's bytes are pointers: two equal arrays got different seeds and a grid
+    holding both was not seen to repeat a point. Keyed by value, they match; an element with no
+    canonical form is refused by name."""
+    a = np.array([1.5, 2.5], dtype=object)
+    b = np.array([float("1.5"), float(" 2.5")], dtype=object)
+    assert cell_seed(0, {"x": a}, 0).generate_state(2).tolist() == (
+        cell_seed(0, {"x": b}, 0).generate_state(2).tolist()
+    )
+    other = np.array([1.5, 3.5], dtype=object)
+    assert cell_seed(0, {"x": a}, 0).generate_state(2).tolist() != (
+        cell_seed(0, {"x": other}, 0).generate_state(2).tolist()
+    )
+    structured = np.array([(1, "a")], dtype=[("n", "i8"), ("s", "O")])
+    assert cell_seed(0, {"x": structured}, 0).generate_state(2).tolist() == (
+        cell_seed(0, {"x": structured.copy()}, 0).generate_state(2).tolist()
+    )
+    with pytest.raises(InvalidInputError, match=r"grid: the point .* appears more than once"):
+        sweep(draw_cell, [{"users": 2, "scale": a}, {"users": 2, "scale": b}], progress=False)
+    with pytest.raises(InvalidInputError, match=r"params\['x'\] = .*no canonical form"):
+        cell_seed(0, {"x": np.array([object()], dtype=object)}, 0)

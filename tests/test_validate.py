@@ -5,8 +5,12 @@ from fairlib._validate import (
     InvalidInputError,
     as_budgets,
     as_capacities,
+    as_counts,
     as_demands,
     as_eligibility,
+    as_labels,
+    as_parts,
+    as_sequence,
     as_weights,
     check_task_bound,
 )
@@ -104,3 +108,76 @@ def test_task_bound():
         check_task_bound(1e19, "capacity / demand")
     with pytest.raises(InvalidInputError, match="overflow int64"):
         check_task_bound(float("inf"))
+
+
+# --- iterables: read once, in order ---------------------------------------------------------------
+
+
+def test_iterable_helpers_return_the_items_read_once():
+    """A generator is read once into the returned value (the caller uses it in its place): checked
+    and then read again, it would be empty."""
+    assert as_sequence((c for c in ["a", "b"]), "columns") == ("a", "b")
+    assert as_labels((c for c in ["a", "b"]), "columns") == ("a", "b")
+    assert as_counts((n for n in [2, 4]), "users", maximum=10) == [2, 4]
+    assert as_parts((p for p in [0, 3]), count=5, where="t") == [0, 3]
+    assert as_sequence(range(3), "x") == (0, 1, 2)
+    assert as_labels(np.array(["cpu", "mem"]), "resources") == ("cpu", "mem")
+    with pytest.raises(InvalidInputError, match=r"x: more than MAX_CELLS = 3 items"):
+        as_sequence(iter(int, 1), "x", maximum=3, cap="MAX_CELLS")  # endless: refused, not drained
+
+
+@pytest.mark.parametrize(
+    "unordered",
+    [{"cpu", "mem"}, frozenset({"cpu", "mem"}), {"cpu": 1, "mem": 2}.keys(), {0: "cpu"}.values()],
+)
+def test_sets_and_dict_views_are_refused_where_order_matters(unordered):
+    """A set of text iterates in an order that changes with PYTHONHASHSEED: where order matters it
+    is refused by name; where it does not, it is read sorted."""
+    refused = rf"resources = .*: a {type(unordered).__name__} has no fixed order"
+    for helper in (as_sequence, as_labels):
+        with pytest.raises(InvalidInputError, match=refused):
+            helper(unordered, "resources")
+    with pytest.raises(InvalidInputError, match=r"users = .*has no fixed order"):
+        as_counts({1, 2}, "users", maximum=10)
+    assert as_labels({"mem", "cpu"}, "seed_by", ordered=False) == ("cpu", "mem")
+
+
+@pytest.mark.parametrize("bad", ["cpu", b"cpu", {"cpu": 1}, 3, np.float64(1.0), np.array(1.0)])
+def test_text_mappings_and_scalars_are_not_sequences(bad):
+    with pytest.raises(InvalidInputError, match=r"^resources = "):
+        as_sequence(bad, "resources")
+
+
+def test_labels_refuse_what_is_not_text():
+    for bad, kind in ((b"cpu", "bytes"), (0, "int")):
+        with pytest.raises(InvalidInputError, match=rf"resources\[1\] = .*got {kind}"):
+            as_labels(["mem", bad], "resources")
+
+
+def test_every_iterable_argument_is_read_by_the_shared_helper():
+    """No module of fairlib checks an argument for iterability itself (``isinstance(x, Iterable)``,
+    ``hasattr(x, "__iter__")``): such a check, then a read of ``x``, consumed a generator
+    (``sweep(seed_by=...)`` fell back to common random numbers, ``read_task_events(columns=...)``
+    kept no column) and let a set's hash order through. Every iterable argument goes through
+    :func:`fairlib._validate.as_sequence` (or a helper built on it), whose returned tuple the caller
+    uses."""
+    import ast
+    from pathlib import Path
+
+    import fairlib
+
+    offenders = []
+    for path in sorted(Path(fairlib.__file__).parent.rglob("*.py")):
+        if path.name == "_validate.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if len(node.args) != 2:
+                continue
+            second = ast.unparse(node.args[1])
+            if (node.func.id == "isinstance" and "Iterable" in second) or (
+                node.func.id == "hasattr" and second in ("'__iter__'", '"__iter__"')
+            ):
+                offenders.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert not offenders, offenders

@@ -201,7 +201,7 @@ def _hierarchical_tree_of_another_size():
 def _sorter_resources():
     from fairlib.multires.schedulers.sorter import DRFSorter
 
-    DRFSorter([9.0, 18.0], resources=["cpu", "cpu"])
+    DRFSorter([9.0, 18.0], resources=["cpu", "mem", "disk"])
 
 
 def _sorter_empty_client():

@@ -24,7 +24,9 @@ from .._validate import (
     as_array,
     as_budgets,
     as_count,
+    as_integers,
     as_rng,
+    _store_read_only,
 )
 
 __all__ = [
@@ -98,10 +100,9 @@ class Game:
                     "strongly competitive and "
                     "has no equilibrium (EC'05 Thm 1); pass reserve=eps > 0 for the perturbed game"
                 )
-        object.__setattr__(self, "weights", w)
-        object.__setattr__(self, "budgets", X)
-        object.__setattr__(self, "parallelism", k)
-        object.__setattr__(self, "reserve", float(reserve))
+        # read-only copies: a frozen game that its caller's arrays, or a reader, could change
+        # would change its equilibrium under it
+        _store_read_only(self, weights=w, budgets=X, parallelism=k, reserve=float(reserve))
 
     @property
     def n_users(self) -> int:
@@ -134,7 +135,7 @@ def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
             f"{name}: expected a numeric (users x machines) matrix, got shape {w.shape} "
             f"dtype {w.dtype}"
         )
-    w = np.ascontiguousarray(w, dtype=np.float64)
+    w = np.array(w, dtype=np.float64, order="C")  # a copy, never the caller's array
     bad = ~np.isfinite(w) | (w < 0)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
@@ -153,24 +154,26 @@ def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True
     as a cap accept larger bounds (they do not bind)."""
     if parallelism is None:
         return None
-    k = as_array(parallelism, "parallelism")
-    if k.dtype.kind not in "iu":
-        raise InvalidInputError(
-            f"parallelism = {parallelism!r}: must be integers, got dtype {k.dtype}"
+    if at_most_machines:
+        return as_integers(
+            parallelism,
+            "parallelism",
+            length=m,
+            minimum=1,
+            maximum=n,
+            maximum_label=f"n_machines = {n}",
+            what="bound per user",
         )
-    if k.ndim > 1 or (k.ndim == 1 and k.shape != (m,)):
-        raise InvalidInputError(
-            f"parallelism: expected a scalar or one bound per user ({m}), got shape {k.shape}"
-        )
-    k = np.broadcast_to(k, (m,))
-    out = (k < 1) | ((k > n) if at_most_machines else False)
-    if out.any():
-        i = int(np.argmax(out))
-        raise InvalidInputError(
-            f"parallelism[{i}] = {k[i]}: must be "
-            + (f"between 1 and n_machines = {n}" if at_most_machines else ">= 1")
-        )
-    return np.ascontiguousarray(k, dtype=np.int64)
+    # a bound at or past n_machines binds nothing: any integer >= 1 (a uint64 included) is one
+    return as_integers(
+        parallelism,
+        "parallelism",
+        length=m,
+        minimum=1,
+        maximum=np.iinfo(np.uint64).max,
+        saturate=n,
+        what="bound per user",
+    )
 
 
 def allocation(bids: ArrayLike, reserve: float = 0.0) -> npt.NDArray[np.float64]:

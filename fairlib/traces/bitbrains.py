@@ -23,7 +23,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, _short, as_flag, as_path, check_choice
+from .._validate import InvalidInputError, _short, as_flag, as_path, as_sequence, check_choice
 from ._source import missing_hint, source_of, trace_folder
 from .google import TraceFormatError
 
@@ -229,13 +229,9 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
 def _vm_numbers(vms: object) -> list:
     """``vms`` as a list of VM numbers: a non-empty iterable of integers >= 1 or their text ("7", as
     the ``vm`` column holds them), else an error naming ``vms`` and the value."""
-    from collections.abc import Iterable
-
-    if isinstance(vms, (str, bytes)) or not isinstance(vms, Iterable):
-        raise InvalidInputError(
-            f"vms = {_short(vms)}: must be a list of VM numbers (the file names of rnd/<month>)"
-        )
-    vms = list(vms)
+    vms = list(
+        as_sequence(vms, "vms", what="must be a list of VM numbers (the file names of rnd/<month>)")
+    )
     if not vms:
         raise InvalidInputError("vms: no VM numbers given")
     for vm in vms:

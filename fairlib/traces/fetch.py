@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from .._validate import InvalidInputError, as_parts, check_choice
+from .._validate import InvalidInputError, as_parts, as_sequence, check_choice
 
 __all__ = [
     "SOURCES",
@@ -187,10 +187,10 @@ def files_for(
     name : str
         A trace of :data:`SOURCES` (``"google"``, ``"bitbrains"``, ``"alibaba"``).
     tables : iterable of str, optional
-        Tables of that trace (default: all of them).
+        Tables of that trace, in the order wanted (default: all of them; a set is refused).
     parts : iterable of int, optional
         Part numbers of the sharded tables (default: all); a single-part table accepts only its own
-        number.
+        number. Read once (a generator applies to every table).
 
     Returns
     -------
@@ -204,7 +204,11 @@ def files_for(
     """
     check_choice(name, SOURCES, "name")
     source = SOURCES[name]
-    tables = list(source.tables) if tables is None else list(tables)
+    # each read once, in order (the files' order): ``parts`` is checked against every table, and a
+    # generator would reach the second one empty
+    tables = list(source.tables) if tables is None else list(as_sequence(tables, "tables"))
+    if parts is not None:
+        parts = as_sequence(parts, "parts", what="must be an iterable of part numbers")
     out = []
     for table in tables:
         check_choice(table, source.tables, "table")

@@ -27,6 +27,7 @@ from .._validate import (
     as_number,
     as_parts,
     as_rng,
+    as_sequence,
     check_columns,
     result_type,
 )
@@ -258,13 +259,11 @@ def _read_parts(
     line); one DataFrame, or an iterator of chunks of ``chunksize`` rows."""
     names, dtypes, total = _TABLES[table]
     if columns is not None:
-        from collections.abc import Iterable
-
-        if (
-            isinstance(columns, (str, bytes))
-            or not isinstance(columns, Iterable)
-            or not all(isinstance(c, str) for c in columns)
-        ):
+        # read once: a generator checked here and read again below would select no column
+        columns = list(
+            as_sequence(columns, "columns", what=f"must be a list of column names of {table}")
+        )
+        if not all(isinstance(c, str) for c in columns):
             raise InvalidInputError(
                 f"columns = {columns!r}: must be a list of column names of {table}"
             )
@@ -272,7 +271,7 @@ def _read_parts(
         unknown = [c for c in columns if c not in names]
         if unknown:
             raise InvalidInputError(
-                f"columns = {list(columns)!r}: {unknown} are not columns of {table} ({names})"
+                f"columns = {columns!r}: {unknown} are not columns of {table} ({names})"
             )
     if chunksize is not None:
         chunksize = as_count(chunksize, "chunksize")
@@ -283,7 +282,7 @@ def _read_parts(
             path, f"Google {table} part {part}", missing_hint("google_clusterdata_2011_2")
         )
         for df in _parse_part(data, path, table, chunksize):
-            yield df if columns is None else df[list(columns)]
+            yield df if columns is None else df[columns]
 
 
 def _parse_part(

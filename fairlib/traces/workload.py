@@ -20,7 +20,7 @@ Builders:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,6 +31,7 @@ from .._validate import (
     INT64_MAX,
     InvalidInputError,
     _short,
+    _store_read_only,
     as_count,
     as_time,
     as_identifiers,
@@ -152,9 +153,20 @@ class Fleet:
                 f"server_class = {_short(self.server_class)}: expected {n} labels (one per server)"
             )
         _check_label(self.source, "source")
+        location = None
         if self.location is not None:
-            _check_whole(as_values(self.location, "location", ndim=1, shape=(n,)), "location")
+            location = as_values(self.location, "location", ndim=1, shape=(n,))
+            _check_whole(location, "location")
         _check_label(self.notes, "notes")
+        # the validated arrays, as read-only copies: a list given here would have no .shape
+        # (n_servers), and the caller's array, shared, could change a fleet already checked
+        _store_read_only(
+            self,
+            capacity=cap,
+            resources=resources,
+            server_class=np.array(labels),
+            location=location,
+        )
 
     @property
     def n_servers(self) -> int:
@@ -183,7 +195,7 @@ class Workload:
     scheduling_class : numpy.ndarray, shape (N,), optional
         One whole number >= 0 per user (Google's 0-3), or None.
     skipped : dict of str to int, optional
-        Rows left out while reading, by reason (``{"no_request": 12}``).
+        Rows left out while reading, by reason (``{"no_request": 12}``): text reasons, counts >= 0.
 
     Raises
     ------
@@ -200,7 +212,8 @@ class Workload:
     scheduling_class: np.ndarray | None = None
 
     def __post_init__(self):
-        n = as_identifiers(self.users, "users", allow_empty=True).size
+        users = as_identifiers(self.users, "users", allow_empty=True)
+        n = users.size
         resources = _check_resources(self.resources)
         d = as_values(self.demand, "demand", ndim=2)
         if d.shape != (n, len(resources)):
@@ -217,11 +230,30 @@ class Workload:
                 f"departure[{j}] = {departure[j]}: before arrival[{j}] = {arrival[j]}"
             )
         check_choice(self.source, ("real", "synthetic"), "source")
+        classes = None
         if self.scheduling_class is not None:
             _check_whole(
                 as_values(self.scheduling_class, "scheduling_class", ndim=1, shape=(n,)),
                 "scheduling_class",
             )
+            classes = np.array(self.scheduling_class)  # as given (integers stay integers)
+        skipped = dict(as_instance(self.skipped, Mapping, "skipped"))
+        for reason, count in skipped.items():
+            as_instance(reason, str, f"skipped key {_short(reason)}")
+            as_count(count, f"skipped[{reason!r}]", minimum=0)
+        # the validated arrays, as read-only copies: lists given here would have no .shape
+        # (n_users, active_at, subset), and the caller's arrays, shared, could change a workload
+        # already checked
+        _store_read_only(
+            self,
+            users=users,
+            demand=d,
+            arrival=arrival,
+            departure=departure,
+            resources=resources,
+            scheduling_class=classes,
+            skipped=skipped,
+        )
 
     skipped: dict = field(default_factory=dict)
 

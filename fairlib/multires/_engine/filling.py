@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._jit import njit
-from ..._validate import InvalidInputError
+from ..._validate import InvalidInputError, as_integers
 from ..cluster import Cluster, monopoly_tasks
 
 #: a task fits when consumed + demand <= capacity * (1 + FIT_RTOL): absorbs float round-off only
@@ -714,10 +714,8 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
             f"start: expected {n} integers (tasks each user holds), got shape {arr.shape} "
             f"dtype {arr.dtype}"
         )
-    held = arr.astype(np.int64)
-    if (held < 0).any():
-        i = int(np.argmax(held < 0))
-        raise InvalidInputError(f"start[{i}] = {held[i]}: must be >= 0")
+    # checked as given, then int64 (a uint64 past 2**63 cast first read as a negative count)
+    held = as_integers(arr, "start", length=n, minimum=0, what="count per user")
     if (held > caps).any():
         i = int(np.argmax(held > caps))
         raise InvalidInputError(

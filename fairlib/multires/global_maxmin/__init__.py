@@ -24,6 +24,16 @@ Two solvers for the rounds' LPs:
   Its solution is strictly complementary, so a round freezes *every* blocked user at once.
 - ``method="highs"``: the generic reference, HiGHS on the full LP. Its vertex duals may leave
   blocked users with a zero dual; they are frozen in a later round at the same level.
+
+Weights. The program is unchanged by a common factor of the weights, so they are normalised to a
+largest of 1 (φ_n), and HiGHS's level rows read φ_n t <= q_n x_n: a row's dual is then in units of
+level per task whatever the weight, so a small weight neither hides a blocked user below the
+freezing threshold nor puts a coefficient q_n / φ_n out of HiGHS's range. Every user's tasks end
+scaled to the level it was frozen at, which the rounds find to the solvers' relative accuracy
+(a solver's slack in level units is a large relative error in a small-weight user's tasks). The
+interior point's blocked indicator (a dual's share) shrinks with the weight, so weights more than
+1e3 apart are solved by HiGHS's rounds; weights more than :data:`MAX_WEIGHT_RATIO` apart are
+refused (a user's tasks are found to about the solvers' tolerance times the weights' ratio).
 """
 
 from __future__ import annotations
@@ -53,14 +63,43 @@ from ._highs import HighsOptions, _maxmin_highs
 from ._interior_point import InteriorPointOptions, _maxmin_interior
 from ._rounds import _FREEZE_SLACK
 
-__all__ = ["drfh", "tsf", "weighted_maxmin_totals", "drfh_coefficients", "tsf_coefficients"]
+__all__ = [
+    "drfh",
+    "tsf",
+    "weighted_maxmin_totals",
+    "drfh_coefficients",
+    "tsf_coefficients",
+    "MAX_WEIGHT_RATIO",
+]
 
 
 _METHODS = ("interior_point", "highs")
 
+#: the most the weights of a ``drfh`` or ``tsf`` instance may be apart (largest / smallest): a
+#: user's tasks are found to about the solvers' tolerance times the weights' ratio, relative, so
+#: wider weights are refused by name rather than answered wrongly
+MAX_WEIGHT_RATIO = 1e6
+
+#: weights further apart than this are solved by HiGHS's rounds even with
+#: ``method="interior_point"``: the interior point tells a blocked user from a free one by its
+#: dual's share, which shrinks with its weight below what the solver resolves
+_INTERIOR_WEIGHT_RATIO = 1e3
+
 
 #: each method's option type
 METHOD_OPTIONS = {"interior_point": InteriorPointOptions, "highs": HighsOptions}
+
+
+def _check_weight_ratio(cluster: Cluster) -> None:
+    """Refuse weights more than :data:`MAX_WEIGHT_RATIO` apart, naming the smallest."""
+    w = cluster.weight
+    lo, hi = int(np.argmin(w)), int(np.argmax(w))
+    if w[hi] > MAX_WEIGHT_RATIO * w[lo]:
+        raise InvalidInputError(
+            f"weight[{lo}] = {w[lo]:g}: drfh and tsf take weights at most {MAX_WEIGHT_RATIO:g} "
+            f"times apart, and weight[{hi}] = {w[hi]:g} is {w[hi] / w[lo]:.3g} times as large "
+            "(the smallest users' tasks would be below the solvers' accuracy)"
+        )
 
 
 def _method_options(method, options) -> MethodOptions:
@@ -145,9 +184,17 @@ def weighted_maxmin_totals(
     tasks : (N, K) ndarray
         The allocation.
     diagnostics : dict
-        Rounds, levels per user, LP count, method.
+        Rounds, levels per user, LP count, method (``"highs"`` when weights more than 1e3 apart
+        sent ``method="interior_point"`` to HiGHS's rounds).
+
+    Raises
+    ------
+    InvalidInputError
+        On a bad argument, floors that cannot be placed together, or ``cluster.weight`` spread
+        more than :data:`MAX_WEIGHT_RATIO` apart.
     """
     as_instance(cluster, Cluster, "cluster")
+    _check_weight_ratio(cluster)
     n = cluster.n_users
     q_in, q = q, as_real_array(q, "q")
     if q.shape != (n,) or not np.isfinite(q).all() or (q <= 0).any():
@@ -166,9 +213,15 @@ def weighted_maxmin_totals(
         )
     if (floors > 0).any():
         _check_floors(cluster, floors)
-    if method == "interior_point":
-        return _maxmin_interior(cluster, q / cluster.weight, tol, max_rounds, floors)
-    return _maxmin_highs(cluster, q, tol, max_rounds, floors)
+    # the max-min is unchanged by a common factor of the weights: normalised to a largest of 1, the
+    # levels per task q / phi stay within the weights' ratio of q whatever the weights' scale
+    w_max = float(cluster.weight.max())
+    phi = cluster.weight / w_max
+    interior = method == "interior_point" and phi.min() * _INTERIOR_WEIGHT_RATIO >= 1.0
+    solve = _maxmin_interior if interior else _maxmin_highs
+    tasks, diag = solve(cluster, q / phi, phi, tol, max_rounds, floors)
+    diag["levels"] = diag["levels"] / w_max  # levels of q x / weight, as documented
+    return tasks, diag
 
 
 def _floors_placeable(cluster: Cluster, floors) -> bool:
@@ -307,6 +360,12 @@ def drfh(
     Allocation
         Tasks per (user, server); diagnostics: rounds, levels per user, LP count, method.
 
+    Raises
+    ------
+    InvalidInputError
+        On a bad argument, or weights more than :data:`MAX_WEIGHT_RATIO` (1e6) apart (named
+        ``weight``, with the smallest's index and value).
+
     References
     ----------
     W. Wang, B. Liang, B. Li, "Multi-resource fair allocation in heterogeneous cloud computing
@@ -319,6 +378,7 @@ def drfh(
     [3.0, 2.0]
     """
     as_instance(cluster, Cluster, "cluster")
+    _check_weight_ratio(cluster)
     opts = _method_options(method, options)
     capped, floors = _with_quotas(cluster, quotas)
     tasks, diag = weighted_maxmin_totals(
@@ -357,6 +417,12 @@ def tsf(
     Allocation
         Tasks per (user, server); diagnostics: rounds, levels per user, LP count, method.
 
+    Raises
+    ------
+    InvalidInputError
+        On a bad argument, or weights more than :data:`MAX_WEIGHT_RATIO` (1e6) apart, as
+        :func:`drfh`.
+
     References
     ----------
     W. Wang et al., "Multi-resource fair sharing for datacenter jobs with placement constraints",
@@ -368,6 +434,7 @@ def tsf(
     [3.0, 2.0]
     """
     as_instance(cluster, Cluster, "cluster")
+    _check_weight_ratio(cluster)
     opts = _method_options(method, options)
     capped, floors = _with_quotas(cluster, quotas)
     tasks, diag = weighted_maxmin_totals(

@@ -12,7 +12,11 @@ from scipy.sparse import coo_matrix, vstack
 
 from .._engine.options import MethodOptions
 from ..cluster import Cluster, placement_capacity_rows
-from ._rounds import _FREEZE_SLACK, _release_parked, _stop_at_caps, _within_caps
+from ._rounds import _FREEZE_SLACK, _at_levels, _release_parked, _stop_at_caps, _within_caps
+
+
+_TIGHT = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+_LEVEL_SLACK = 1e-9
 
 
 @dataclass(frozen=True)
@@ -31,20 +35,27 @@ class HighsOptions(MethodOptions):
         self._tolerance("tol")
 
 
-def _highs_lp(cluster: Cluster, coef):
-    """The rounds' LP for HiGHS: variables x per eligible pair, then t."""
+def _highs_lp(cluster: Cluster, coef, phi):
+    """The rounds' LP for HiGHS: variables x per eligible pair, then t.
+
+    User n's level row is scaled by its normalised weight ``phi[n]`` (coef_n = q_n / phi_n), so the
+    weight enters as phi_n t <= q_n Σ_i x[n, i]: the row's dual is then in units of level per task
+    whatever the weight, and a small weight cannot hide a blocked user below the freezing
+    threshold (nor put a coefficient q_n / phi_n out of HiGHS's range)."""
     n = cluster.n_users
     users, servers, a_cap = placement_capacity_rows(cluster, int(cluster.eligible.sum()) + 1)
     p = len(users)
     a_cap = a_cap.tocsr()  # capacity rows; the last column (t) is empty there
-    # level rows: t - coef_n Σ_i x[n, i] <= 0 (active) ; -coef_n Σ_i x[n, i] <= -level_n (frozen)
-    a_user = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p + 1)).tocsr()
-    t_col = coo_matrix((np.ones(n), (np.arange(n), np.full(n, p))), shape=(n, p + 1)).tocsr()
+    # level rows: phi_n t - q_n Σ_i x[n, i] <= 0 (active) ; -q_n Σ_i x[n, i] <= -phi_n level_n
+    # (frozen)
+    a_user = coo_matrix((-(coef * phi)[users], (users, np.arange(p))), shape=(n, p + 1)).tocsr()
+    t_col = coo_matrix((phi, (np.arange(n), np.full(n, p))), shape=(n, p + 1)).tocsr()
     return {
         "cluster": cluster,
         "users": users,
         "servers": servers,
         "coef": coef,
+        "phi": phi,
         "a_cap": a_cap,
         "b_cap": cluster.capacity.ravel(),
         "a_user": a_user,
@@ -61,7 +72,7 @@ def _highs_round(lp, level, tol):
     # frozen levels are kept up to 1e-7 relative: HiGHS meets constraints to its feasibility
     # tolerance (1e-7), so insisting on the exact level of an earlier round can make the next LP
     # infeasible
-    b_lvl = np.where(active, 0.0, -np.nan_to_num(level) * (1 - _FREEZE_SLACK))
+    b_lvl = np.where(active, 0.0, -lp["phi"] * np.nan_to_num(level) * (1 - _LEVEL_SLACK))
     c = np.zeros(p + 1)
     c[p] = -1.0
     res = linprog(
@@ -70,6 +81,7 @@ def _highs_round(lp, level, tol):
         b_ub=np.concatenate([b_cap, b_lvl]),
         bounds=[(0, None)] * (p + 1),
         method="highs",
+        options=_TIGHT,
     )
     if res.status != 0:
         raise RuntimeError(f"weighted_maxmin_totals: HiGHS failed ({res.message})")
@@ -87,11 +99,11 @@ def _highs_round(lp, level, tol):
     return res.x[:p], t, block, lps
 
 
-def _maxmin_highs(cluster: Cluster, q, tol, max_rounds, floors):
+def _maxmin_highs(cluster: Cluster, coef, phi, tol, max_rounds, floors):
     """Weighted max-min totals by one HiGHS LP per round of progressive filling (the reference
-    method)."""
+    method); ``coef`` = q / phi, ``phi`` the weights normalised to a largest of 1."""
     n = cluster.n_users
-    lp = _highs_lp(cluster, q / cluster.weight)
+    lp = _highs_lp(cluster, coef, phi)
     parked = floors > 0
     level = np.where(parked, lp["coef"] * floors, np.nan)
     rounds = lps = 0
@@ -117,7 +129,7 @@ def _maxmin_highs(cluster: Cluster, q, tol, max_rounds, floors):
         )  # a capped user at its cap
     tasks = np.zeros((n, cluster.n_servers))
     np.add.at(tasks, (lp["users"], lp["servers"]), x)
-    return _within_caps(tasks, cluster.max_tasks), {
+    return _at_levels(_within_caps(tasks, cluster.max_tasks), lp["coef"], level), {
         "rounds": rounds,
         "lps": lps,
         "levels": level,

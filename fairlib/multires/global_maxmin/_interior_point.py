@@ -12,7 +12,7 @@ from .._engine.maxmin_interior import maxmin_round_interior_point
 from .._engine.options import MethodOptions
 from ..cluster import Cluster
 from ._highs import _highs_lp, _highs_round
-from ._rounds import _release_parked, _stop_at_caps, _within_caps
+from ._rounds import _at_levels, _release_parked, _stop_at_caps, _within_caps
 
 
 @dataclass(frozen=True)
@@ -42,12 +42,13 @@ def _pair_index(cluster: Cluster):
     return users, servers
 
 
-def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
+def _maxmin_interior(cluster: Cluster, coef, phi, tol, max_rounds, floors):
     """Lexicographic weighted max-min of ``coef``-scaled totals by rounds: each round's common level
     by the structured interior point (HiGHS takes over a round where it stalls), the users its duals
     block frozen at the level their exactly feasible tasks achieve; users with a floor wait at its
     level until the common level reaches it (:func:`_release_parked`); returns tasks and
-    diagnostics."""
+    diagnostics. ``coef`` = q / phi, ``phi`` the weights normalised to a largest of 1 (for HiGHS's
+    level rows)."""
     n = cluster.n_users
     users, servers = _pair_index(cluster)
     demand, capacity = cluster.demand, cluster.capacity
@@ -74,7 +75,7 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
         if (
             diag["merit"] > _IPM_ACCEPT
         ):  # stalled far from the optimum (degenerate, ill-conditioned): HiGHS
-            highs = highs or _highs_lp(cluster, coef)
+            highs = highs or _highs_lp(cluster, coef, phi)
             x, t, blocked, used = _highs_round(highs, level, tol)
             fallbacks += 1
             lps += used
@@ -96,7 +97,7 @@ def _maxmin_interior(cluster: Cluster, coef, tol, max_rounds, floors):
         level[blocked] = t
         frozen = ~np.isnan(level) & ~parked
         level[frozen] = np.minimum(level[frozen], achieved[frozen]) * (1 - _IPM_FREEZE_SLACK)
-    tasks = _within_caps(tasks, cluster.max_tasks)
+    tasks = _at_levels(_within_caps(tasks, cluster.max_tasks), coef, level)
     return tasks, {
         "rounds": rounds,
         "lps": lps,

@@ -57,3 +57,15 @@ def _within_caps(tasks, caps):
         tasks = tasks.copy()
         tasks[over] *= (caps[over] / totals[over])[:, None]
     return tasks
+
+
+def _at_levels(tasks, coef, level):
+    """Every user's tasks scaled down to the level it was frozen at (still feasible). In the
+    lexicographic max-min every user ends exactly at its frozen level; a round's solution may
+    leave a user above it by the solver's tolerance in *level* units, which is a large relative
+    error in the tasks of a user whose level per task ``coef`` is large (a small weight): its
+    tasks then come from the level, which the rounds determine to the solvers' relative accuracy."""
+    achieved = coef * tasks.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(achieved > level, level / achieved, 1.0)
+    return tasks * scale[:, None]

@@ -73,6 +73,7 @@ from ..._validate import (
     _short,
     as_capacities,
     as_demands,
+    as_sequence,
     check_choice,
     result_type,
 )
@@ -166,7 +167,8 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
     ----------
     paths : sequence of str
         User i's leaf, as ``/``-separated node names (``"eng/dev/job1"``); every prefix is a queue.
-        Leaves are distinct and no user's path lies under another's (a user has no children).
+        Leaves are distinct and no user's path lies under another's (a user has no children). An
+        ordered sequence (a list, a tuple, a generator read once), never a set.
     weights : Mapping[str, float] or None, default None
         Weight of any node (queue or user) by its path; positive and finite. Unlisted nodes weigh 1.
 
@@ -178,13 +180,12 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
     Raises
     ------
     InvalidInputError
-        On malformed or repeated paths, a user under another, no users, or a weight for no node or
-        not positive and finite.
+        On malformed or repeated paths, paths given as a set or a dict's view, a user under
+        another, no users, or a weight for no node or not positive and finite.
     """
-    if isinstance(paths, str) or not hasattr(paths, "__len__"):
-        raise InvalidInputError(
-            f"paths: expected a sequence of strings (one leaf per user), got {type(paths).__name__}"
-        )
+    # read once, in order: user i is paths[i], so a set (its order of strings changes from one
+    # interpreter to the next) would hand users each other's leaves
+    paths = as_sequence(paths, "paths", what="expected a sequence of strings (one leaf per user)")
     seen: dict[str, int] = {}
     children: dict[str, list[str]] = {"": []}
     for i, p in enumerate(paths):
@@ -1165,7 +1166,9 @@ def hierarchical_drf(
     capacity : array_like
         Shape (n_resources,): total of each resource, > 0.
     paths : sequence of str, or QueueTree
-        Each user's leaf, ``"queue/subqueue/user"`` (:func:`queue_tree`); or the tree already built
+        Each user's leaf, ``"queue/subqueue/user"`` (:func:`queue_tree`), in the users' order (a
+        list or tuple; a set, whose order changes with the interpreter's hash seed, is refused); or
+        the tree already built
         by :func:`queue_tree` (a scheduler's queues change rarely: building the tree of 10⁵ users
         costs about as much as filling it).
     weights : Mapping[str, float] or None, default None
@@ -1242,13 +1245,11 @@ def hierarchical_drf(
             )
         tree = paths
     else:
-        if isinstance(paths, str) or not hasattr(paths, "__len__") or len(paths) != n:
-            got = (
-                type(paths).__name__
-                if isinstance(paths, str) or not hasattr(paths, "__len__")
-                else len(paths)
+        paths = as_sequence(paths, "paths", what=f"expected {n} leaf paths (one per user)")
+        if len(paths) != n:
+            raise InvalidInputError(
+                f"paths: expected {n} leaf paths (one per user), got {len(paths)}"
             )
-            raise InvalidInputError(f"paths: expected {n} leaf paths (one per user), got {got}")
         tree = queue_tree(paths, weights)
     per_task, alone, dominant = pool_summary(d, cap)
     step = per_task / tree.weight[tree.leaf]

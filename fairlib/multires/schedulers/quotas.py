@@ -49,6 +49,7 @@ from ..._validate import (
     as_labels,
     InvalidInputError,
     _short,
+    _store_read_only,
     as_array,
     as_real_array,
     as_values,
@@ -241,13 +242,22 @@ class Quotas:
 
     def __post_init__(self):
         check_choice(self.share, QUOTA_SHARES, "quotas.share")
-        as_labels(self.names, "quotas.names", length=3)
-        # refused when built, not first when a mechanism resolves them against an instance
-        for value, name, allow_inf in zip(
-            (self.guarantee, self.limit, self.lending_limit), self.names, (False, True, False)
-        ):
-            if value is not None:
-                _matrix(value, name, None, allow_inf=allow_inf)
+        names = as_labels(self.names, "quotas.names", length=3)
+        # refused when built, not first when a mechanism resolves them against an instance; kept
+        # as read-only copies, so the caller's arrays changed afterwards change no quota
+        checked = [
+            None if value is None else _matrix(value, name, None, allow_inf=allow_inf)
+            for value, name, allow_inf in zip(
+                (self.guarantee, self.limit, self.lending_limit), names, (False, True, False)
+            )
+        ]
+        _store_read_only(
+            self,
+            guarantee=checked[0],
+            limit=checked[1],
+            lending_limit=checked[2],
+            names=names,
+        )
 
     @classmethod
     def yarn(cls, min_share: ArrayLike | None = None, max_share: ArrayLike | None = None) -> Quotas:

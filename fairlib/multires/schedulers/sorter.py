@@ -75,11 +75,23 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..._validate import as_flag, InvalidInputError, _short, as_capacities, as_number, check_choice
+from ..._validate import (
+    InvalidInputError,
+    _short,
+    as_capacities,
+    as_flag,
+    as_labels,
+    as_number,
+    check_choice,
+)
 
 __all__ = ["DRFSorter", "SORTER_SEMANTICS"]
 
 SORTER_SEMANTICS = ("mesos", "yarn", "kueue", "volcano")
+
+#: returning up to this fraction more than a client holds is rounding (of the sums that made what it
+#: holds), not an error
+_RETURN_SLACK = 1e-12
 
 
 @dataclass
@@ -92,6 +104,15 @@ class _Client:
     lendable: np.ndarray | None = None
     active: bool = True
     allocations: int = 0
+    #: the most of each resource held since it last held none: the scale of the sums that made
+    #: what it holds, and so of their rounding
+    peak: np.ndarray | None = None
+
+    def hold(self, allocation: np.ndarray) -> None:
+        """Hold ``allocation`` from now on (peaks follow; a resource emptied starts afresh)."""
+        peak = np.zeros_like(allocation) if self.peak is None else self.peak
+        self.peak = np.where(allocation > 0, np.maximum(peak, allocation), 0.0)
+        self.allocation = allocation
 
 
 class DRFSorter:
@@ -105,13 +126,14 @@ class DRFSorter:
     semantics : {"mesos", "yarn", "kueue", "volcano"}, default "mesos"
         Whose ordering rule (module docstring).
     resources : sequence of str or None, default None
-        Resource names, for messages and :meth:`dominant_resource`; None: ``r0, r1, …``.
+        Resource names (text), for messages and :meth:`dominant_resource`, in the order of the
+        capacities (a list or tuple, not a set); None: ``r0, r1, …``.
 
     Raises
     ------
     InvalidInputError
         On invalid capacities, an unknown ``semantics``, or resource names that are not one distinct
-        name per capacity entry.
+        text name per capacity entry, or are given as a set.
 
     Examples
     --------
@@ -141,17 +163,15 @@ class DRFSorter:
         n = len(total)
         if resources is None:
             resources = [f"r{r}" for r in range(n)]
-        if isinstance(resources, (str, bytes)) or not hasattr(resources, "__iter__"):
-            raise InvalidInputError(
-                f"resources = {resources!r}: expected a list of {n} resource names"
-            )
-        resources = [str(r) for r in resources]
-        if len(resources) != n or len(set(resources)) != n:
+        # names as given: b"cpu" or 0 made into "b'cpu'" or "0" would name no resource the caller
+        # knows, and a set's order would pair the names with the capacities by hash seed
+        resources = as_labels(resources, "resources")
+        if len(resources) != n:
             raise InvalidInputError(
                 f"resources: expected {n} distinct names (one per capacity entry), got "
-                f"{resources!r}"
+                f"{list(resources)!r}"
             )
-        self.resources = tuple(resources)
+        self.resources = resources
         self._clients: dict[str, _Client] = {}
         self._role_weights: dict[
             str, float
@@ -443,7 +463,7 @@ class DRFSorter:
         total = self._held(
             c, f"allocated({name!r})", self._vector(amounts, f"amounts of allocated({name!r})")
         )
-        c.allocation = total
+        c.hold(total)
         c.allocations += 1
 
     def update(self, name: str, old: ArrayLike, new: ArrayLike) -> None:
@@ -468,7 +488,7 @@ class DRFSorter:
         c = self._client(name)
         left = self._returned(c, f"update({name!r})", self._vector(old, f"update({name!r}).old"))
         added = self._vector(new, f"update({name!r}).new")  # both checked before anything changes
-        c.allocation = self._held(c, f"update({name!r})", added, left)
+        c.hold(self._held(c, f"update({name!r})", added, left))
 
     def unallocated(self, name: str, amounts: ArrayLike) -> None:
         """Record resources returned by ``name``.
@@ -478,7 +498,9 @@ class DRFSorter:
         name : str
             The client's name (Mesos: a role path such as ``"eng/dev"``).
         amounts : array_like
-            Shape (n_resources,): amounts per resource, finite and >= 0, at most what it holds.
+            Shape (n_resources,): amounts per resource, finite and >= 0, at most what it holds
+            (give or take 1e-12 of the most it held since it last held none: the rounding of the
+            sums that made it). A client holding none of a resource returns none of it.
 
         Raises
         ------
@@ -486,8 +508,12 @@ class DRFSorter:
             When ``name`` is not a client, or returns more than it holds (naming the resource).
         """
         c = self._client(name)
-        c.allocation = self._returned(
-            c, f"unallocated({name!r})", self._vector(amounts, f"amounts of unallocated({name!r})")
+        c.hold(
+            self._returned(
+                c,
+                f"unallocated({name!r})",
+                self._vector(amounts, f"amounts of unallocated({name!r})"),
+            )
         )
 
     def _held(
@@ -506,9 +532,12 @@ class DRFSorter:
 
     def _returned(self, c: _Client, call: str, amounts: np.ndarray) -> np.ndarray:
         """What ``c`` holds once ``amounts`` come back; more than it holds is an error naming the
-        resource (and nothing changes)."""
+        resource (and nothing changes). The rounding allowed is relative to what ``c`` holds (the
+        most it held since it last held none, the scale of the sums that made it): one relative to
+        the pool's total (1e15) let a client holding nothing return 500."""
         left = c.allocation - amounts
-        short = left < -1e-12 * np.maximum(self._total, 1.0)
+        held = c.allocation if c.peak is None else np.maximum(c.allocation, c.peak)
+        short = left < -_RETURN_SLACK * held
         if short.any():
             r = int(np.argmax(short))
             raise InvalidInputError(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from itertools import combinations
 from typing import cast
 
@@ -25,6 +25,7 @@ from ..._validate import (
     as_values,
     check_choice,
     check_columns,
+    as_sequence,
 )
 from ...market.dynamics import ORDERS, run_dynamics
 from ...market.best_response import best_response, best_response_finite, utility
@@ -591,9 +592,7 @@ def finite_efficiency_trajectories(
         When a pair, count or the reserve is out of its range, or a seed or sweep option is not
         one.
     """
-    if isinstance(configs, (str, bytes, Mapping)) or not isinstance(configs, Iterable):
-        raise InvalidInputError(f"configs = {_short(configs)}: expected (delta, users) pairs")
-    configs = list(configs)
+    configs = list(as_sequence(configs, "configs", what="expected (delta, users) pairs"))
     if not configs:
         raise InvalidInputError("configs: empty (at least one (delta, users) pair)")
     n_machines = as_count(n_machines, "n_machines", maximum=MAX_MACHINES)

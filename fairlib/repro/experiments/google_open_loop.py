@@ -44,6 +44,7 @@ from ..._validate import (
     as_time,
     as_values,
     check_choice,
+    as_sequence,
 )
 from ...sweep import sweep
 
@@ -252,12 +253,11 @@ def route_mechanisms(
     """
     from ...multires import pfvds, psdsf
 
-    if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
-        raise InvalidInputError(f"alphas = {alphas!r}: need an iterable of finite values > 0")
-    checked = as_values(list(alphas), "alphas", ndim=1, sign="> 0")
+    given = list(as_sequence(alphas, "alphas", what="need an iterable of finite values > 0"))
+    checked = as_values(given, "alphas", ndim=1, sign="> 0")
     values = checked.tolist()
     if not values:
-        raise InvalidInputError(f"alphas = {list(alphas)}: need finite values > 0")
+        raise InvalidInputError(f"alphas = {given}: need finite values > 0")
     labels = [f"PF-VDS({a:g})" for a in values]
     for i, label in enumerate(labels):
         if label in labels[:i]:
@@ -442,11 +442,10 @@ def sensitivity(
     for labels, fleet in fleets.items():
         check_choice(labels, LABELS, "fleets")
         as_instance(fleet, Fleet, f"fleets[{labels!r}]")
-    if isinstance(fractions, (str, bytes)) or not isinstance(fractions, Iterable):
-        raise InvalidInputError(
-            f"fractions = {fractions!r}: need an iterable of fractions in (0, 1]"
-        )
-    shares = as_values(list(fractions), "fractions", ndim=1, sign="> 0")
+    fractions = list(
+        as_sequence(fractions, "fractions", what="need an iterable of fractions in (0, 1]")
+    )
+    shares = as_values(fractions, "fractions", ndim=1, sign="> 0")
     if shares.size == 0:
         raise InvalidInputError("fractions = []: need at least one fraction in (0, 1]")
     if (shares > 1.0).any():
@@ -535,11 +534,7 @@ def leads(
     """
     as_instance(grid, pd.DataFrame, "grid")
     as_instance(leader, str, "leader")
-    if isinstance(others, (str, bytes)) or not isinstance(others, Iterable):
-        raise InvalidInputError(
-            f"others = {others!r}: expected an iterable of mechanism names (text)"
-        )
-    others = as_labels(list(others), "others", allow_empty=False)
+    others = as_labels(others, "others", allow_empty=False)
     keys = ["fraction", "rep", "demand_model", "labels"]
     missing = {*keys, "mechanism", "utilisation", "utilisation_CD", "cpu", "ram"} - set(
         grid.columns

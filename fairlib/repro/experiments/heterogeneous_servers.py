@@ -27,6 +27,7 @@ from ..._validate import (
     as_tolerance,
     as_values,
     check_choice,
+    as_sequence,
 )
 from ...multires.cluster import (
     MAX_ALPHA,
@@ -104,9 +105,7 @@ def _sizes(n_users: int, n_servers: int, n_resources: int) -> tuple[int, int, in
 def _alphas(alphas: Iterable[float], *, infinite: bool = False) -> list[float]:
     """``alphas`` as a list of floats, at least one, each from :data:`MIN_ALPHA` to
     :data:`MAX_ALPHA` (the PF-VDS solvers' range), or ``inf`` (PS-DSF) where ``infinite``."""
-    if isinstance(alphas, (str, bytes)) or not isinstance(alphas, Iterable):
-        raise InvalidInputError(f"alphas = {_short(alphas)}: expected an iterable of α")
-    values = list(alphas)
+    values = list(as_sequence(alphas, "alphas", what="expected an iterable of α"))
     # inf stands for PS-DSF where the caller allows it: its entries are checked as MAX_ALPHA
     limit = [
         MAX_ALPHA if infinite and isinstance(a, (float, np.floating)) and a == np.inf else a

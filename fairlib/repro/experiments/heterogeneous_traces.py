@@ -24,6 +24,7 @@ from ..._validate import (
     as_labels,
     as_number,
     as_values,
+    as_sequence,
 )
 from ..ledger import Measurement
 
@@ -73,9 +74,7 @@ def _table(
 
 def _names(value: Iterable[str], name: str) -> list[str]:
     """``value``, an iterable of distinct names (text), at least one, as a list."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise InvalidInputError(f"{name} = {_short(value)}: expected an iterable of names (text)")
-    return list(as_labels(list(value), name, allow_empty=False))
+    return list(as_labels(value, name, allow_empty=False))
 
 
 def order_margins(
@@ -262,9 +261,7 @@ def replay_findings(
         )
     _table(summary, "summary", ["cpu", "ram", "cpu_CD", "ram_CD", "deviation_mean"])
     _require(summary, [*variants, *TRIO], "summary")
-    if isinstance(alphas, (str, bytes)) or not isinstance(alphas, Iterable):
-        raise InvalidInputError(f"alphas = {_short(alphas)}: expected one α per finite variant")
-    alphas = list(alphas)
+    alphas = list(as_sequence(alphas, "alphas", what="expected one α per finite variant"))
     # checked, not converted: the notes show each α as the caller wrote it
     as_values(alphas, "alphas", ndim=1, sign="> 0")
     _table(short_jobs, "short_jobs", ["mechanism", "delay"])

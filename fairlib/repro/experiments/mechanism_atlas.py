@@ -62,6 +62,8 @@ from ..._validate import (
     as_rng,
     as_values,
     check_choice,
+    as_sequence,
+    _store_read_only,
 )
 from ...metrics import jain_index
 from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
@@ -234,13 +236,26 @@ class Cell:
         check_choice(self.trace, TRACES, "trace")
         as_number(self.at_s, "at_s", inclusive=True, maximum=MAX_SECONDS)
         capacity = as_values(self.capacity, "capacity", ndim=2)
-        as_labels(self.resources, "resources", length=capacity.shape[1], allow_empty=False)
+        resources = as_labels(
+            self.resources, "resources", length=capacity.shape[1], allow_empty=False
+        )
         demand = as_values(self.demand, "demand", ndim=2, shape=(-1, capacity.shape[1]))
+        caps = eligible = None
         if self.caps is not None:
-            as_values(self.caps, "caps", ndim=1, shape=(demand.shape[0],))
+            caps = as_values(self.caps, "caps", ndim=1, shape=(demand.shape[0],))
         if self.eligible is not None:
-            as_eligibility(self.eligible, demand.shape[0], capacity.shape[0])
+            eligible = as_eligibility(self.eligible, demand.shape[0], capacity.shape[0])
         check_choice(self.source, _SOURCES, "source")
+        # the validated arrays, as read-only copies (the caller's, shared, could change a cell
+        # already checked)
+        _store_read_only(
+            self,
+            capacity=capacity,
+            resources=resources,
+            demand=demand,
+            caps=caps,
+            eligible=eligible,
+        )
 
     @property
     def cluster(self) -> Cluster:
@@ -292,11 +307,7 @@ def _tables(tables: object, columns: Iterable[str], name: str = "tables") -> dic
 
 def _cells(cells: object, name: str = "cells") -> list:
     """``cells`` as a list of at least one :class:`Cell`."""
-    if isinstance(cells, (str, bytes)) or not isinstance(cells, Iterable):
-        raise InvalidInputError(
-            f"{name}: expected a non-empty list of Cell, got {type(cells).__name__}"
-        )
-    out = list(cells)
+    out = list(as_sequence(cells, name, what="expected a non-empty list of Cell"))
     if not out:
         raise InvalidInputError(f"{name}: expected a non-empty list of Cell, got an empty one")
     for i, cell in enumerate(out):
@@ -308,12 +319,7 @@ def _cells(cells: object, name: str = "cells") -> list:
 def _instants(instants: object, name: str) -> list:
     """``instants``, a non-empty sequence of trace times in seconds, each from 0 (the trace's start)
     to :data:`fairlib._validate.MAX_SECONDS`, as given."""
-    if isinstance(instants, (str, bytes)) or not isinstance(instants, Iterable):
-        raise InvalidInputError(
-            f"{name} = {instants!r}: expected a sequence of times (seconds), got "
-            f"{type(instants).__name__}"
-        )
-    out = list(instants)
+    out = list(as_sequence(instants, name, what="expected a sequence of times (seconds)"))
     if not out:
         raise InvalidInputError(f"{name}: no instant (at least one)")
     for i, at in enumerate(out):
@@ -511,9 +517,7 @@ def bitbrains_cells(
         When an argument is malformed, naming it.
     """
     as_instance(vms, pd.DataFrame, "vms")
-    if isinstance(days, (str, bytes)) or not isinstance(days, Iterable):
-        raise InvalidInputError(f"days = {days!r}: expected a sequence of days")
-    days = list(days)
+    days = list(as_sequence(days, "days", what="expected a sequence of days"))
     if not days:
         raise InvalidInputError("days: no instant (at least one)")
     for i, day in enumerate(days):
@@ -789,11 +793,9 @@ def concat_tables(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     InvalidInputError
         When ``parts`` is not such a list.
     """
-    if isinstance(parts, (str, bytes)) or not isinstance(parts, Iterable):
-        raise InvalidInputError(
-            f"parts = {parts!r}: expected a non-empty list of atlas_table tables"
-        )
-    parts = list(parts)
+    parts = list(
+        as_sequence(parts, "parts", what="expected a non-empty list of atlas_table tables")
+    )
     if not parts:
         raise InvalidInputError("parts: expected a non-empty list of atlas_table tables")
     for i, part in enumerate(parts):

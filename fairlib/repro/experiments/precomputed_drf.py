@@ -28,6 +28,7 @@ from ..._validate import (
     as_rng,
     as_values,
     check_choice,
+    as_sequence,
 )
 from ...multires.edrf import edrf, pdrf
 from ...multires.progressive_filling import SHARE_ARITHMETIC, STOP_RULES, TIE_BREAKS, drf
@@ -663,8 +664,9 @@ def over_allocation_profile(
     InvalidInputError
         When an argument is out of its range, naming it.
     """
-    if isinstance(edges, Iterable) and not isinstance(edges, (str, bytes, np.ndarray)):
-        edges = list(edges)  # a generator's values, once
+    if not isinstance(edges, np.ndarray):
+        # a generator's values, once
+        edges = list(as_sequence(edges, "edges", what="need increasing bin edges starting at 1"))
     edges = as_values(edges, "edges", ndim=1, sign=None)
     if edges.size < 1 or edges[0] != 1.0 or (np.diff(edges) <= 0).any():
         raise InvalidInputError(
