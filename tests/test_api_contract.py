@@ -3160,6 +3160,12 @@ UNSEEN_SITES = {
     "no other value reaches this check through drf",
     (
         "fairlib.multires.edrf",
+        "edrf_allocation",
+        "as_instance",
+    ): "edrf, the callable that guards it, dispatches here only when it has found a Cluster, so "
+    "no other value reaches this check through edrf",
+    (
+        "fairlib.multires.edrf",
         "pdrf_allocation",
         "as_instance",
     ): "pdrf, the callable that guards it, dispatches here only when it has found a Cluster, so "
@@ -3814,6 +3820,35 @@ def documented_cap(target: Target, name: str):
     return None
 
 
+def _param_description(target: Target, name: str) -> str:
+    """The numpydoc description of parameter ``name`` of ``target`` (empty when none)."""
+    from numpydoc.docscrape import NumpyDocString
+
+    try:
+        sections = NumpyDocString(inspect.getdoc(target.obj) or "")
+    except Exception:  # noqa: BLE001 - a docstring numpydoc cannot read: test_docstrings says so
+        return ""
+    for param in sections["Parameters"]:
+        if name in [n.strip() for n in param.name.split(",")]:
+            return " ".join(param.desc)
+    return ""
+
+
+def zero_battery(target: Target, name: str, value) -> list[tuple[str, object]]:
+    """Zero, for a number whose description says it is ``> 0``: from the documentation, not from
+    the message a negative value happens to get (a check removed in a mutant may leave a looser
+    one behind, whose message says ``>= 0``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        return []
+    # "> 0" or "> 0.0", not ">= 0" nor "> 0.5"
+    if not re.search(r"(?<![<>=])>\s?0(?:\.0)?(?![\d.])", _param_description(target, name)):
+        return []
+    zero = 0 if isinstance(value, (int, np.integer)) else 0.0
+    return [(f"{TYPED}0 (zero; documented > 0)", zero)]
+
+
 def cap_battery(target: Target, name: str, value) -> list[tuple[str, object]]:
     """A value just past the cap the parameter's docstring names (:func:`documented_cap`): the
     cap + 1 for a count, 1 % past it for a float. Refused by name, or the call does the unbounded
@@ -3963,6 +3998,7 @@ def probe(target: Target, base) -> list[str]:
             if label.removeprefix(TYPED) not in seen
         ]
         probes += cap_battery(target, p.name, valid)
+        probes += [z for z in zero_battery(target, p.name, valid) if z[0] not in seen]
         if _kind(annotation_text(p.annotation), valid) == "path":
             probes = [(label, _under_tmp(bad)) for label, bad in probes]
         k = 0
