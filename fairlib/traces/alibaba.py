@@ -25,6 +25,7 @@ from ._source import (
     check_values,
     locate_bad_number,
     missing_hint,
+    read_csv_text,
     read_bytes,
     trace_folder,
 )
@@ -131,6 +132,11 @@ def alibaba_dir(directory: os.PathLike[str] | str | None = None) -> Path:
 _NONNEGATIVE = ["cpu_num", "mem_size", "instance_num", "plan_cpu", "plan_mem", "time"]
 
 
+#: the counts read as floats (a whole number checked after the read, with its own message) whose
+#: text is still an integer's: a machine's CPU count is written ``96``, never ``96.0`` or ``+96``
+_COUNTS = ("cpu_num",)
+
+
 #: an end this many seconds before its start is accepted: the v2017 excerpt holds a task that ends 1
 #: s before it was created (the trace's times are whole seconds); any earlier end is refused
 _END_SLACK_S = 1
@@ -146,8 +152,6 @@ def _read(
     """One Alibaba table, strictly; ``order``: its (start, end) columns, an end no earlier than its
     start (less :data:`_END_SLACK_S`; an end of 0 is not checked: the task had not ended within the
     window)."""
-    import io
-
     data = read_bytes(path, f"Alibaba {what}", missing_hint("alibaba_clusterdata"))
     first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
     skip = 1 if first.replace(" ", "").startswith(_V2017_HEADER_START) else 0
@@ -156,17 +160,16 @@ def _read(
         raise TraceFormatError(f"{path}: Alibaba {what} has a header but no rows")
     check_field_counts(body, path, len(names), first_line=1 + skip)
     _check_integer_text(
-        body, path, names, [c for c, t in dtypes.items() if t in ("int64", "Int64")], 1 + skip
+        body,
+        path,
+        names,
+        [c for c, t in dtypes.items() if t in ("int64", "Int64") or c in _COUNTS],
+        1 + skip,
     )
     try:
-        df = pd.read_csv(
-            io.BytesIO(body),
-            header=None,
-            names=names,
-            dtype=dtypes,
-            on_bad_lines="error",
-            skipinitialspace=True,
-        )
+        # an empty field is the only missing value (a plan left out): "NaN" or "null" in a number
+        # column is no number, "NA" in a status is text
+        df = read_csv_text(body, names, dtypes, skipinitialspace=True)
     # pandas: OverflowError for an id beyond int64, TypeError for 1.5 in a nullable integer column
     except (ValueError, TypeError, OverflowError, pd.errors.ParserError) as exc:
         locate_bad_number(
@@ -205,9 +208,10 @@ def read_machine_meta(*, directory: os.PathLike[str] | str | None = None) -> pd.
         When the file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
         When the file is a directory, truncated, corrupt or empty, a line has the wrong number of
-        fields, or a value is not a number, missing where required or negative, a row names no
-        machine, a memory is above 100 or a status is not written in upper case (e.g. ``USING``),
-        naming the file, line and column.
+        fields, or a value is not a number (pandas' NA strings such as ``NaN`` and ``null`` are
+        not), missing where required or negative, a time or CPU count is not written in digits, a
+        row names no machine or no memory, a memory is above 100 or a status is not written in upper
+        case (e.g. ``USING``), naming the file, line and column.
     """
     path = alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz"
     df = _read(path, MACHINE_META_COLUMNS, _MACHINE_META_DTYPES, "v2018 machine_meta")
@@ -222,8 +226,8 @@ _STATUS = r"[A-Z]+(?:_[A-Z]+)*"
 
 def _check_machine_meta(df: pd.DataFrame, path: Path) -> None:
     """The rules docs/data.md states for v2018 machine_meta that a number's format does not carry:
-    every row names its machine, a machine has a whole number of cores >= 1, memory is normalised
-    to at most 100, and a status is written as the
+    every row names its machine, a machine has a whole number of cores >= 1 and a memory, memory is
+    normalised to at most 100, and a status is written as the
     trace writes it (:data:`_STATUS`); the first offence is named with its line (headerless file:
     row ``i`` is line ``i + 1``)."""
     rules = (
@@ -233,6 +237,7 @@ def _check_machine_meta(df: pd.DataFrame, path: Path) -> None:
             df["cpu_num"].isna() | (df["cpu_num"] < 1) | (df["cpu_num"] % 1 != 0),
             "not a whole number of cores >= 1: a machine has cores",
         ),
+        ("mem_size", df["mem_size"].isna(), "empty: every machine has a memory"),
         ("mem_size", df["mem_size"] > 100, "above 100: memory is normalised 0-100"),
         (
             "status",
@@ -279,8 +284,9 @@ def read_batch_task(
         When the file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
         When the file is a directory, truncated, corrupt or empty, a line has the wrong number of
-        fields, or a value is not a number, missing where required or negative, naming the file,
-        line and column.
+        fields, or a value is not a number (only an empty plan is missing: ``NaN`` and ``null`` are
+        refused), missing where required or negative, or an id, time or count is not written in
+        digits, naming the file, line and column.
     InvalidInputError
         When ``version`` is neither ``"2017"`` nor ``"2018"``.
     """

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import InvalidInputError, _short, as_path, check_choice
-from ._source import missing_hint, source_of, trace_folder
+from ._source import missing_hint, parse_number_texts, source_of, trace_folder
 from .google import TraceFormatError
 
 __all__ = [
@@ -58,6 +58,10 @@ BITBRAINS_HEADER = [
 #: the latest timestamp the readers and :func:`write_vm` accept (Unix seconds; 2^53, exact in a
 #: float64)
 MAX_TIMESTAMP = 2**53
+
+#: the columns holding integers (a time in seconds, a count), written in digits as
+#: :data:`fairlib.traces._source.INTEGER_TEXT` says
+_INTEGER_COLUMNS = ("time", "cpu_cores")
 
 #: the returned column names, in file order
 BITBRAINS_COLUMNS = [
@@ -145,9 +149,11 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
     InvalidInputError
         ``path`` is not a str or Path.
     TraceFormatError
-        ``path`` is a directory; wrong header, a row with the wrong number of fields, a value
-        that is not a number, or a truncated gzip stream — the message names the file and the line
-        (1-based, header = line 1).
+        ``path`` is a directory; wrong header, a row with the wrong number of fields (separated by
+        ``;`` and a tab), a value that is not a number (pandas' NA strings such as ``NaN`` are
+        not), a timestamp or core count not written in digits (``1e3``, ``2.0`` and ``+2`` are
+        refused), or a truncated gzip stream — the message names the file and the line (1-based,
+        header = line 1).
     """
     path = _as_path(path, "path")
     if path.is_dir():
@@ -169,23 +175,30 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             raise TraceFormatError(f"{path}:{number}: empty line")
-        fields = line.split(";")
+        # the documented separator, ";" and a tab: a field then holds its value alone
+        fields = line.split(";\t")
         if len(fields) != len(BITBRAINS_COLUMNS):
             raise TraceFormatError(
-                f"{path}:{number}: {len(fields)} fields, expected {len(BITBRAINS_COLUMNS)}"
+                f"{path}:{number}: {len(fields)} fields, expected {len(BITBRAINS_COLUMNS)} "
+                "(separated by ';' and a tab)"
             )
         rows.append(fields)
     raw = np.array(rows, dtype=object).reshape(-1, len(BITBRAINS_COLUMNS))
     out = {}
     for j, name in enumerate(BITBRAINS_COLUMNS):
-        values = pd.to_numeric(pd.Series(raw[:, j], dtype="string").str.strip(), errors="coerce")
-        bad = values.isna().to_numpy()
+        integer = name in _INTEGER_COLUMNS
+        arr, bad = parse_number_texts(pd.Series(raw[:, j], dtype=str), integer=integer)
         if bad.any():
             i = int(np.argmax(bad))
-            raise TraceFormatError(
-                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not a number"
+            what = (
+                "not a whole number written in digits (a time or count holds digits, with a minus "
+                "sign at most)"
+                if integer
+                else "not a number"
             )
-        arr = values.to_numpy(dtype=np.float64)
+            raise TraceFormatError(
+                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j]!r} is {what}"
+            )
         bad = np.isinf(arr) | (arr < 0)
         if bad.any():
             i = int(np.argmax(bad))
@@ -195,17 +208,6 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
             )
         out[name] = arr
     frame = pd.DataFrame(out)
-    for j, name, what in (
-        (0, "time", "a whole number of seconds"),
-        (1, "cpu_cores", "a whole number"),
-    ):
-        whole = frame[name].to_numpy()
-        bad = whole != np.round(whole)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise TraceFormatError(
-                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not {what}"
-            )
     seconds = frame["time"].to_numpy()
     # read as float64, exact only up to 2^53: a larger timestamp (a 20-digit one would even wrap
     # around int64) is no time the trace can hold
