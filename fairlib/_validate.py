@@ -1342,11 +1342,20 @@ def as_values(
 
 
 def check_columns(
-    frame: pd.DataFrame, name: str, columns: Iterable[str], *, sign: str | None = ">= 0"
+    frame: pd.DataFrame,
+    name: str,
+    columns: Iterable[str],
+    *,
+    sign: str | None = ">= 0",
+    whole: bool = False,
+    maximum: float = np.inf,
+    allow_missing: bool = True,
 ) -> None:
-    """Check the columns of a table that hold amounts: finite where present and with ``sign``.
+    """Check the columns of a table that hold amounts, times or counts: finite where present, with
+    ``sign``, whole when ``whole`` and at most ``maximum``.
 
-    An empty field (NaN) is allowed. Missing columns are the caller's to report.
+    An empty field (NaN) is allowed unless ``allow_missing`` is False. Missing columns are the
+    caller's to report.
 
     Parameters
     ----------
@@ -1358,13 +1367,20 @@ def check_columns(
         The columns to check.
     sign : {">= 0", "> 0", None}, default ">= 0"
         The required sign of every present entry; None accepts any.
+    whole : bool, default False
+        Whether every present entry must be a whole number (a time in whole seconds, a count).
+    maximum : float, default inf
+        The largest value allowed, inclusive.
+    allow_missing : bool, default True
+        Whether an empty field (NaN, ``pd.NA``) is allowed.
 
     Raises
     ------
     InvalidInputError
         Naming the table, the row (0-based position and index label), the column and the value, when
         a column is not numeric (text, even text of numbers, and booleans are not) or a value is
-        infinite or of the wrong sign.
+        infinite, of the wrong sign, not whole when ``whole``, above ``maximum`` or missing without
+        ``allow_missing``.
 
     Examples
     --------
@@ -1405,12 +1421,23 @@ def check_columns(
                 f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}"
             ) from None
         bad = np.isinf(v)
-        if sign is not None:
-            with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):
+            if sign is not None:
                 bad |= (v <= 0) if sign == "> 0" else (v < 0)
+            if whole:
+                bad |= np.isfinite(v) & (v != np.round(v))
+            bad |= v > maximum
+        if not allow_missing:
+            bad |= np.isnan(v)
         if bad.any():
             k = int(np.argmax(bad))
-            rule = "finite" + (f" and {sign}" if sign else "")
+            rule = (
+                ("present, " if not allow_missing else "")
+                + "finite"
+                + (", whole" if whole else "")
+                + (f" and {sign}" if sign else "")
+                + (f" and <= {maximum:g}" if np.isfinite(maximum) else "")
+            )
             label = frame.index[k]
             label = label.item() if isinstance(label, np.generic) else label
             raise InvalidInputError(

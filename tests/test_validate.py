@@ -104,3 +104,28 @@ def test_task_bound():
         check_task_bound(1e19, "capacity / demand")
     with pytest.raises(InvalidInputError, match="overflow int64"):
         check_task_bound(float("inf"))
+
+
+@pytest.mark.parametrize(
+    "values, options, message",
+    [
+        ([1.0, 2.5], {"whole": True}, r"column 'x' = 2\.5: must be finite, whole"),
+        (
+            [1.0, 101.0],
+            {"maximum": 100.0},
+            r"column 'x' = 101\.0: must be finite and >= 0 and <= 100",
+        ),
+        ([1.0, np.nan], {"allow_missing": False}, r"column 'x' = nan: must be present, finite"),
+        ([1.0, -3.0], {"sign": None, "whole": True, "maximum": 0.0}, r"column 'x' = 1\.0"),
+    ],
+)
+def test_check_columns_refuses_fractions_values_above_a_maximum_and_missing_values(
+    values, options, message
+):
+    import pandas as pd
+
+    from fairlib._validate import check_columns
+
+    with pytest.raises(InvalidInputError, match=r"t row \d \(index \d\), " + message):
+        check_columns(pd.DataFrame({"x": values}), "t", ["x"], **options)
+    check_columns(pd.DataFrame({"x": [1.0, np.nan, 100.0]}), "t", ["x"], whole=True, maximum=100.0)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_instance, as_number
+from .._validate import InvalidInputError, as_instance, as_number, check_columns
 from ._source import (
     TraceFormatError,
     check_field_counts,
@@ -330,6 +330,15 @@ def machines_up(machine_meta: pd.DataFrame, at_s: float) -> np.ndarray:
     numpy.ndarray
         ``(machines, 2)`` float64 capacities.
 
+    Raises
+    ------
+    InvalidInputError
+        When ``machine_meta`` is not a DataFrame or lacks a column, ``at_s`` is not a finite number
+        >= 0, or a column breaks the rules :func:`read_machine_meta` applies (docs/data.md): a
+        ``time`` that is not a present whole number, a ``cpu_num`` that is not a whole number >= 1,
+        a ``mem_size`` missing, negative or above 100, a ``machine_id`` or ``status`` that is not
+        text — naming the column, the row and the value.
+
     Examples
     --------
     >>> meta = pd.DataFrame({"machine_id": ["m_1", "m_2", "m_1"], "time": [0, 0, 50],
@@ -343,12 +352,34 @@ def machines_up(machine_meta: pd.DataFrame, at_s: float) -> np.ndarray:
     if missing:
         raise InvalidInputError(f"machine_meta: missing columns {sorted(missing)}")
     at_s = as_number(at_s, "at_s", inclusive=True)
+    # the rules read_machine_meta applies to the file, for a frame built or edited by hand: a
+    # negative core count or a NaN memory would become a capacity, a machine without an id would be
+    # dropped by the grouping
+    check_columns(meta, "machine_meta", ["time"], whole=True, allow_missing=False)
+    check_columns(meta, "machine_meta", ["cpu_num"], sign="> 0", whole=True, allow_missing=False)
+    check_columns(meta, "machine_meta", ["mem_size"], maximum=100.0, allow_missing=False)
+    _check_text_columns(meta, "machine_meta", ["machine_id", "status"])
     seen = meta[meta.time <= at_s].sort_values(["machine_id", "time"], kind="stable")
     last = seen.groupby("machine_id", sort=True).tail(1)
     up = last[last.status == "USING"]
     return np.column_stack(
         [up.cpu_num.to_numpy(float), up.mem_size.to_numpy(float) / 100.0]
     ).reshape(-1, 2)
+
+
+def _check_text_columns(frame: pd.DataFrame, name: str, columns: list[str]) -> None:
+    """Each of ``columns`` holds text in every row: a missing or non-text value is refused naming
+    the table, the row and the column."""
+    for col in columns:
+        text = frame[col].map(lambda v: isinstance(v, str), na_action=None).to_numpy(dtype=bool)
+        if not text.all():
+            k = int(np.argmin(text))
+            value, label = frame[col].iloc[k], frame.index[k]
+            label = label.item() if isinstance(label, np.generic) else label
+            raise InvalidInputError(
+                f"{name} row {k} (index {label!r}), column {col!r} = {value!r}: must be text (an "
+                "id or status, as read_machine_meta reads it)"
+            )
 
 
 def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
@@ -371,6 +402,16 @@ def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
         it is, v2018's 0-100 divided by 100). ``attrs["skipped"]`` counts the present tasks left
         out: without a plan (empty ``plan_cpu`` or ``plan_mem``), or with a zero plan or no
         instance.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``batch_task`` is not a DataFrame with the v2017 or v2018 columns, ``at_s`` is not a
+        finite number >= 0, or a column breaks the rules :func:`read_batch_task` applies
+        (docs/data.md): a start or end time that is not a present whole number, an
+        ``instance_num`` that is not a whole number >= 0, a ``plan_cpu`` or ``plan_mem`` that is
+        negative or infinite (an empty one is a task without a plan) — naming the column, the row
+        and the value.
 
     Examples
     --------
@@ -401,6 +442,13 @@ def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
             f"batch_task: expected the v2017 or v2018 columns of read_batch_task, got "
             f"{list(batch.columns)}"
         )
+    # the rules read_batch_task applies to the file, for a frame built or edited by hand: a
+    # negative plan would become a negative demand, 2.7 instances would be cut to 2
+    check_columns(
+        batch, "batch_task", [begin, "end_time"], sign=None, whole=True, allow_missing=False
+    )
+    check_columns(batch, "batch_task", ["instance_num"], whole=True)
+    check_columns(batch, "batch_task", ["plan_cpu", "plan_mem"])
     present = batch[(batch[begin] <= at_s) & (batch.end_time > at_s)]
     planned = present.plan_cpu.notna() & present.plan_mem.notna()
     out = pd.DataFrame(
