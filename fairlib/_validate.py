@@ -46,6 +46,12 @@ __all__ = [
     "as_path",
     "as_labels",
     "as_argv",
+    "as_integer_text",
+    "as_number_text",
+    "cli_integer",
+    "cli_number",
+    "INTEGER_TEXT",
+    "NUMBER_TEXT",
     "as_parts",
     "as_array",
     "as_real_array",
@@ -1213,6 +1219,167 @@ def as_argv(argv, name: str = "argv") -> list[str] | None:
         for i, arg in enumerate(as_instance(argv, list, name)):
             as_instance(arg, str, f"{name}[{i}]")
     return argv
+
+
+#: an integer as a command line, an environment variable or a trace writes it: ASCII digits, with a
+#: minus sign at most (``int`` would also take ``"٢٠٢٤"``, ``"+5"``, ``" 5"`` and ``"1_000"``)
+INTEGER_TEXT = r"-?[0-9]+"
+#: a number as a command line writes it: ASCII digits with a decimal point and an exponent at most
+#: (``float`` would also take ``"inf"``, ``"nan"``, ``"١.٥"`` and ``"1_0"``)
+NUMBER_TEXT = r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+
+
+def as_integer_text(
+    text, name: str, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
+    """``text``, an integer written as :data:`INTEGER_TEXT` (a command-line option, an
+    environment variable), as an int from ``minimum`` to ``maximum``.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    name : str
+        The option or variable, for the message.
+    minimum, maximum : int, optional
+        The bounds, inclusive.
+
+    Returns
+    -------
+    int
+        The integer.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``text`` is not text written in ASCII digits or the integer is out of range.
+
+    Examples
+    --------
+    >>> as_integer_text("2024", "--year")
+    2024
+    >>> as_integer_text("٢٠٢٤", "--year")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: --year = '٢٠٢٤': must be an integer written in digits (0-9,
+    with a minus sign at most)
+    """
+    import re
+
+    if not isinstance(text, str) or not re.fullmatch(INTEGER_TEXT, text):
+        raise InvalidInputError(
+            f"{name} = {_short(text)}: must be an integer written in digits (0-9, with a minus "
+            "sign at most)"
+        )
+    value = int(text)
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        bounds = (
+            f"from {minimum} to {maximum}"
+            if minimum is not None and maximum is not None
+            else f">= {minimum}"
+            if minimum is not None
+            else f"<= {maximum}"
+        )
+        raise InvalidInputError(f"{name} = {value}: must be an integer {bounds}")
+    return value
+
+
+def as_number_text(text, name: str) -> float:
+    """``text``, a finite number written as :data:`NUMBER_TEXT` (a command-line option), as a
+    float.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    name : str
+        The option, for the message.
+
+    Returns
+    -------
+    float
+        The number.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``text`` is not a number written in ASCII digits (``inf`` and ``nan`` are not), or lies
+        beyond the float range.
+
+    Examples
+    --------
+    >>> as_number_text("1e-9", "--rtol")
+    1e-09
+    >>> as_number_text("1e400", "--rtol")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: --rtol = '1e400': beyond the float range
+    """
+    import math
+    import re
+
+    if not isinstance(text, str) or not re.fullmatch(NUMBER_TEXT, text):
+        raise InvalidInputError(
+            f"{name} = {_short(text)}: must be a number written in digits (e.g. 0.5 or 1e-9)"
+        )
+    value = float(text)
+    if not math.isfinite(value):
+        raise InvalidInputError(f"{name} = {text!r}: beyond the float range")
+    return value
+
+
+def cli_integer(text: str) -> int:
+    """An ``argparse`` type: :func:`as_integer_text`, refused as argparse refuses a value (status 2,
+    naming the option).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    int
+        The integer.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When ``text`` is not an integer written in digits.
+    """
+    import argparse
+
+    try:
+        return as_integer_text(text, "value")
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value = ")) from None
+
+
+def cli_number(text: str) -> float:
+    """An ``argparse`` type: :func:`as_number_text`, refused as argparse refuses a value (status 2,
+    naming the option).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The number.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When ``text`` is not a finite number written in digits.
+    """
+    import argparse
+
+    try:
+        return as_number_text(text, "value")
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value = ")) from None
 
 
 def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: str) -> list[int]:

@@ -129,3 +129,41 @@ def test_check_columns_refuses_fractions_values_above_a_maximum_and_missing_valu
     with pytest.raises(InvalidInputError, match=r"t row \d \(index \d\), " + message):
         check_columns(pd.DataFrame({"x": values}), "t", ["x"], **options)
     check_columns(pd.DataFrame({"x": [1.0, np.nan, 100.0]}), "t", ["x"], whole=True, maximum=100.0)
+
+
+@pytest.mark.parametrize("text", ["٢٠٢٤", "+5", " 5", "5 ", "1_000", "5.0", "1e3", "0x10", "", "-"])
+def test_as_integer_text_takes_ascii_digits_with_a_minus_sign_at_most(text):
+    """int() reads all of these but the last four; a command line, an environment variable and a
+    trace write an integer in ASCII digits."""
+    import argparse
+
+    from fairlib._validate import as_integer_text, cli_integer
+
+    with pytest.raises(
+        InvalidInputError, match="--year = .*: must be an integer written in digits"
+    ):
+        as_integer_text(text, "--year")
+    with pytest.raises(argparse.ArgumentTypeError, match="must be an integer written in digits"):
+        cli_integer(text)
+    assert as_integer_text("-12", "n") == -12 and cli_integer("2024") == 2024
+    with pytest.raises(InvalidInputError, match=r"n = 0: must be an integer from 1 to 5"):
+        as_integer_text("0", "n", minimum=1, maximum=5)
+
+
+@pytest.mark.parametrize("text", ["inf", "nan", "-inf", "1e400", "١.٥", "1_0", "0x10", "", "."])
+def test_as_number_text_takes_finite_numbers_in_ascii_digits(text):
+    import argparse
+
+    from fairlib._validate import as_number_text, cli_number
+
+    with pytest.raises(InvalidInputError, match="--rtol = "):
+        as_number_text(text, "--rtol")
+    with pytest.raises(argparse.ArgumentTypeError):
+        cli_number(text)
+    assert [cli_number(t) for t in ("1e-9", "0.5", ".5", "5.", "-2E+3")] == [
+        1e-9,
+        0.5,
+        0.5,
+        5.0,
+        -2e3,
+    ]

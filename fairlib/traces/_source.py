@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import paths
+from .. import _validate, paths
 
 if TYPE_CHECKING:
     import numpy as np
@@ -237,9 +237,8 @@ def _check_text(data: bytes, raw: npt.NDArray[np.uint8], path: Path, first_line:
 #: an integer field's text (an id, time or count, in every format): ASCII digits, with a minus for a
 #: negative value (which the range checks then refuse where the format forbids it); a float's
 #: notation (``1e3``, ``5.0``), a plus sign or a blank, which the parsers would read as an integer,
-#: is not what the formats write
-INTEGER_TEXT = r"-?[0-9]+"
-_INTEGER_TEXT = INTEGER_TEXT
+#: is not what the formats write. The library's one rule for integers written as text.
+INTEGER_TEXT = _validate.INTEGER_TEXT
 
 #: the only text every reader reads as a missing value: an empty field. pandas would also read its
 #: default NA strings (``NA``, ``NaN``, ``null``, ``N/A``, ``None``, ...) as missing: in a text
