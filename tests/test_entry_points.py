@@ -217,7 +217,24 @@ MORE_VALUES = [
     ("FAIRLIB_INTERPRET_AT_MOST", "-1"),
     ("FAIRLIB_INTERPRET_AT_MOST", "\u0661"),
     ("FAIRLIB_DASK_SCHEDULER", "tcp://"),
+    # a directory is an absolute path: blank, relative and "~" (which no shell expanded there)
+    # values made the outputs depend on the working directory
+    ("FAIRLIB_BUILD_DIR", " "),
+    ("FAIRLIB_BUILD_DIR", "relative/dir"),
+    ("FAIRLIB_BUILD_DIR", "~/fl"),
+    ("FAIRLIB_OUTPUT_DIR", " "),
+    ("FAIRLIB_OUTPUT_DIR", "rel"),
+    ("FAIRLIB_TRACE_DIR", " "),
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "rel"),
+    ("FAIRLIB_SHARED_TRACES", "~/traces"),
+    # a plugin is a module's name: a file path raised importlib's TypeError naming neither
+    ("FAIRLIB_MECHANISMS", "./plugin.py"),
+    ("FAIRLIB_GAMES", "./plugin.py"),
 ]
+
+#: values a variable may well be given by mistake: each is accepted, or refused naming the variable
+#: (never a bare error that leaves the reader to guess which setting is wrong)
+ODD_VALUES = [" ", "./plugin.py", "~/x", "\u0661", "relative/dir"]
 
 
 def _variables_in_source() -> set[str]:
@@ -256,6 +273,18 @@ def test_an_unrecognised_value_is_an_error_naming_the_variable(variable, tmp_pat
 @pytest.mark.parametrize("variable,value", MORE_VALUES)
 def test_more_unrecognised_values(variable, value, tmp_path):
     _refused(variable, value, ENVIRONMENT[variable][1], tmp_path)
+
+
+@pytest.mark.parametrize("value", ODD_VALUES)
+@pytest.mark.parametrize("variable", sorted(ENVIRONMENT))
+def test_every_variable_accepts_an_odd_value_or_names_itself(variable, value, tmp_path):
+    """Over every variable the source reads (ENVIRONMENT, kept whole by
+    test_every_environment_variable_has_a_case): whatever a value does, a failure names the
+    variable."""
+    done = _run(["-c", ENVIRONMENT[variable][1]], tmp_path, env={variable: value})
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
+        assert variable in last, f"{variable}={value!r}: the error does not name it: {last}"
 
 
 @pytest.mark.parametrize(
