@@ -1087,10 +1087,22 @@ def as_flag(value, name: str) -> bool:
     return bool(value)
 
 
+def _names_a_directory(text: str) -> bool:
+    """Whether a path's text names a directory by its form: it ends in a separator, ``.`` or ``..``
+    (``pathlib.Path`` drops a trailing separator, so ``"ts.csv/"`` would become the file
+    ``ts.csv``)."""
+    import os
+
+    for sep in filter(None, (os.altsep,)):
+        text = text.replace(sep, os.sep)
+    return text.rsplit(os.sep, 1)[-1] in ("", ".", "..")
+
+
 def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     """``value`` (text or a path) as a :class:`pathlib.Path` to a ``kind`` of entry, ``"file"`` or
     ``"directory"``: an existing entry of the other kind is an error naming the argument, and so is
-    a missing one when ``must_exist`` (an input; an output need not exist yet).
+    a missing one when ``must_exist`` (an input; an output need not exist yet). A file's path that
+    ends in a separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too.
 
     Parameters
     ----------
@@ -1130,6 +1142,12 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
             raise InvalidInputError(f"{name} = {str(path)!r}: {what}, expected a {kind}")
     elif must_exist:
         raise InvalidInputError(f"{name} = {str(path)!r}: no such {kind}")
+    text = os.fspath(value)
+    if kind == "file" and isinstance(text, str) and _names_a_directory(text):
+        raise InvalidInputError(
+            f"{name} = {text!r}: names a directory (it ends in a separator, '.' or '..'), "
+            "expected a file"
+        )
     return path
 
 

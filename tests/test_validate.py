@@ -167,3 +167,15 @@ def test_as_number_text_takes_finite_numbers_in_ascii_digits(text):
         5.0,
         -2e3,
     ]
+
+
+@pytest.mark.parametrize("suffix", ["/", "/.", "/..", "//"])
+def test_as_path_refuses_a_file_path_that_names_a_directory_by_its_form(tmp_path, suffix):
+    """``Path("out/ts.csv/")`` is ``out/ts.csv``: a writer given a trailing separator wrote a file
+    where a directory was meant. Every file argument checked by ``as_path`` refuses it."""
+    from fairlib._validate import as_path
+
+    with pytest.raises(InvalidInputError, match="path = .*: names a directory"):
+        as_path(str(tmp_path / "ts.csv") + suffix, "path", kind="file")
+    as_path(str(tmp_path / "ts.csv") + suffix, "folder", kind="directory")  # a folder may
+    assert as_path(tmp_path / "ts.csv", "path").name == "ts.csv"

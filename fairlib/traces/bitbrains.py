@@ -23,7 +23,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, _short, as_path, check_choice
+from .._validate import InvalidInputError, _names_a_directory, _short, as_path, check_choice
 from ._source import missing_hint, parse_number_texts, source_of, trace_folder
 from .google import TraceFormatError
 
@@ -111,6 +111,11 @@ def _as_path(path: object, name: str) -> Path:
             f"{name} = {_short(path)}: expected a file path (str or Path), got "
             f"{type(path).__name__}"
         )
+    if _names_a_directory(os.fspath(path)):  # Path("1.csv/") would be the file 1.csv
+        raise InvalidInputError(
+            f"{name} = {os.fspath(path)!r}: names a directory (it ends in a separator, '.' or "
+            "'..'), expected a file"
+        )
     return Path(path)
 
 
@@ -147,7 +152,7 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
     FileNotFoundError
         The file does not exist.
     InvalidInputError
-        ``path`` is not a str or Path.
+        ``path`` is not a str or Path, or names a directory by its form (it ends in a separator).
     TraceFormatError
         ``path`` is a directory; wrong header, a row with the wrong number of fields (separated by
         ``;`` and a tab), a value that is not a number (pandas' NA strings such as ``NaN`` are
@@ -389,6 +394,13 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     -------
     Path
         ``path``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``path`` is not a str or Path, is a directory or names one by its form (``"ts.csv/"``,
+        which would have written the file ``ts.csv``), when ``frame`` is not a DataFrame or lacks a
+        column, or when a value is one :func:`read_vm` refuses; nothing is written.
     """
     import os
     import uuid
