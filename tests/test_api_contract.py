@@ -1233,6 +1233,8 @@ EXAMPLES = {
     ),
     "fairlib.sim.replay": lambda: ((_fleet(), _jobs(), "drfh"), {}),
     "fairlib.sim.open_loop": lambda: ((_fleet(), _jobs()), {}),
+    # the fleet has classes A and B: the default reserved classes (C, D) are no classes of it
+    "fairlib.sim.class_eligibility": lambda: ((_fleet(), [0, 2]), {"reserved": ("B",)}),
     "fairlib.sim.snapshot_utilisation": lambda: (
         (_fleet(), _workload(), {"drfh": fairlib.multires.drfh}, 1, 0),
         {},
@@ -1921,7 +1923,7 @@ EXAMPLES.update(
         _DRIVERS + "google_open_loop.leads": lambda: ((_gol_grid(),), {}),
         _DRIVERS + "google_open_loop.sensitivity": lambda: (
             ({"lifetime": _jobs()}, {"frequency": _gol_reserved_fleet()}),
-            {"fractions": [1.0], "seeds": 1, "n_jobs": 1},
+            {"fractions": [1.0], "seeds": 1, "n_jobs": 1, "reserved": ("C",)},
         ),
     }
 )

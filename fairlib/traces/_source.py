@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import _validate, paths
 
@@ -246,7 +246,9 @@ INTEGER_TEXT = _validate.INTEGER_TEXT
 MISSING_VALUES = ("",)
 
 
-def read_csv_text(data: bytes, names: list[str], dtypes: Mapping[str, str] | type, **options):
+def read_csv_text(
+    data: bytes, names: list[str], dtypes: Mapping[str, str] | type, **options: Any
+) -> Any:
     """``pandas.read_csv`` of a headerless trace table, as every CSV reader parses one: ``names``
     in file order, ``dtypes`` per column, only :data:`MISSING_VALUES` read as missing (or, with
     ``dtypes=str``, every field as its text, an empty one ``""``), a line with too many fields an

@@ -410,8 +410,8 @@ def sensitivity(
         Seconds between periodic epochs, from :data:`fairlib.sim.MIN_INTERVAL_S` (1 ms) to 2**53.
     reserved : tuple or list of str, default ("C", "D")
         The server classes §6.2 keeps for the privileged jobs
-        (:func:`fairlib.sim.class_eligibility`) and whose utilisation is reported on its own, each a
-        class of every fleet.
+        (:func:`fairlib.sim.class_eligibility`) and whose utilisation is reported on its own: at
+        least one, each a class of every fleet.
     n_jobs : int, optional
         Local processes of the sweep (-1: every core).
     progress : bool, default False
@@ -447,7 +447,8 @@ def sensitivity(
                 f"jobs_by_model[{model!r}]: no segment times (segment_start/segment_end); build "
                 "them with fairlib.sim.jobs_from_workload or jobs_from_demands"
             )
-    reserved = as_labels(reserved, "reserved")
+    # at least one: the rows report the utilisation of the reserved classes (time_averaged)
+    reserved = as_labels(reserved, "reserved", allow_empty=False)
     for labels, fleet in fleets.items():
         check_choice(labels, LABELS, "fleets")
         as_instance(fleet, Fleet, f"fleets[{labels!r}]")
