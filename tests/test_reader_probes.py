@@ -303,7 +303,7 @@ def test_the_byte_precheck_of_integer_fields_agrees_with_reading_them(text, plai
 
 # --- spellings the formats never write, in every reader -------------------------------------------
 
-#: texts no id, time or count of any trace is written as (docs/data.md: digits, with a minus sign at
+#: texts no id, time or count of any trace is written as (data.md: digits, with a minus sign at
 #: most): a float's notation, a sign or blank the parsers skip, other scripts' digits, other bases,
 #: digit separators and pandas' default NA strings
 FORBIDDEN_INTEGERS = [
@@ -446,11 +446,11 @@ def _refused_at(table, folder, column, label):
 def test_every_reader_reads_its_good_row_and_refuses_forbidden_spellings_by_line_and_column(
     tmp_path, reader_name
 ):
-    """docs/data.md: an id, time or count is digits with a minus sign at most, and only an empty
-    field is missing. Each reader read ``1e3``, ``5.0`` and ``+5`` in some integer column
-    (Bitbrains' timestamps and cores) and pandas' NA strings as missing in some number column
-    (Alibaba's ``mem_size``, ``plan_cpu``): every integer and number column of every reader is fed
-    every forbidden spelling."""
+    """The formats page (data.md): an id, time or count is digits with a minus sign at most, and
+    only an empty field is missing. Each reader read ``1e3``, ``5.0`` and ``+5`` in some integer
+    column (Bitbrains' timestamps and cores) and pandas' NA strings as missing in some number
+    column (Alibaba's ``mem_size``, ``plan_cpu``): every integer and number column of every reader
+    is fed every forbidden spelling."""
     table = READERS[reader_name]()
     integer, number, _ = _kinds(table.dtypes)
     table.write(tmp_path / "good", [table.sep.join(table.good)] * 2)
