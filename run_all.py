@@ -69,6 +69,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # this checkout's fairlib, also when run from elsewhere
 
+from fairlib._validate import (  # noqa: E402
+    InvalidInputError,
+    as_argv,
+    as_tolerance,
+    cli_integer,
+    cli_number,
+)
 from fairlib.repro.catalog import NOTEBOOKS, Notebook  # noqa: E402
 
 KERNEL_NAME = "fairlib"
@@ -736,7 +743,7 @@ def parse_args(argv=None):
     )
     ap.add_argument(
         "--jobs",
-        type=int,
+        type=cli_integer,
         default=None,
         metavar="N",
         help="notebooks executed side by side (default: one per core; one worker takes the longest "
@@ -763,7 +770,7 @@ def parse_args(argv=None):
     )
     ap.add_argument(
         "--rtol",
-        type=float,
+        type=cli_number,
         default=None,
         metavar="R",
         help="--verify: compare every number with this relative tolerance instead of the "
@@ -772,7 +779,7 @@ def parse_args(argv=None):
     )
     ap.add_argument(
         "--atol",
-        type=float,
+        type=cli_number,
         default=None,
         metavar="A",
         help="--verify: with --rtol, the absolute tolerance for numbers that are zero up to "
@@ -793,7 +800,7 @@ def parse_args(argv=None):
     )
     ap.add_argument(
         "--sweep-jobs",
-        type=int,
+        type=cli_integer,
         metavar="N",
         help="local processes per sweep (default: every core for each notebook, not split between "
         "the notebooks --jobs runs side by side)",
@@ -892,6 +899,7 @@ def _check_path_options(args) -> str | None:
 
 
 def main(argv=None) -> int:
+    argv = as_argv(argv)
     args = parse_args(argv)
     problem = _check_path_options(args)
     if problem:
@@ -930,8 +938,13 @@ def main(argv=None) -> int:
         return 2
     for name in ("rtol", "atol"):
         value = getattr(args, name)
-        if value is not None and not (value >= 0):
-            print(f"run_all.py: --{name} = {value}: must be >= 0", file=sys.stderr)
+        # the tolerances verify itself accepts (0: exact, else 1e-15 to 0.1), checked before any
+        # notebook runs: an infinite or huge one would pass every comparison
+        try:
+            if value is not None:
+                as_tolerance(value, f"--{name}", zero=True)
+        except InvalidInputError as exc:
+            print(f"run_all.py: {exc}", file=sys.stderr)
             return 2
     from fairlib.sweep import MAX_JOBS
 
@@ -969,7 +982,7 @@ def main(argv=None) -> int:
     share = max(1, (os.cpu_count() or 1) // jobs)
     asked = os.environ.get("NUMBA_NUM_THREADS", "")
     os.environ["NUMBA_NUM_THREADS"] = str(
-        min(share, int(asked)) if asked.isdigit() and int(asked) > 0 else share
+        min(share, int(asked)) if asked.isascii() and asked.isdigit() and int(asked) > 0 else share
     )
     if args.sweep_jobs is not None:
         os.environ["FAIRLIB_SWEEP_JOBS"] = str(args.sweep_jobs)

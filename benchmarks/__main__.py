@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import _results
+from fairlib._validate import as_argv
 
 
 def available() -> list[str]:
@@ -57,6 +58,7 @@ def parser(names: list[str]) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    argv = as_argv(argv)
     names = available()
     p = parser(names)
     args = p.parse_args(argv)

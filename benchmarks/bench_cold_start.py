@@ -27,6 +27,7 @@ import tempfile
 
 from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
+from fairlib._validate import as_argv
 
 _CALL = """
 import json, time
@@ -119,6 +120,7 @@ def public_mechanisms() -> list[str]:
 
 
 def main(argv: list[str]) -> list[Row]:
+    argv = as_argv(argv)
     names = argv or public_mechanisms()
     rows, speed = [], []
     for large in (False, True):

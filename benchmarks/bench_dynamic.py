@@ -21,9 +21,11 @@ from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
 from fairlib.dynamic import dynamic_drf
 from fairlib.repro.experiments.dynamic_drf import per_step_times
+from fairlib._validate import as_argv
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     rows, speed = [], []
     steps = per_step_times(
         [1000, 10_000],

@@ -24,6 +24,7 @@ from pathlib import Path
 from benchmarks._results import Row, standalone
 from fairlib import paths
 from fairlib.repro import landing
+from fairlib._validate import as_argv
 
 #: minutes: the whole full-mode reproduction on 2 cores, and any one cell of it
 TOTAL_TARGET = 30
@@ -163,6 +164,7 @@ def context(argv=None) -> dict:
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     executed = _executed(list(argv or []))
     out = rows(executed)
     for r in out:

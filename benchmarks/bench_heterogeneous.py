@@ -28,6 +28,7 @@ from fairlib.multires.cluster import random_cluster
 from fairlib.multires.global_maxmin import drfh_coefficients, tsf_coefficients
 from fairlib.multires.pfvds import proportional_fair_objective
 from fairlib.multires.psdsf import psdsf_violation
+from fairlib._validate import as_argv, as_integer_text
 
 REPEATS = 7  # our methods: medians of 7 (the machine is shared; single runs vary by ±20%)
 
@@ -60,8 +61,16 @@ def _timed(fn, repeats=1):
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     argv = list(argv or [])
-    n_users, n_servers = (int(argv[0]), int(argv[1])) if len(argv) >= 2 else (1000, 100)
+    n_users, n_servers = (
+        (
+            as_integer_text(argv[0], "n_users", minimum=1),
+            as_integer_text(argv[1], "n_servers", minimum=1),
+        )
+        if len(argv) >= 2
+        else (1000, 100)
+    )
     cluster = random_cluster(2018, n_users, n_servers, 3)
     small = random_cluster(1, 10, 3, 3)
     for warm in (psdsf, lambda c: pfvds(c, 1.0), drfh, tsf):

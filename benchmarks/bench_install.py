@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benchmarks._results import Row, fmt_seconds, standalone
 from fairlib.paths import ROOT
+from fairlib._validate import as_argv, as_integer_text
 
 INSTALL_TARGET_MIN = 3
 EDIT_RATIO_TARGET = 1.2
@@ -60,7 +61,12 @@ def _append(path: Path) -> None:
 
 
 def main(argv: list[str]) -> list[Row]:
-    repeat = int(argv[argv.index("--repeat") + 1]) if "--repeat" in argv else 3
+    argv = as_argv(argv)
+    repeat = (
+        as_integer_text(argv[argv.index("--repeat") + 1], "--repeat", minimum=1)
+        if "--repeat" in argv
+        else 3
+    )
     with tempfile.TemporaryDirectory() as tmp:
         clone = Path(tmp) / "fairlib"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)

@@ -20,9 +20,11 @@ from benchmarks._timing import write_results
 from fairlib import market
 from fairlib.market.baselines import best_response_numpy, best_response_slsqp
 from fairlib.timing import median_time
+from fairlib._validate import as_argv
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     rng = np.random.default_rng(2005)
     w, y = rng.random(1000), rng.random(1000)
     t_fast = median_time(lambda: market.best_response(w, y, 1.0), repeat=9)

@@ -19,6 +19,7 @@ from benchmarks._timing import write_results
 from fairlib import mechanisms
 from fairlib.multires import random_cluster, random_pool
 from fairlib.timing import median_time
+from fairlib._validate import as_argv, as_integer_text
 
 REPEATS = 5
 BASELINES = {"pool": "edrf", "cluster": "drfh"}
@@ -38,7 +39,15 @@ def cases(
 
 
 def main(argv: list[str]) -> list[Row]:
-    users, servers = (int(argv[0]), int(argv[1])) if len(argv) >= 2 else (300, 30)
+    argv = as_argv(argv)
+    users, servers = (
+        (
+            as_integer_text(argv[0], "users", minimum=1),
+            as_integer_text(argv[1], "servers", minimum=1),
+        )
+        if len(argv) >= 2
+        else (300, 30)
+    )
     runs = {**mechanisms.runs("pooled"), **mechanisms.runs("multi_server")}
     rows = []
     for kind, name, instance in cases(users=users, servers=servers):

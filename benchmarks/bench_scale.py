@@ -31,6 +31,7 @@ import numpy as np
 
 from benchmarks._results import ROOT, Row, fmt_seconds, item, standalone
 from benchmarks._timing import run_fresh, write_results
+from fairlib._validate import as_argv, as_integer_text
 
 #: (users, servers); ~70% of pairs eligible: 7e3, 7e4, 7e5, 7e6 pairs
 SIZES = [(100, 100), (1000, 100), (1000, 1000), (10_000, 1000)]
@@ -118,10 +119,14 @@ def _parse_sizes(argv: list[str]) -> list[tuple[int, int]]:
     if "--sizes" not in argv:
         return SIZES
     text = argv[argv.index("--sizes") + 1]
-    return [tuple(int(v) for v in part.split("x")) for part in text.split(",")]
+    return [
+        tuple(as_integer_text(v, "--sizes", minimum=1) for v in part.split("x"))
+        for part in text.split(",")
+    ]
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     argv = list(argv or [])
     sizes = _parse_sizes(argv)
     committed = committed_results()  # before this run replaces it

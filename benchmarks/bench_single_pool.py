@@ -25,6 +25,7 @@ from fairlib.repro.experiments.precomputed_drf import scaled_instances
 from fairlib.multires import Quotas, drf, edrf, hierarchical_drf, pdrf, queue_tree
 from fairlib.multires.baselines import drf_argmin_loop, drf_heapq
 from fairlib.timing import median_time
+from fairlib._validate import as_argv
 
 
 def _rows(case: str, **seconds) -> list[dict]:
@@ -32,6 +33,7 @@ def _rows(case: str, **seconds) -> list[dict]:
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     rows, speed = [], []
     ((_, d, c),) = scaled_instances(20250, n_users=10_000, reserve_scale=10)
     tasks = int(drf(d, c, stop="first_blocked").tasks.sum())

@@ -16,6 +16,7 @@ import time
 
 from benchmarks._results import ROOT, Row, fmt_seconds, standalone
 from benchmarks._timing import run_fresh, write_results
+from fairlib._validate import as_argv
 
 _EXPORT = """
 import json, time
@@ -36,6 +37,7 @@ def _make_site() -> float:
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     site = statistics.median(_make_site() for _ in range(3))
     export = statistics.median(run_fresh(_EXPORT)["seconds"] for _ in range(3))
     write_results(

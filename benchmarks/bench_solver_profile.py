@@ -26,6 +26,7 @@ import os
 
 from benchmarks._results import Row, fmt_seconds, item, standalone
 from benchmarks._timing import run_fresh, write_results
+from fairlib._validate import as_argv, as_integer_text
 
 USERS, SERVERS, THREADS = 10_000, 1_000, 2
 
@@ -62,8 +63,16 @@ int(c.eligible.sum())}}))
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     argv = list(argv or [])
-    users, servers = (int(argv[0]), int(argv[1])) if len(argv) >= 2 else (USERS, SERVERS)
+    users, servers = (
+        (
+            as_integer_text(argv[0], "users", minimum=1),
+            as_integer_text(argv[1], "servers", minimum=1),
+        )
+        if len(argv) >= 2
+        else (USERS, SERVERS)
+    )
     r = run_fresh(
         _CODE.format(users=users, servers=servers),
         env=dict(os.environ, NUMBA_NUM_THREADS=str(THREADS)),

@@ -14,11 +14,13 @@ import subprocess
 import time
 
 from benchmarks._results import ROOT, Row, standalone
+from fairlib._validate import as_argv
 
 _COUNTS = re.compile(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?)")
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     t0 = time.perf_counter()
     run = subprocess.run(["make", "-s", "test"], cwd=ROOT, capture_output=True, text=True)
     seconds = time.perf_counter() - t0

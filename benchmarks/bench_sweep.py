@@ -20,6 +20,7 @@ from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import write_results
 from fairlib.repro.experiments.bidding_game import _infinite_cell
 from fairlib.sweep import sweep
+from fairlib._validate import as_argv
 
 # one cell of the feldman2005 Fig. 2 sweep: a random game, best response and local greedy to
 # convergence
@@ -39,6 +40,7 @@ def _timed(fn, *args, **kwargs):
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     rows = []
     grid = {"users": [5]}
     sweep(

@@ -24,6 +24,7 @@ import numpy as np
 
 from benchmarks._results import Row, fmt_seconds, standalone
 from benchmarks._timing import run_fresh, write_results
+from fairlib._validate import as_argv
 
 BASELINE_HOURS = 1.0
 
@@ -38,6 +39,7 @@ print(json.dumps({"rows": len(ev), "seconds": seconds}))
 
 
 def main(argv=None) -> list[Row]:
+    argv = as_argv(argv)
     from fairlib import sim
     from fairlib._jit import compiled
     from fairlib.repro.experiments import google_open_loop

@@ -57,6 +57,7 @@ from fairlib.repro.landing import (
     book_papers_block,
     results_block,
 )  # one rendering for the README and the book
+from fairlib._validate import as_argv
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -850,6 +851,7 @@ def build(
 
 def main(argv=None) -> int:
     """Command line: build the book into ``--out`` (default ``build/site``)."""
+    argv = as_argv(argv)
     ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="where the HTML goes")
     ap.add_argument(

@@ -48,6 +48,12 @@ __all__ = [
     "as_labels",
     "as_sequence",
     "as_argv",
+    "as_integer_text",
+    "as_number_text",
+    "cli_integer",
+    "cli_number",
+    "INTEGER_TEXT",
+    "NUMBER_TEXT",
     "as_parts",
     "as_array",
     "as_real_array",
@@ -1176,10 +1182,22 @@ def as_flag(value, name: str) -> bool:
     return bool(value)
 
 
+def _names_a_directory(text: str) -> bool:
+    """Whether a path's text names a directory by its form: it ends in a separator, ``.`` or ``..``
+    (``pathlib.Path`` drops a trailing separator, so ``"ts.csv/"`` would become the file
+    ``ts.csv``)."""
+    import os
+
+    for sep in filter(None, (os.altsep,)):
+        text = text.replace(sep, os.sep)
+    return text.rsplit(os.sep, 1)[-1] in ("", ".", "..")
+
+
 def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     """``value`` (text or a path) as a :class:`pathlib.Path` to a ``kind`` of entry, ``"file"`` or
     ``"directory"``: an existing entry of the other kind is an error naming the argument, and so is
-    a missing one when ``must_exist`` (an input; an output need not exist yet).
+    a missing one when ``must_exist`` (an input; an output need not exist yet). A file's path that
+    ends in a separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too.
 
     Parameters
     ----------
@@ -1219,6 +1237,12 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
             raise InvalidInputError(f"{name} = {str(path)!r}: {what}, expected a {kind}")
     elif must_exist:
         raise InvalidInputError(f"{name} = {str(path)!r}: no such {kind}")
+    text = os.fspath(value)
+    if kind == "file" and isinstance(text, str) and _names_a_directory(text):
+        raise InvalidInputError(
+            f"{name} = {text!r}: names a directory (it ends in a separator, '.' or '..'), "
+            "expected a file"
+        )
     return path
 
 
@@ -1406,6 +1430,167 @@ def as_argv(argv, name: str = "argv") -> list[str] | None:
     return argv
 
 
+#: an integer as a command line, an environment variable or a trace writes it: ASCII digits, with a
+#: minus sign at most (``int`` would also take ``"٢٠٢٤"``, ``"+5"``, ``" 5"`` and ``"1_000"``)
+INTEGER_TEXT = r"-?[0-9]+"
+#: a number as a command line writes it: ASCII digits with a decimal point and an exponent at most
+#: (``float`` would also take ``"inf"``, ``"nan"``, ``"١.٥"`` and ``"1_0"``)
+NUMBER_TEXT = r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+
+
+def as_integer_text(
+    text, name: str, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
+    """``text``, an integer written as :data:`INTEGER_TEXT` (a command-line option, an
+    environment variable), as an int from ``minimum`` to ``maximum``.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    name : str
+        The option or variable, for the message.
+    minimum, maximum : int, optional
+        The bounds, inclusive.
+
+    Returns
+    -------
+    int
+        The integer.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``text`` is not text written in ASCII digits or the integer is out of range.
+
+    Examples
+    --------
+    >>> as_integer_text("2024", "--year")
+    2024
+    >>> as_integer_text("٢٠٢٤", "--year")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: --year = '٢٠٢٤': must be an integer written in digits (0-9,
+    with a minus sign at most)
+    """
+    import re
+
+    if not isinstance(text, str) or not re.fullmatch(INTEGER_TEXT, text):
+        raise InvalidInputError(
+            f"{name} = {_short(text)}: must be an integer written in digits (0-9, with a minus "
+            "sign at most)"
+        )
+    value = int(text)
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        bounds = (
+            f"from {minimum} to {maximum}"
+            if minimum is not None and maximum is not None
+            else f">= {minimum}"
+            if minimum is not None
+            else f"<= {maximum}"
+        )
+        raise InvalidInputError(f"{name} = {value}: must be an integer {bounds}")
+    return value
+
+
+def as_number_text(text, name: str) -> float:
+    """``text``, a finite number written as :data:`NUMBER_TEXT` (a command-line option), as a
+    float.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    name : str
+        The option, for the message.
+
+    Returns
+    -------
+    float
+        The number.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``text`` is not a number written in ASCII digits (``inf`` and ``nan`` are not), or lies
+        beyond the float range.
+
+    Examples
+    --------
+    >>> as_number_text("1e-9", "--rtol")
+    1e-09
+    >>> as_number_text("1e400", "--rtol")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: --rtol = '1e400': beyond the float range
+    """
+    import math
+    import re
+
+    if not isinstance(text, str) or not re.fullmatch(NUMBER_TEXT, text):
+        raise InvalidInputError(
+            f"{name} = {_short(text)}: must be a number written in digits (e.g. 0.5 or 1e-9)"
+        )
+    value = float(text)
+    if not math.isfinite(value):
+        raise InvalidInputError(f"{name} = {text!r}: beyond the float range")
+    return value
+
+
+def cli_integer(text: str) -> int:
+    """An ``argparse`` type: :func:`as_integer_text`, refused as argparse refuses a value (status 2,
+    naming the option).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    int
+        The integer.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When ``text`` is not an integer written in digits.
+    """
+    import argparse
+
+    try:
+        return as_integer_text(text, "value")
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value = ")) from None
+
+
+def cli_number(text: str) -> float:
+    """An ``argparse`` type: :func:`as_number_text`, refused as argparse refuses a value (status 2,
+    naming the option).
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    float
+        The number.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        When ``text`` is not a finite number written in digits.
+    """
+    import argparse
+
+    try:
+        return as_number_text(text, "value")
+    except InvalidInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value = ")) from None
+
+
 def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: str) -> list[int]:
     """``parts``, a non-empty iterable of part numbers of a sharded table, as a list of ints: each
     an integer from ``first`` to ``first + count - 1``, in increasing order and each once (a file is
@@ -1531,12 +1716,21 @@ def as_values(
 
 
 def check_columns(
-    frame: pd.DataFrame, name: str, columns: Iterable[str], *, sign: str | None = ">= 0"
+    frame: pd.DataFrame,
+    name: str,
+    columns: Iterable[str],
+    *,
+    sign: str | None = ">= 0",
+    whole: bool = False,
+    maximum: float = np.inf,
+    allow_missing: bool = True,
 ) -> None:
-    """Check the columns of a table that hold amounts: finite where present and with ``sign``.
+    """Check the columns of a table that hold amounts, times or counts: finite where present, with
+    ``sign``, whole when ``whole`` and at most ``maximum``.
 
-    An empty field (NaN) is allowed; a missing column is refused, naming the table and the columns
-    it has (never a raw ``KeyError`` from deep inside the caller).
+    An empty field (NaN) is allowed unless ``allow_missing`` is False; a missing column is
+    refused, naming the table and the columns it has (never a raw ``KeyError`` from deep inside
+    the caller).
 
     Parameters
     ----------
@@ -1548,13 +1742,20 @@ def check_columns(
         The columns to check.
     sign : {">= 0", "> 0", None}, default ">= 0"
         The required sign of every present entry; None accepts any.
+    whole : bool, default False
+        Whether every present entry must be a whole number (a time in whole seconds, a count).
+    maximum : float, default inf
+        The largest value allowed, inclusive.
+    allow_missing : bool, default True
+        Whether an empty field (NaN, ``pd.NA``) is allowed.
 
     Raises
     ------
     InvalidInputError
         Naming the table, when a column is missing; naming the table, the row (0-based position
         and index label), the column and the value, when a column is not numeric (text, even
-        text of numbers, and booleans are not) or a value is infinite or of the wrong sign.
+        text of numbers, and booleans are not) or a value is infinite, of the wrong sign, not
+        whole when ``whole``, above ``maximum`` or missing without ``allow_missing``.
 
     Examples
     --------
@@ -1602,12 +1803,23 @@ def check_columns(
                 f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}"
             ) from None
         bad = np.isinf(v)
-        if sign is not None:
-            with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):
+            if sign is not None:
                 bad |= (v <= 0) if sign == "> 0" else (v < 0)
+            if whole:
+                bad |= np.isfinite(v) & (v != np.round(v))
+            bad |= v > maximum
+        if not allow_missing:
+            bad |= np.isnan(v)
         if bad.any():
             k = int(np.argmax(bad))
-            rule = "finite" + (f" and {sign}" if sign else "")
+            rule = (
+                ("present, " if not allow_missing else "")
+                + "finite"
+                + (", whole" if whole else "")
+                + (f" and {sign}" if sign else "")
+                + (f" and <= {maximum:g}" if np.isfinite(maximum) else "")
+            )
             label = frame.index[k]
             label = label.item() if isinstance(label, np.generic) else label
             raise InvalidInputError(

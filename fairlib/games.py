@@ -50,8 +50,6 @@ True
 from __future__ import annotations
 
 import contextlib
-import importlib
-import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -492,16 +490,4 @@ register_game(
 # ...)
 
 
-def _load_plugins(spec: str | None) -> None:
-    """Import each module named in ``spec`` (comma-separated; ``FAIRLIB_GAMES``): each registers its
-    games. A module that cannot be imported is an error naming the variable."""
-    for module in filter(None, (s.strip() for s in (spec or "").split(","))):
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            raise ImportError(
-                f"FAIRLIB_GAMES names {module!r}, which cannot be imported: {exc}"
-            ) from exc
-
-
-_load_plugins(os.environ.get("FAIRLIB_GAMES"))
+mechanisms.load_plugins("FAIRLIB_GAMES")

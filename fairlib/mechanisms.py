@@ -731,16 +731,50 @@ register(
 # ...)
 
 
-def _load_plugins(spec: str | None) -> None:
-    """Import each module named in ``spec`` (comma-separated; ``FAIRLIB_MECHANISMS``): each
-    registers its mechanisms. A module that cannot be imported is an error naming the variable."""
-    for module in filter(None, (s.strip() for s in (spec or "").split(","))):
+#: a module's name as ``import`` takes it: dotted identifiers (a file path is none)
+_MODULE_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+
+
+def load_plugins(variable: str) -> None:
+    """Import each module named in the environment variable ``variable`` (comma-separated;
+    ``FAIRLIB_MECHANISMS``, ``FAIRLIB_GAMES``): each registers its mechanisms or games.
+
+    Every failure names the variable: a name that is not a module's (``./plugin.py``, which
+    ``importlib`` refused with a TypeError naming neither), a module that cannot be imported, and
+    one whose import raises.
+
+    Parameters
+    ----------
+    variable : str
+        The environment variable.
+
+    Raises
+    ------
+    InvalidInputError
+        When an entry is not a dotted module name.
+    ImportError
+        When a module cannot be imported or its import fails, naming the variable and the module.
+    """
+    import re
+
+    value = os.environ.get(variable, "")
+    for module in filter(None, (part.strip() for part in value.split(","))):
+        if not re.fullmatch(_MODULE_NAME, module):
+            raise InvalidInputError(
+                f"{variable} = {value!r}: {module!r} is not a module name (dotted Python "
+                "identifiers, e.g. mypackage.plugins; a file path is none: put its folder on "
+                "PYTHONPATH)"
+            )
         try:
             importlib.import_module(module)
         except ImportError as exc:
             raise ImportError(
-                f"FAIRLIB_MECHANISMS names {module!r}, which cannot be imported: {exc}"
+                f"{variable} names {module!r}, which cannot be imported: {exc}"
+            ) from exc
+        except Exception as exc:  # the plugin's own code failed: say which variable loaded it
+            raise ImportError(
+                f"{variable} names {module!r}, whose import failed: {type(exc).__name__}: {exc}"
             ) from exc
 
 
-_load_plugins(os.environ.get("FAIRLIB_MECHANISMS"))
+load_plugins("FAIRLIB_MECHANISMS")

@@ -15,12 +15,15 @@ variables redirect output for tests and for users who keep data elsewhere:
     replaces ``../shared/data/traces``, the last place looked (a path that does not exist: a
     reader's clone).
 
-Each names a directory (``FAIRLIB_TRACE_DIR`` several, separated by ``os.pathsep``; the others one,
-and a separator in them is refused); empty means unset. A directory need not exist yet (the first
-``FAIRLIB_TRACE_DIR`` entry is where ``fetch`` creates one; a trace not found lists the directories
-searched, marking those that do not exist). A value naming an existing file is an
+Each names a directory by its absolute path (``FAIRLIB_TRACE_DIR`` several, separated by
+``os.pathsep``; the others one, and a separator in them is refused); empty means unset. A
+directory need not exist yet (the first ``FAIRLIB_TRACE_DIR`` entry is where ``fetch`` creates
+one; a trace not found lists the directories searched, marking those that do not exist). A value
+naming an existing file, a blank value and a relative path (``build``, ``~/fl``: ``~`` is the
+shell's, expanded only at the start of a word it reads) are each an
 :class:`~fairlib._validate.InvalidInputError` naming the variable: a typo there would otherwise
-write outputs, or look for traces, somewhere no one reads.
+write outputs, or look for traces, somewhere no one reads, and a relative path would make them
+depend on the working directory.
 """
 
 from __future__ import annotations
@@ -55,7 +58,18 @@ def _env_dirs(variable: str, *, several: bool) -> list[Path]:
     for part in value.split(os.pathsep) if several else [value]:
         if not part:
             continue
+        which = f" ({part!r})" if several else ""
+        if not part.strip():
+            raise InvalidInputError(f"{variable} = {value!r}: a blank directory{which}")
         path = Path(part)
+        if not path.is_absolute():
+            # relative to the working directory, the outputs or traces would move with it; "~" is
+            # expanded by a shell only where it starts a word, never by Python
+            raise InvalidInputError(
+                f"{variable} = {value!r}: must be an absolute path{which}, not relative to the "
+                "working directory"
+                + (" (write $HOME for ~: the shell left it unexpanded)" if part[:1] == "~" else "")
+            )
         if path.exists() and not path.is_dir():
             raise InvalidInputError(
                 f"{variable} = {value!r}: must name a directory, not a file"

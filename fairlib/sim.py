@@ -803,7 +803,8 @@ def class_eligibility(
     scheduling_class : array_like of int, shape (J,)
         One scheduling class (an integer >= 0) per job.
     reserved : sequence of str, default ("C", "D")
-        Server classes kept for the privileged jobs.
+        Server classes kept for the privileged jobs, each a class of ``fleet`` (pass ``("C",)``
+        for a fleet without D, ``()`` to reserve none).
     privileged : int or array_like of int, default (2, 3)
         The latency-sensitive scheduling classes (one or several, at least one).
 
@@ -815,7 +816,8 @@ def class_eligibility(
     Raises
     ------
     InvalidInputError
-        When a class is not a whole number >= 0 or an array is empty.
+        When a class is not a whole number >= 0, an array is empty, or a ``reserved`` label is no
+        class of ``fleet`` (it would reserve nothing, silently).
     """
     reserved = as_labels(reserved, "reserved")
     as_instance(fleet, Fleet, "fleet")
@@ -826,6 +828,13 @@ def class_eligibility(
         "privileged",
         what="at least one class whose jobs may use the reserved servers",
     )
+    classes = sorted({str(label) for label in np.asarray(fleet.server_class).tolist()})
+    for i, label in enumerate(reserved):
+        if label not in classes:
+            raise InvalidInputError(
+                f"reserved[{i}] = {label!r}: no server of the fleet has this class (its classes: "
+                f"{classes})"
+            )
     open_server = ~np.isin(fleet.server_class, reserved)
     return open_server[None, :] | np.isin(sc, privileged)[:, None]
 

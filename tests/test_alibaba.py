@@ -216,3 +216,104 @@ def test_synthetic_alibaba_is_deterministic_and_read_by_the_loaders(tmp_path):
     assert len(read_batch_task("2017", directory=a)) == 30
     with pytest.raises(InvalidInputError, match="n_tasks"):
         synthetic_alibaba(tmp_path / "c", n_tasks=0)
+
+
+def _meta():
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "machine_id": ["a", "b"],
+            "time": [0, 0],
+            "cpu_num": [96.0, 48.0],
+            "mem_size": [100.0, 50.0],
+            "status": ["USING", "USING"],
+        }
+    )
+
+
+def _batch():
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "create_time": [0, 0],
+            "end_time": [30, 30],
+            "job_id": [1, 1],
+            "task_id": [1, 2],
+            "instance_num": [2, 3],
+            "status": ["Terminated"] * 2,
+            "plan_cpu": [50.0, 100.0],
+            "plan_mem": [0.01, 0.02],
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    "column, value, message",
+    [
+        ("cpu_num", -5.0, r"row 1 \(index 1\), column 'cpu_num' = -5\.0"),
+        ("cpu_num", 0.0, r"row 1 \(index 1\), column 'cpu_num' = 0\.0"),
+        ("cpu_num", 2.5, r"row 1 \(index 1\), column 'cpu_num' = 2\.5: must be .*whole"),
+        ("mem_size", float("nan"), r"row 1 \(index 1\), column 'mem_size' = nan: must be present"),
+        ("mem_size", 150.0, r"row 1 \(index 1\), column 'mem_size' = 150\.0: .*<= 100"),
+        ("mem_size", float("inf"), r"row 1 \(index 1\), column 'mem_size' = inf"),
+        ("time", 0.5, r"row 1 \(index 1\), column 'time' = 0\.5: must be .*whole"),
+        ("time", float("nan"), r"row 1 \(index 1\), column 'time' = nan"),
+        ("machine_id", None, r"row 1 \(index 1\), column 'machine_id' = None: must be text"),
+        ("status", 3, r"row 1 \(index 1\), column 'status' = 3: must be text"),
+    ],
+)
+def test_machines_up_refuses_a_frame_read_would_refuse_by_column_and_row(column, value, message):
+    """A hand-built frame with a negative core count or a NaN memory gave a machine of that
+    capacity; a machine without an id was dropped by the grouping."""
+    from fairlib.traces import machines_up
+
+    meta = _meta()
+    meta[column] = meta[column].astype(object)
+    meta.loc[1, column] = value
+    with pytest.raises(InvalidInputError, match="machine_meta " + message):
+        machines_up(meta, 10)
+
+
+@pytest.mark.parametrize(
+    "column, value, message",
+    [
+        ("plan_cpu", -50.0, r"column 'plan_cpu' = -50\.0: must be finite and >= 0"),
+        ("plan_mem", float("inf"), r"column 'plan_mem' = inf"),
+        ("instance_num", 2.7, r"column 'instance_num' = 2\.7: must be finite, whole and >= 0"),
+        ("instance_num", -1, r"column 'instance_num' = -1\.0"),
+        ("create_time", float("nan"), r"column 'create_time' = nan: must be present"),
+        ("end_time", 30.5, r"column 'end_time' = 30\.5: must be .*whole"),
+    ],
+)
+def test_tasks_present_refuses_a_frame_read_would_refuse_by_column_and_row(column, value, message):
+    """A plan of -50 gave a demand of -0.5 cores; 2.7 instances were cut to 2."""
+    from fairlib.traces import tasks_present
+
+    batch = _batch()
+    batch[column] = batch[column].astype(float)
+    batch.loc[1, column] = value
+    with pytest.raises(InvalidInputError, match=r"batch_task row 1 \(index 1\), " + message):
+        tasks_present(batch, 10)
+
+
+@pytest.mark.parametrize("column", ["time", "cpu_num", "mem_size"])
+def test_machines_up_names_a_column_of_text_numbers(column):
+    """A ``time`` of text ("0") raised pandas' bare TypeError from the comparison with ``at_s``."""
+    from fairlib.traces import machines_up
+
+    meta = _meta()
+    meta[column] = meta[column].astype(str)
+    with pytest.raises(InvalidInputError, match=rf"machine_meta, column '{column}': must hold"):
+        machines_up(meta, 10)
+
+
+@pytest.mark.parametrize("column", ["create_time", "end_time", "instance_num", "plan_cpu"])
+def test_tasks_present_names_a_column_of_text_numbers(column):
+    from fairlib.traces import tasks_present
+
+    batch = _batch()
+    batch[column] = batch[column].astype(str)
+    with pytest.raises(InvalidInputError, match=rf"batch_task, column '{column}': must hold"):
+        tasks_present(batch, 10)

@@ -312,3 +312,17 @@ def test_read_vm_refuses_fractional_cores_and_timestamps_beyond_int64(
     path = _write_text(tmp_path / "x.csv.gz", "\n".join(good) + "\n")
     with pytest.raises(TraceFormatError, match=message):
         read_vm(path)
+
+
+@pytest.mark.parametrize("reader", [False, True])
+def test_a_vm_path_ending_in_a_separator_is_refused_and_nothing_is_written(tmp_path, reader):
+    """``write_vm(".../ts.csv/", frame)`` wrote the file ``ts.csv``, and ``read_vm`` read it back:
+    a trailing separator names a directory."""
+    if reader:
+        write_vm(tmp_path / "ts.csv", _frame())
+        with pytest.raises(InvalidInputError, match=r"path = .*ts\.csv/': names a directory"):
+            read_vm(str(tmp_path / "ts.csv") + "/")
+        return
+    with pytest.raises(InvalidInputError, match=r"path = .*ts\.csv/': names a directory"):
+        write_vm(str(tmp_path / "ts.csv") + "/", _frame())
+    assert list(tmp_path.iterdir()) == []

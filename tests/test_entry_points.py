@@ -86,6 +86,47 @@ COMMANDS = [
     (["-m", "fairlib.traces.fetch", "google", "--dest", "{file}"], "dest"),
     (["-m", "fairlib.traces.fetch", "google", "--tables", "nope", "--dest", "{dir}"], "table"),
     (["-m", "fairlib.traces.fetch", "google", "--parts", "x"], "--parts"),
+    # integers and numbers are written in ASCII digits (int() and float() read other scripts'
+    # digits, float() "inf" and "nan"), and a tolerance is one verify accepts
+    (["-m", "fairlib.traces.fetch", "google", "--parts", "\u0661"], "--parts"),
+    (["-m", "fairlib.traces.fetch", "google", "--base-url", "not a url"], "--base-url"),
+    (["-m", "fairlib.traces.fetch", "--notebooks", "--base-url", "ftp://host/x"], "--base-url"),
+    (["-m", "fairlib.repro.warm", "--jobs", "\u0662"], "--jobs"),
+    (["run_all.py", "--jobs", "+2"], "--jobs"),
+    (["run_all.py", "--sweep-jobs", "\u0662"], "--sweep-jobs"),
+    (["run_all.py", "--verify", "--rtol", "inf"], "--rtol"),
+    (["run_all.py", "--verify", "--rtol", "1e400"], "--rtol"),
+    (["run_all.py", "--verify", "--rtol", "10"], "--rtol"),
+    (["run_all.py", "--verify", "--atol", "1e300"], "--atol"),
+    (
+        ["-m", "fairlib.repro.scaffold", "tolerance", "li2019", "--rtol", "inf", "--atol", "0"],
+        "--rtol",
+    ),
+    (
+        [
+            "-m",
+            "fairlib.repro.scaffold",
+            "--root",
+            "{dir}",
+            "paper",
+            "smith2024",
+            "--authors",
+            "Smith, J",
+            "--title",
+            "T",
+            "--year",
+            "\u0662\u0660\u0662\u0664",
+            "--venue-kind",
+            "article",
+            "--venue",
+            "J",
+            "--url",
+            "https://doi.org/10.1/x",
+            "--driver",
+            "topic_x",
+        ],
+        "--year",
+    ),  # fmt: skip
 ]
 
 
@@ -176,7 +217,24 @@ MORE_VALUES = [
     ("FAIRLIB_INTERPRET_AT_MOST", "-1"),
     ("FAIRLIB_INTERPRET_AT_MOST", "\u0661"),
     ("FAIRLIB_DASK_SCHEDULER", "tcp://"),
+    # a directory is an absolute path: blank, relative and "~" (which no shell expanded there)
+    # values made the outputs depend on the working directory
+    ("FAIRLIB_BUILD_DIR", " "),
+    ("FAIRLIB_BUILD_DIR", "relative/dir"),
+    ("FAIRLIB_BUILD_DIR", "~/fl"),
+    ("FAIRLIB_OUTPUT_DIR", " "),
+    ("FAIRLIB_OUTPUT_DIR", "rel"),
+    ("FAIRLIB_TRACE_DIR", " "),
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "rel"),
+    ("FAIRLIB_SHARED_TRACES", "~/traces"),
+    # a plugin is a module's name: a file path raised importlib's TypeError naming neither
+    ("FAIRLIB_MECHANISMS", "./plugin.py"),
+    ("FAIRLIB_GAMES", "./plugin.py"),
 ]
+
+#: values a variable may well be given by mistake: each is accepted, or refused naming the variable
+#: (never a bare error that leaves the reader to guess which setting is wrong)
+ODD_VALUES = [" ", "./plugin.py", "~/x", "\u0661", "relative/dir"]
 
 
 def _variables_in_source() -> set[str]:
@@ -217,6 +275,18 @@ def test_more_unrecognised_values(variable, value, tmp_path):
     _refused(variable, value, ENVIRONMENT[variable][1], tmp_path)
 
 
+@pytest.mark.parametrize("value", ODD_VALUES)
+@pytest.mark.parametrize("variable", sorted(ENVIRONMENT))
+def test_every_variable_accepts_an_odd_value_or_names_itself(variable, value, tmp_path):
+    """Over every variable the source reads (ENVIRONMENT, kept whole by
+    test_every_environment_variable_has_a_case): whatever a value does, a failure names the
+    variable."""
+    done = _run(["-c", ENVIRONMENT[variable][1]], tmp_path, env={variable: value})
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
+        assert variable in last, f"{variable}={value!r}: the error does not name it: {last}"
+
+
 @pytest.mark.parametrize(
     "variable", ["FAIRLIB_SWEEP_CACHE", "FAIRLIB_SWEEP_JOBS", "FAIRLIB_DASK_SCHEDULER"]
 )
@@ -244,3 +314,83 @@ def test_empty_means_unset_and_a_new_directory_is_accepted(tmp_path):
     assert done.returncode == 0, done.stderr
     build, results, traces = done.stdout.split()
     assert build == str(ROOT / "build") and results == str(new / "results") and traces == str(new)
+
+
+def _mains_in_source():
+    """Every ``def main(argv...)`` at the top of a module of the library, the runner, the
+    benchmarks and the book: (file, function node)."""
+    import ast
+
+    files = [ROOT / "run_all.py"] + [
+        f for d in ("fairlib", "benchmarks", "book") for f in sorted((ROOT / d).rglob("*.py"))
+    ]
+    for path in files:
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if (
+                isinstance(node, ast.FunctionDef)
+                and node.name == "main"
+                and node.args.args
+                and node.args.args[0].arg == "argv"
+            ):
+                yield path, node
+
+
+def test_every_main_checks_its_argv_with_as_argv_before_reading_it():
+    """CONTRIBUTING: a ``main(argv)`` refuses an argv that is not a list of str by name. Only the
+    scaffold, warm and landing called ``fairlib._validate.as_argv``: the others read a str letter by
+    letter (``fetch.main("--list")``) and argparse failed on a non-str with a raw TypeError. The
+    first read of ``argv`` in every main is ``as_argv(argv)``."""
+    import ast
+
+    found, unchecked = [], []
+    for path, node in _mains_in_source():
+        found.append(path)
+        reads = sorted(
+            (n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == "argv"),
+            key=lambda n: (n.lineno, n.col_offset),
+        )
+        checked = {
+            id(call.args[0])
+            for call in ast.walk(node)
+            if isinstance(call, ast.Call)
+            and getattr(call.func, "id", getattr(call.func, "attr", None)) == "as_argv"
+            and call.args
+        }
+        first = next((n for n in reads if isinstance(n.ctx, ast.Load)), None)
+        if first is None or id(first) not in checked:
+            unchecked.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert len(found) >= 9, found  # the entry points and the benchmarks' modules
+    assert not unchecked, f"main(argv) reading argv before as_argv(argv): {unchecked}"
+
+
+@pytest.mark.parametrize("argv", ["--help", ("--help",), ["--help", 1]])
+def test_every_main_refuses_an_argv_that_is_not_a_list_of_text_by_name(argv):
+    import importlib
+
+    from fairlib._validate import InvalidInputError
+
+    for path, _ in _mains_in_source():
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        main = importlib.import_module(module).main
+        with pytest.raises(InvalidInputError, match=r"argv(\[1\])? = "):
+            main(argv)
+
+
+def test_no_command_line_parses_a_number_with_int_or_float():
+    """argparse's ``type=int`` reads "٢٠٢٤" as 2024 and ``type=float`` "inf" and "nan": every
+    option takes ``fairlib._validate.cli_integer`` or ``cli_number``."""
+    import ast
+
+    files = [ROOT / "run_all.py"] + [
+        f for d in ("fairlib", "benchmarks", "book") for f in sorted((ROOT / d).rglob("*.py"))
+    ]
+    loose = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in files
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "add_argument"
+        for kw in node.keywords
+        if kw.arg == "type" and isinstance(kw.value, ast.Name) and kw.value.id in ("int", "float")
+    ]
+    assert not loose, f"options parsed with int or float: {loose}"

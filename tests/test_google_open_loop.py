@@ -106,7 +106,7 @@ def test_sample_ids_is_seeded_and_validated():
 
 def _fleets():
     """Two servers; in the "proportionality" mapping the CPU-rich one is reserved (C), in
-    "frequency" it is public."""
+    "frequency" it is public. Neither has a class D: the sensitivity runs reserve C alone."""
     capacity = np.array([[1.0, 1.0], [1.0, 0.25]])
     return {
         "proportionality": Fleet(capacity, RESOURCES, np.array(["A", "C"]), "test"),
@@ -130,6 +130,7 @@ def test_sensitivity_runs_every_setup_on_the_same_jobs_and_hand_checks_one():
         seeds=2,
         rng=1,
         horizon=300.0,
+        reserved=("C",),
         n_jobs=1,
     )
     assert len(grid) == 2 * 2 * 2 * 3 and set(grid.mechanism) == {"PS-DSF", "DRFH", "TSF"}
@@ -162,6 +163,7 @@ def test_sensitivity_samples_the_same_ids_in_every_model_and_mapping():
         seeds=2,
         rng=5,
         horizon=300.0,
+        reserved=("C",),
         n_jobs=1,
         mechanisms={"PS-DSF": psdsf, "DRFH": drfh, "TSF": tsf},
     )
@@ -174,6 +176,11 @@ def test_sensitivity_and_leads_reject_bad_input():
     jobs = _jobs([[(0, 300, (1, 1))]], [1], [0])
     with pytest.raises(InvalidInputError, match="jobs_by_model = 'daily'"):
         gol.sensitivity({"daily": jobs}, _fleets(), fractions=[1.0], seeds=1, n_jobs=1)
+    # the default reserves C and D, and these fleets have no D: refused before any cell runs
+    with pytest.raises(
+        InvalidInputError, match=r"fleets\['proportionality'\] has no server of class D"
+    ):
+        gol.sensitivity({"lifetime": jobs}, _fleets(), fractions=[1.0], seeds=1, n_jobs=1)
     with pytest.raises(InvalidInputError, match="fleets = 'size'"):
         gol.sensitivity(
             {"lifetime": jobs}, {"size": _fleets()["frequency"]}, fractions=[1.0], seeds=1, n_jobs=1

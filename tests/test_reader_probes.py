@@ -4,6 +4,7 @@ argument and its value)."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import re
 
@@ -20,6 +21,7 @@ from fairlib.traces import (
     google_workload,
     machine_configurations,
     read_batch_task,
+    read_machine_meta,
     read_task_events,
     read_vm,
     read_vms,
@@ -302,3 +304,202 @@ def test_the_byte_precheck_of_integer_fields_agrees_with_reading_them(text, plai
     slow = all(set(row[k]) <= _PLAIN_INTEGER_BYTES for row in lines for k in (0, 2))
     assert slow == plain
     assert _integer_fields_are_plain(text, names, integer) == plain
+
+
+# --- spellings the formats never write, in every reader -------------------------------------------
+
+#: texts no id, time or count of any trace is written as (data.md: digits, with a minus sign at
+#: most): a float's notation, a sign or blank the parsers skip, other scripts' digits, other bases,
+#: digit separators and pandas' default NA strings
+FORBIDDEN_INTEGERS = [
+    "1e3", "5.0", "+5", " 5", "5 ", "١", "0x10", "1_0", "NaN", "nan", "null", "NA", "N/A", "None",
+]  # fmt: skip
+#: texts no amount of any trace is written as: pandas' default NA strings (only an empty field is
+#: missing), other scripts' digits, other bases, digit separators
+FORBIDDEN_NUMBERS = [
+    "NaN", "nan", "-nan", "null", "NA", "N/A", "None", "#N/A", "<NA>", "١", "0x10", "1_0",
+]  # fmt: skip
+
+
+@dataclasses.dataclass
+class _Table:
+    """A reader under test: its column names and dtypes, a good row's fields and the separator, a
+    writer of a file of lines, the reader of that file and how many header lines precede them."""
+
+    names: list
+    dtypes: dict
+    good: list
+    sep: str
+    write: object
+    read: object
+    header: int = 0
+
+    def probe(self, folder, k, value):
+        """Write the good row and then the good row with field ``k`` replaced by ``value``."""
+        bad = list(self.good)
+        bad[k] = value
+        self.write(folder, [self.sep.join(self.good), self.sep.join(bad)])
+        return folder
+
+
+def _google_table(table, row):
+    from fairlib.traces import google
+
+    names, dtypes, total = google._TABLES[table]
+    reader = {
+        "task_events": lambda d: read_task_events([0], directory=d),
+        "job_events": lambda d: google.read_job_events([0], directory=d),
+        "machine_events": lambda d: google.read_machine_events(directory=d),
+    }[table]
+
+    def write(folder, lines):
+        (folder / table).mkdir(parents=True, exist_ok=True)
+        part = folder / table / f"part-00000-of-{total:05d}.csv.gz"
+        part.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+
+    return _Table(names, dtypes, row.split(","), ",", write, reader)
+
+
+def _alibaba_table(table, row):
+    from fairlib.traces import alibaba
+
+    names, dtypes, where = {
+        "machine_meta": (
+            alibaba.MACHINE_META_COLUMNS, alibaba._MACHINE_META_DTYPES, "v2018/machine_meta"
+        ),
+        "batch_task_2017": (
+            alibaba.BATCH_TASK_2017_COLUMNS, alibaba._BATCH_2017_DTYPES, "v2017/batch_task"
+        ),
+        "batch_task_2018": (
+            alibaba.BATCH_TASK_2018_COLUMNS, alibaba._BATCH_2018_DTYPES, "v2018/batch_task"
+        ),
+    }[table]  # fmt: skip
+    version, name = where.split("/")
+    dtypes = {c: ("int64" if c in alibaba._COUNTS else t) for c, t in dtypes.items()}
+
+    def write(folder, lines):
+        path = folder / f"cluster-trace-{version}" / f"{name}.csv.gz"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+
+    def reader(folder):
+        if table == "machine_meta":
+            return read_machine_meta(directory=folder)
+        return read_batch_task(version.removeprefix("v"), directory=folder)
+
+    return _Table(names, dtypes, row.split(","), ",", write, reader)
+
+
+def _bitbrains_table():
+    from fairlib.traces import BITBRAINS_COLUMNS, bitbrains
+
+    dtypes = {
+        c: "int64" if c in bitbrains._INTEGER_COLUMNS else "float64" for c in BITBRAINS_COLUMNS
+    }
+
+    def write(folder, lines):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "1.csv").write_text(
+            ";\t".join(BITBRAINS_HEADER) + "\n" + "\n".join(lines) + "\n", encoding="utf-8"
+        )
+
+    return _Table(
+        BITBRAINS_COLUMNS,
+        dtypes,
+        VM_ROW.split(";\t"),
+        ";\t",
+        write,
+        lambda folder: read_vm(folder / "1.csv"),
+        header=1,
+    )
+
+
+#: every reader, its column kinds taken from the reader's own declarations, so a column added to a
+#: table is probed with no edit here
+READERS = {
+    "google task_events": lambda: _google_table("task_events", ROW),
+    "google job_events": lambda: _google_table("job_events", "0,,6251812952,0,user=,1,name=,lj="),
+    "google machine_events": lambda: _google_table("machine_events", "0,5,0,platform,0.5,0.5"),
+    "alibaba machine_meta": lambda: _alibaba_table("machine_meta", "m_1,0,219,17,96,100,USING"),
+    "alibaba batch_task 2017": lambda: _alibaba_table("batch_task_2017", BATCH_ROW),
+    "alibaba batch_task 2018": lambda: _alibaba_table(
+        "batch_task_2018", "M1,10,j_1,1,Terminated,157297,157325,100,0.39"
+    ),
+    "bitbrains vm": _bitbrains_table,
+}
+
+
+def _kinds(dtypes):
+    integer = [c for c, t in dtypes.items() if t in ("int64", "Int64")]
+    number = [c for c, t in dtypes.items() if t == "float64"]
+    text = [c for c, t in dtypes.items() if t == "string"]
+    return integer, number, text
+
+
+def _refused_at(table, folder, column, label):
+    """The reader refuses the file, naming the bad row's line and the column (by name, or by its
+    header)."""
+    with pytest.raises(TraceFormatError) as caught:
+        table.read(folder)
+    message = str(caught.value)
+    line = 2 + table.header
+    assert re.search(rf"(line {line}\b|:{line}:)", message), message
+    assert column in message or label in message, message
+
+
+@pytest.mark.parametrize("reader_name", sorted(READERS))
+def test_every_reader_reads_its_good_row_and_refuses_forbidden_spellings_by_line_and_column(
+    tmp_path, reader_name
+):
+    """The formats page (data.md): an id, time or count is digits with a minus sign at most, and
+    only an empty field is missing. Each reader read ``1e3``, ``5.0`` and ``+5`` in some integer
+    column (Bitbrains' timestamps and cores) and pandas' NA strings as missing in some number
+    column (Alibaba's ``mem_size``, ``plan_cpu``): every integer and number column of every reader
+    is fed every forbidden spelling."""
+    table = READERS[reader_name]()
+    integer, number, _ = _kinds(table.dtypes)
+    table.write(tmp_path / "good", [table.sep.join(table.good)] * 2)
+    assert len(table.read(tmp_path / "good")) == 2
+    for kind, columns, spellings in (
+        ("integer", integer, FORBIDDEN_INTEGERS),
+        ("number", number, FORBIDDEN_NUMBERS),
+    ):
+        for column in columns:
+            k = list(table.names).index(column)
+            label = BITBRAINS_HEADER[k] if reader_name.startswith("bitbrains") else column
+            for n, spelling in enumerate(spellings):
+                folder = table.probe(tmp_path / f"{kind}-{column}-{n}", k, spelling)
+                _refused_at(table, folder, column, label)
+
+
+@pytest.mark.parametrize(
+    "reader_name", sorted(name for name in READERS if not name.startswith("bitbrains"))
+)
+@pytest.mark.parametrize("spelling", ["NA", "NaN", "null", "None"])
+def test_every_reader_reads_pandas_na_strings_in_a_text_column_as_text(
+    tmp_path, reader_name, spelling
+):
+    """A status or name that reads ``NA`` is text (the Google reader's rule, now every reader's):
+    Alibaba's batch_task read it as missing. Where a text column's own rule refuses the spelling
+    (a machine_meta status is upper-case words), the refusal names the line and the column."""
+    table = READERS[reader_name]()
+    for column in _kinds(table.dtypes)[2]:
+        folder = table.probe(tmp_path / column, list(table.names).index(column), spelling)
+        if reader_name == "alibaba machine_meta" and column == "status" and not spelling.isupper():
+            with pytest.raises(TraceFormatError, match=r"line 2, column status"):
+                table.read(folder)
+            continue
+        assert table.read(folder)[column].iloc[1] == spelling, (reader_name, column)
+
+
+def test_an_empty_memory_in_machine_meta_is_refused(tmp_path):
+    """An empty ``mem_size`` was read as missing, and ``machines_up`` then gave a machine of NaN
+    memory; an empty ``failure_domain_2`` is read as missing, as the real table holds 34."""
+    table = READERS["alibaba machine_meta"]()
+    for column, refused in (("mem_size", True), ("failure_domain_2", False)):
+        folder = table.probe(tmp_path / column, table.names.index(column), "")
+        if refused:
+            with pytest.raises(TraceFormatError, match=rf"line 2, column {column} = nan: empty"):
+                table.read(folder)
+        else:
+            assert table.read(folder)[column].isna().tolist() == [False, True]

@@ -275,6 +275,20 @@ def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
             lambda: scaffold.paper_from_options(*options[:2], "20x4", *options[3:]),
             "--year = '20x4': must be a year",
         ),
+        (  # int() reads other scripts' digits and a sign; a float was cut to a whole year
+            lambda: scaffold.paper_from_options(
+                *options[:2], "\u0662\u0660\u0662\u0664", *options[3:]
+            ),
+            "--year = '\u0662\u0660\u0662\u0664': must be a year",
+        ),
+        (
+            lambda: scaffold.paper_from_options(*options[:2], "+2024", *options[3:]),
+            r"--year = '\+2024': must be a year",
+        ),
+        (
+            lambda: scaffold.paper_from_options(*options[:2], 2024.5, *options[3:]),
+            r"--year = 2024\.5: must be a year",
+        ),
         (
             lambda: scaffold.paper_from_options(*options[:3], "book", *options[4:]),
             "--venue-kind = 'book': must be 'conference-paper'",

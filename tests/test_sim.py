@@ -345,7 +345,7 @@ def test_open_loop_follows_per_window_demands_and_reserved_classes():
     jobs = _timed_jobs(
         [[(0, 300, (1, 0.25)), (300, 600, (0.25, 1))], [(0, 600, (1, 1))]], cls=[0, 2]
     )
-    eligible = sim.class_eligibility(fleet, jobs.scheduling_class)
+    eligible = sim.class_eligibility(fleet, jobs.scheduling_class, reserved=("C",))
     table = sim.open_loop(fleet, jobs, {"drfh": drfh}, eligible=eligible)
     assert table.start.tolist() == [0.0, 300.0] and table.active_jobs.tolist() == [2, 2]
     # job 0 (class 0) may only use server A; job 1 (privileged) takes what is left there and all of
@@ -544,7 +544,7 @@ def test_open_loop_ranges_span_every_placement_of_the_same_totals():
         alone,
         {"psdsf": psdsf, "drfh": drfh},
         ranges=True,
-        eligible=sim.class_eligibility(fleet, alone.scheduling_class),
+        eligible=sim.class_eligibility(fleet, alone.scheduling_class, reserved=("C",)),
     )
     for col in ("cpu_normalised", "memory_normalised"):
         np.testing.assert_allclose(table[f"reserved_low_{col}"], 0.0, atol=1e-7)
@@ -560,7 +560,7 @@ def test_open_loop_ranges_span_every_placement_of_the_same_totals():
         pair,
         {"drfh": drfh},
         ranges=True,
-        eligible=sim.class_eligibility(fleet, pair.scheduling_class),
+        eligible=sim.class_eligibility(fleet, pair.scheduling_class, reserved=("C",)),
     )
     # DRFH: the public job takes A (1 task), the privileged one its cap 0.5, which only C can still
     # hold
@@ -709,6 +709,13 @@ def test_class_eligibility_refuses_unknown_classes_by_name():
         False,
         True,
     ]
+    # a label no server has reserved nothing, silently; each is refused by name and value
+    for reserved, i, label in ((("Z",), 0, "Z"), (("A", "a"), 1, "a")):
+        with pytest.raises(
+            InvalidInputError, match=rf"reserved\[{i}\] = '{label}': no server of the fleet has"
+        ):
+            sim.class_eligibility(fleet, [0, 2], reserved=reserved)
+    assert sim.class_eligibility(fleet, [0, 2], reserved=()).all()
 
 
 def test_replay_open_loop_and_results_refuse_bad_scalars_by_name():

@@ -34,7 +34,10 @@ def _meta(tmp_path, rows: str):
         (",0,219,17,96,100,USING", r"line 2, column machine_id = <NA>: empty"),
         ("m_2,0,219,17,96,150,USING", r"line 2, column mem_size = 150.0: above 100"),
         ("m_2,0,219,17,0,100,USING", r"line 2, column cpu_num = 0.0: not a whole number of cores"),
-        ("m_2,0,219,17,1.5,100,USING", r"line 2, column cpu_num = 1.5: not a whole number"),
+        # a CPU count is written in digits: 1.5 (and 96.0) are refused as no integer's text
+        ("m_2,0,219,17,1.5,100,USING", r"line 2, column 'cpu_num': '1\.5' is not an integer"),
+        ("m_2,0,219,17,96.0,100,USING", r"line 2, column 'cpu_num': '96\.0' is not an integer"),
+        ("m_2,0,219,17,96,,USING", r"line 2, column mem_size = nan: empty"),
         ("m_2,0,219,17,,100,USING", r"line 2, column cpu_num = nan: not a whole number"),
         ("m_2,0,219,17,96,100,using", r"line 2, column status = 'using'"),
         ("m_2,0,219,17,96,100,USING ", r"line 2, column status = 'USING '"),

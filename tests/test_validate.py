@@ -181,3 +181,78 @@ def test_every_iterable_argument_is_read_by_the_shared_helper():
             ):
                 offenders.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
     assert not offenders, offenders
+
+
+@pytest.mark.parametrize(
+    "values, options, message",
+    [
+        ([1.0, 2.5], {"whole": True}, r"column 'x' = 2\.5: must be finite, whole"),
+        (
+            [1.0, 101.0],
+            {"maximum": 100.0},
+            r"column 'x' = 101\.0: must be finite and >= 0 and <= 100",
+        ),
+        ([1.0, np.nan], {"allow_missing": False}, r"column 'x' = nan: must be present, finite"),
+        ([1.0, -3.0], {"sign": None, "whole": True, "maximum": 0.0}, r"column 'x' = 1\.0"),
+    ],
+)
+def test_check_columns_refuses_fractions_values_above_a_maximum_and_missing_values(
+    values, options, message
+):
+    import pandas as pd
+
+    from fairlib._validate import check_columns
+
+    with pytest.raises(InvalidInputError, match=r"t row \d \(index \d\), " + message):
+        check_columns(pd.DataFrame({"x": values}), "t", ["x"], **options)
+    check_columns(pd.DataFrame({"x": [1.0, np.nan, 100.0]}), "t", ["x"], whole=True, maximum=100.0)
+
+
+@pytest.mark.parametrize("text", ["٢٠٢٤", "+5", " 5", "5 ", "1_000", "5.0", "1e3", "0x10", "", "-"])
+def test_as_integer_text_takes_ascii_digits_with_a_minus_sign_at_most(text):
+    """int() reads all of these but the last four; a command line, an environment variable and a
+    trace write an integer in ASCII digits."""
+    import argparse
+
+    from fairlib._validate import as_integer_text, cli_integer
+
+    with pytest.raises(
+        InvalidInputError, match="--year = .*: must be an integer written in digits"
+    ):
+        as_integer_text(text, "--year")
+    with pytest.raises(argparse.ArgumentTypeError, match="must be an integer written in digits"):
+        cli_integer(text)
+    assert as_integer_text("-12", "n") == -12 and cli_integer("2024") == 2024
+    with pytest.raises(InvalidInputError, match=r"n = 0: must be an integer from 1 to 5"):
+        as_integer_text("0", "n", minimum=1, maximum=5)
+
+
+@pytest.mark.parametrize("text", ["inf", "nan", "-inf", "1e400", "١.٥", "1_0", "0x10", "", "."])
+def test_as_number_text_takes_finite_numbers_in_ascii_digits(text):
+    import argparse
+
+    from fairlib._validate import as_number_text, cli_number
+
+    with pytest.raises(InvalidInputError, match="--rtol = "):
+        as_number_text(text, "--rtol")
+    with pytest.raises(argparse.ArgumentTypeError):
+        cli_number(text)
+    assert [cli_number(t) for t in ("1e-9", "0.5", ".5", "5.", "-2E+3")] == [
+        1e-9,
+        0.5,
+        0.5,
+        5.0,
+        -2e3,
+    ]
+
+
+@pytest.mark.parametrize("suffix", ["/", "/.", "/..", "//"])
+def test_as_path_refuses_a_file_path_that_names_a_directory_by_its_form(tmp_path, suffix):
+    """``Path("out/ts.csv/")`` is ``out/ts.csv``: a writer given a trailing separator wrote a file
+    where a directory was meant. Every file argument checked by ``as_path`` refuses it."""
+    from fairlib._validate import as_path
+
+    with pytest.raises(InvalidInputError, match="path = .*: names a directory"):
+        as_path(str(tmp_path / "ts.csv") + suffix, "path", kind="file")
+    as_path(str(tmp_path / "ts.csv") + suffix, "folder", kind="directory")  # a folder may
+    assert as_path(tmp_path / "ts.csv", "path").name == "ts.csv"

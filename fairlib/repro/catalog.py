@@ -33,7 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from .._validate import InvalidInputError, _short, as_count, as_instance, as_labels, as_path
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_argv,
+    as_count,
+    as_instance,
+    as_labels,
+    as_path,
+)
 
 __all__ = [
     "Paper",
@@ -743,6 +751,7 @@ def library_modules(nb: Notebook) -> list[str]:
 def main(argv=None) -> int:
     """``python -m fairlib.repro.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the
     catalogue, or what ``make test-paper`` runs for one paper."""
+    argv = as_argv(argv)
     import argparse
     import sys
 

@@ -101,6 +101,7 @@ import argparse
 import ast
 import json
 import keyword
+import numbers
 import os
 import re
 import shutil
@@ -109,7 +110,7 @@ import sys
 from pathlib import Path
 
 from .. import paths
-from .._validate import as_argv, as_tolerance
+from .._validate import as_argv, as_integer_text, as_tolerance, cli_integer, cli_number
 from .catalog import VENUE_KINDS, Paper
 
 __all__ = [
@@ -560,7 +561,8 @@ def paper_from_options(
     title : str
         ``--title``.
     year : int or str
-        ``--year``.
+        ``--year``: an integer, or its text in ASCII digits (``"٢٠٢٤"`` and ``"+2024"`` are
+        refused).
     venue_kind : str
         ``--venue-kind``: ``"conference-paper"`` or ``"article"``.
     venue : str
@@ -608,9 +610,14 @@ def paper_from_options(
                 'e.g. "Johari, Ramesh; Tsitsiklis, John N.")'
             )
         pairs.append(tuple(parts))
+    # a year given as text is written in ASCII digits: int() would also read "٢٠٢٤" or "+2024"
     try:
+        if isinstance(year, str):
+            year = as_integer_text(year, "--year")
+        elif isinstance(year, bool) or not isinstance(year, numbers.Integral):
+            raise ValueError(year)
         year = int(year)
-    except (TypeError, ValueError):
+    except ValueError:
         raise ScaffoldError(f"--year = {year!r}: must be a year, e.g. 2024") from None
     try:
         return Paper(tuple(pairs), title, venue_kind, venue, year, url, notes=notes or "")
@@ -2421,7 +2428,7 @@ def main(argv=None) -> int:
     m.add_argument(
         "--equilibrium",
         metavar="TOL",
-        type=float,
+        type=cli_number,
         help="with --game or --new-model: the rule reaches a Nash equilibrium, its residual at "
         "most TOL (e.g. 1e-9); registered with the equilibrium capability and tol=TOL",
     )
@@ -2443,15 +2450,18 @@ def main(argv=None) -> int:
         "(fairlib/repro/verify.py, docs/verify.md)",
     )
     t.add_argument("key", metavar="KEY", help="the notebook's key, in the catalogue")
-    t.add_argument("--rtol", required=True, type=float, help="relative tolerance, e.g. 1e-6")
-    t.add_argument("--atol", required=True, type=float, help="absolute tolerance, e.g. 1e-9")
+    t.add_argument("--rtol", required=True, type=cli_number, help="relative tolerance, e.g. 1e-6")
+    t.add_argument("--atol", required=True, type=cli_number, help="absolute tolerance, e.g. 1e-9")
     t.add_argument(
         "--reason",
         required=True,
         help="what bounds the move between CPUs, e.g. the solver's stopping test",
     )
     t.add_argument(
-        "--digits", type=int, default=10, help="significant digits the tables report (default 10)"
+        "--digits",
+        type=cli_integer,
+        default=10,
+        help="significant digits the tables report (default 10)",
     )
     args = ap.parse_args(as_argv(argv))
     try:

@@ -38,8 +38,8 @@ from .._validate import (
     as_flag,
     as_instance,
     as_labels,
-    as_number,
     as_path,
+    as_tolerance,
     result_type,
 )
 from ..tolerances import DEFAULT_ATOL, DEFAULT_RTOL
@@ -696,9 +696,9 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
     committed, fresh : str
         The two cells as written in the CSV files.
     rtol : float
-        Relative tolerance.
+        Relative tolerance: 0 (exact) or from 1e-15 to 0.1.
     atol : float, default 0.0
-        Absolute tolerance.
+        Absolute tolerance: 0 or from 1e-15 to 0.1.
 
     Returns
     -------
@@ -709,7 +709,7 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
     --------
     >>> compare_values("0.002833789932588676", "0.0028337899325886766", rtol=1e-9)[0]
     True
-    >>> tuple(compare_values("12", "13", rtol=0.5))
+    >>> tuple(compare_values("12", "13", rtol=0.1))
     (False, inf)
     """
     as_instance(committed, str, "committed")
@@ -718,8 +718,10 @@ def compare_values(committed: str, fresh: str, *, rtol: float, atol: float = 0.0
 
 
 def _tolerance(value: float, name: str) -> float:
-    """A relative or absolute tolerance: a finite number >= 0 (0: exact)."""
-    return as_number(value, name, inclusive=True)
+    """A relative or absolute tolerance, as every tolerance of the library
+    (:func:`fairlib._validate.as_tolerance`): 0 (exact) or from 1e-15 to 0.1; an infinite or huge
+    one would pass every comparison."""
+    return as_tolerance(value, name, zero=True)
 
 
 def _compare_values(committed: str, fresh: str, rtol: float, atol: float) -> Comparison:
@@ -756,7 +758,7 @@ def compare_text(
     committed, fresh : str
         The two files' text.
     rtol : float, default 1e-9
-        Relative tolerance for numbers.
+        Relative tolerance for numbers: 0 (exact) or from 1e-15 to 0.1.
     sep : str, default ``r";\\t|[,;\\t]"``
         The field separator, a regular expression.
 
@@ -863,9 +865,10 @@ def compare_table(
     committed, fresh : pathlib.Path
         The two CSV files.
     rtol : float, default DEFAULT_RTOL
-        Relative tolerance of the columns ``tolerances`` does not cover.
+        Relative tolerance of the columns ``tolerances`` does not cover: 0 (exact) or from 1e-15
+        to 0.1.
     atol : float, default DEFAULT_ATOL
-        Absolute tolerance of those columns.
+        Absolute tolerance of those columns, likewise.
     exclude : iterable of str, default ()
         Columns left out (wall-clock timings).
     sensitive : dict of str to str, optional
@@ -1053,7 +1056,7 @@ def verify_results(
         The fresh run's results.
     rtol : float, default DEFAULT_RTOL
         Relative tolerance of the columns declared nowhere (of every column with
-        ``declared=False``).
+        ``declared=False``): 0 (exact) or from 1e-15 to 0.1.
     atol : float, default DEFAULT_ATOL
         Absolute tolerance, likewise.
     declared : bool, default True

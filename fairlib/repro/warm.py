@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_argv, as_flag, as_instance, as_labels
+from .._validate import InvalidInputError, as_argv, as_flag, as_instance, as_labels, cli_integer
 
 if TYPE_CHECKING:
     from ..games import GameMechanism
@@ -521,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument(
         "--jobs",
-        type=int,
+        type=cli_integer,
         default=1,
         help="worker processes compiling at once (default 1; make install uses 2)",
     )

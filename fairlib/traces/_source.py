@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from .. import paths
+from .. import _validate, paths
 
 if TYPE_CHECKING:
     import numpy as np
@@ -243,12 +243,114 @@ def _check_text(data: bytes, raw: npt.NDArray[np.uint8], path: Path, first_line:
         raise TraceFormatError(f"{path}, line {line}: {what} (the trace is UTF-8 text)")
 
 
-#: an integer field's text: ASCII digits, an optional sign, surrounding blanks (never 1e3, 5.0 or
-#: 0x10)
-#: an integer field's text: digits, with a minus for a negative value (which the range checks then
-#: refuse where the format forbids it); a plus sign or a blank, which the CSV parser would skip, is
-#: not what the formats write
-_INTEGER_TEXT = r"-?[0-9]+"
+#: an integer field's text (an id, time or count, in every format): ASCII digits, with a minus for a
+#: negative value (which the range checks then refuse where the format forbids it); a float's
+#: notation (``1e3``, ``5.0``), a plus sign or a blank, which the parsers would read as an integer,
+#: is not what the formats write. The library's one rule for integers written as text.
+INTEGER_TEXT = _validate.INTEGER_TEXT
+
+#: the only text every reader reads as a missing value: an empty field. pandas would also read its
+#: default NA strings (``NA``, ``NaN``, ``null``, ``N/A``, ``None``, ...) as missing: in a text
+#: column they are text (a name may read ``NA``), and in a number column they are no number
+MISSING_VALUES = ("",)
+
+
+def read_csv_text(
+    data: bytes, names: list[str], dtypes: Mapping[str, str] | type, **options: Any
+) -> Any:
+    """``pandas.read_csv`` of a headerless trace table, as every CSV reader parses one: ``names``
+    in file order, ``dtypes`` per column, only :data:`MISSING_VALUES` read as missing (or, with
+    ``dtypes=str``, every field as its text, an empty one ``""``), a line with too many fields an
+    error.
+
+    Parameters
+    ----------
+    data : bytes
+        The table's lines (a header already cut off).
+    names : list of str
+        The column names, in file order.
+    dtypes : mapping of str to str, or str
+        Each column's dtype, or ``str`` to read every field as its text.
+    **options
+        Further ``pandas.read_csv`` options (``usecols``, ``chunksize``, ``skiprows``,
+        ``skipinitialspace``).
+
+    Returns
+    -------
+    pandas.DataFrame or pandas.io.parsers.TextFileReader
+        The table (an iterator of chunks with ``chunksize``).
+    """
+    import io
+
+    import pandas as pd
+
+    # read as text, every field is its text (an empty one ""); read as values, only an empty field
+    # is missing
+    missing = {"na_filter": False} if dtypes is str else {"na_values": list(MISSING_VALUES)}
+    return pd.read_csv(
+        io.BytesIO(data),
+        header=None,
+        names=names,
+        dtype=dtypes,
+        on_bad_lines="error",
+        keep_default_na=False,
+        **missing,
+        **options,
+    )
+
+
+def not_integer_text(values: pd.Series) -> np.ndarray:
+    """Which texts are present (not :data:`MISSING_VALUES`) but no :data:`INTEGER_TEXT`.
+
+    Parameters
+    ----------
+    values : pandas.Series of str
+        The fields' texts, as in the file.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool, one per value.
+    """
+    present = ~values.isin(MISSING_VALUES)
+    return (present & ~values.str.fullmatch(INTEGER_TEXT).fillna(False)).to_numpy(dtype=bool)
+
+
+def parse_number_texts(values: pd.Series, *, integer: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Fields' texts as numbers, by the rules every reader applies: an integer field holds
+    :data:`INTEGER_TEXT`; a number field a decimal or scientific number (blanks around it are
+    dropped), never one of pandas' NA strings (``NaN``, ``null``, ``NA``), another script's digits,
+    ``0x10`` or ``1_0``; an infinity is read as one, for the callers' range checks to refuse.
+
+    Parameters
+    ----------
+    values : pandas.Series of str
+        The fields' texts, as in the file.
+    integer : bool
+        Whether the fields are integers (ids, times, counts).
+
+    Returns
+    -------
+    values : numpy.ndarray
+        The numbers, float64 (NaN where bad).
+    bad : numpy.ndarray
+        Bool: the fields that are not such a number (an empty one included).
+    """
+    import numpy as np
+    import pandas as pd
+
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = np.isnan(numbers)
+    if integer and values.size:
+        # only digits and minus signs in the whole column (a look at its bytes, a fraction of the
+        # per-field pattern match): then a text that is no integer is no number either ("-",
+        # "5-3", ""), already bad
+        odd = np.ones(256, dtype=bool)
+        odd[list(b"0123456789-\n")] = False
+        joined = np.frombuffer("\n".join(values.tolist()).encode("utf-8"), dtype=np.uint8)
+        if odd[joined].any():
+            bad |= not_integer_text(values)
+    return np.where(bad, np.nan, numbers), bad
 
 
 #: the bytes an integer field may hold without a closer look: digits and a minus (and the carriage
@@ -295,27 +397,18 @@ def _check_integer_text(
     float's notation (``1e3``, ``5.0``), which the CSV parser would turn into an integer, is refused
     naming the file, line, column and value. Empty fields and texts that are not numbers at all are
     left to the callers' other checks."""
-    import io
-
     import pandas as pd
 
     if not integer or _integer_fields_are_plain(data, names, integer):
         return
-    text = pd.read_csv(
-        io.BytesIO(data),
-        header=None,
-        names=names,
-        usecols=list(integer),
-        dtype=str,
-        keep_default_na=False,
-    )
+    text = read_csv_text(data, names, str, usecols=list(integer))
     for col in [c for c in names if c in integer]:
         values = text[col]
-        odd = ~values.str.fullmatch(_INTEGER_TEXT) & (values != "")
+        odd = not_integer_text(values)
         if not odd.any():
             continue
         number = pd.to_numeric(values.where(odd, "0").str.strip(), errors="coerce").notna()
-        bad = (odd & number).to_numpy()
+        bad = odd & number.to_numpy()
         if bad.any():
             k = int(bad.argmax())
             raise TraceFormatError(
@@ -397,20 +490,11 @@ def locate_bad_number(
         Naming file, line, column and value, when a bad value is found (it returns only when none
         is).
     """
-    import io
-
     import numpy as np
     import pandas as pd
 
     first = 1 + skiprows if first_line is None else first_line + skiprows
-    text = pd.read_csv(
-        io.BytesIO(data),
-        header=None,
-        names=names,
-        dtype=str,
-        skiprows=skiprows,
-        keep_default_na=False,
-    )
+    text = read_csv_text(data, names, str, skiprows=skiprows)
     for col in required:
         empty = text[col].str.strip() == ""
         if empty.any():

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, as_instance, as_number
+from .._validate import InvalidInputError, as_instance, as_number, check_columns
 from ._source import (
     TraceFormatError,
     check_field_counts,
@@ -25,6 +25,7 @@ from ._source import (
     check_values,
     locate_bad_number,
     missing_hint,
+    read_csv_text,
     read_bytes,
     trace_folder,
 )
@@ -131,6 +132,11 @@ def alibaba_dir(directory: os.PathLike[str] | str | None = None) -> Path:
 _NONNEGATIVE = ["cpu_num", "mem_size", "instance_num", "plan_cpu", "plan_mem", "time"]
 
 
+#: the counts read as floats (a whole number checked after the read, with its own message) whose
+#: text is still an integer's: a machine's CPU count is written ``96``, never ``96.0`` or ``+96``
+_COUNTS = ("cpu_num",)
+
+
 #: an end this many seconds before its start is accepted: the v2017 excerpt holds a task that ends 1
 #: s before it was created (the trace's times are whole seconds); any earlier end is refused
 _END_SLACK_S = 1
@@ -146,8 +152,6 @@ def _read(
     """One Alibaba table, strictly; ``order``: its (start, end) columns, an end no earlier than its
     start (less :data:`_END_SLACK_S`; an end of 0 is not checked: the task had not ended within the
     window)."""
-    import io
-
     data = read_bytes(path, f"Alibaba {what}", missing_hint("alibaba_clusterdata"))
     first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
     skip = 1 if first.replace(" ", "").startswith(_V2017_HEADER_START) else 0
@@ -156,17 +160,16 @@ def _read(
         raise TraceFormatError(f"{path}: Alibaba {what} has a header but no rows")
     check_field_counts(body, path, len(names), first_line=1 + skip)
     _check_integer_text(
-        body, path, names, [c for c, t in dtypes.items() if t in ("int64", "Int64")], 1 + skip
+        body,
+        path,
+        names,
+        [c for c, t in dtypes.items() if t in ("int64", "Int64") or c in _COUNTS],
+        1 + skip,
     )
     try:
-        df = pd.read_csv(
-            io.BytesIO(body),
-            header=None,
-            names=names,
-            dtype=dtypes,
-            on_bad_lines="error",
-            skipinitialspace=True,
-        )
+        # an empty field is the only missing value (a plan left out): "NaN" or "null" in a number
+        # column is no number, "NA" in a status is text
+        df = read_csv_text(body, names, dtypes, skipinitialspace=True)
     # pandas: OverflowError for an id beyond int64, TypeError for 1.5 in a nullable integer column
     except (ValueError, TypeError, OverflowError, pd.errors.ParserError) as exc:
         locate_bad_number(
@@ -205,9 +208,10 @@ def read_machine_meta(*, directory: os.PathLike[str] | str | None = None) -> pd.
         When the file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
         When the file is a directory, truncated, corrupt or empty, a line has the wrong number of
-        fields, or a value is not a number, missing where required or negative, a row names no
-        machine, a memory is above 100 or a status is not written in upper case (e.g. ``USING``),
-        naming the file, line and column.
+        fields, or a value is not a number (pandas' NA strings such as ``NaN`` and ``null`` are
+        not), missing where required or negative, a time or CPU count is not written in digits, a
+        row names no machine or no memory, a memory is above 100 or a status is not written in upper
+        case (e.g. ``USING``), naming the file, line and column.
     """
     path = alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz"
     df = _read(path, MACHINE_META_COLUMNS, _MACHINE_META_DTYPES, "v2018 machine_meta")
@@ -222,8 +226,8 @@ _STATUS = r"[A-Z]+(?:_[A-Z]+)*"
 
 def _check_machine_meta(df: pd.DataFrame, path: Path) -> None:
     """The rules docs/data.md states for v2018 machine_meta that a number's format does not carry:
-    every row names its machine, a machine has a whole number of cores >= 1, memory is normalised
-    to at most 100, and a status is written as the
+    every row names its machine, a machine has a whole number of cores >= 1 and a memory, memory is
+    normalised to at most 100, and a status is written as the
     trace writes it (:data:`_STATUS`); the first offence is named with its line (headerless file:
     row ``i`` is line ``i + 1``)."""
     rules = (
@@ -233,6 +237,7 @@ def _check_machine_meta(df: pd.DataFrame, path: Path) -> None:
             df["cpu_num"].isna() | (df["cpu_num"] < 1) | (df["cpu_num"] % 1 != 0),
             "not a whole number of cores >= 1: a machine has cores",
         ),
+        ("mem_size", df["mem_size"].isna(), "empty: every machine has a memory"),
         ("mem_size", df["mem_size"] > 100, "above 100: memory is normalised 0-100"),
         (
             "status",
@@ -279,8 +284,9 @@ def read_batch_task(
         When the file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
         When the file is a directory, truncated, corrupt or empty, a line has the wrong number of
-        fields, or a value is not a number, missing where required or negative, naming the file,
-        line and column.
+        fields, or a value is not a number (only an empty plan is missing: ``NaN`` and ``null`` are
+        refused), missing where required or negative, or an id, time or count is not written in
+        digits, naming the file, line and column.
     InvalidInputError
         When ``version`` is neither ``"2017"`` nor ``"2018"``.
     """
@@ -324,6 +330,15 @@ def machines_up(machine_meta: pd.DataFrame, at_s: float) -> np.ndarray:
     numpy.ndarray
         ``(machines, 2)`` float64 capacities.
 
+    Raises
+    ------
+    InvalidInputError
+        When ``machine_meta`` is not a DataFrame or lacks a column, ``at_s`` is not a finite number
+        >= 0, or a column breaks the rules :func:`read_machine_meta` applies (docs/data.md): a
+        ``time`` that is not a present whole number, a ``cpu_num`` that is not a whole number >= 1,
+        a ``mem_size`` missing, negative or above 100, a ``machine_id`` or ``status`` that is not
+        text — naming the column, the row and the value.
+
     Examples
     --------
     >>> meta = pd.DataFrame({"machine_id": ["m_1", "m_2", "m_1"], "time": [0, 0, 50],
@@ -337,12 +352,34 @@ def machines_up(machine_meta: pd.DataFrame, at_s: float) -> np.ndarray:
     if missing:
         raise InvalidInputError(f"machine_meta: missing columns {sorted(missing)}")
     at_s = as_number(at_s, "at_s", inclusive=True)
+    # the rules read_machine_meta applies to the file, for a frame built or edited by hand: a
+    # negative core count or a NaN memory would become a capacity, a machine without an id would be
+    # dropped by the grouping
+    check_columns(meta, "machine_meta", ["time"], whole=True, allow_missing=False)
+    check_columns(meta, "machine_meta", ["cpu_num"], sign="> 0", whole=True, allow_missing=False)
+    check_columns(meta, "machine_meta", ["mem_size"], maximum=100.0, allow_missing=False)
+    _check_text_columns(meta, "machine_meta", ["machine_id", "status"])
     seen = meta[meta.time <= at_s].sort_values(["machine_id", "time"], kind="stable")
     last = seen.groupby("machine_id", sort=True).tail(1)
     up = last[last.status == "USING"]
     return np.column_stack(
         [up.cpu_num.to_numpy(float), up.mem_size.to_numpy(float) / 100.0]
     ).reshape(-1, 2)
+
+
+def _check_text_columns(frame: pd.DataFrame, name: str, columns: list[str]) -> None:
+    """Each of ``columns`` holds text in every row: a missing or non-text value is refused naming
+    the table, the row and the column."""
+    for col in columns:
+        text = frame[col].map(lambda v: isinstance(v, str), na_action=None).to_numpy(dtype=bool)
+        if not text.all():
+            k = int(np.argmin(text))
+            value, label = frame[col].iloc[k], frame.index[k]
+            label = label.item() if isinstance(label, np.generic) else label
+            raise InvalidInputError(
+                f"{name} row {k} (index {label!r}), column {col!r} = {value!r}: must be text (an "
+                "id or status, as read_machine_meta reads it)"
+            )
 
 
 def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
@@ -365,6 +402,16 @@ def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
         it is, v2018's 0-100 divided by 100). ``attrs["skipped"]`` counts the present tasks left
         out: without a plan (empty ``plan_cpu`` or ``plan_mem``), or with a zero plan or no
         instance.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``batch_task`` is not a DataFrame with the v2017 or v2018 columns, ``at_s`` is not a
+        finite number >= 0, or a column breaks the rules :func:`read_batch_task` applies
+        (docs/data.md): a start or end time that is not a present whole number, an
+        ``instance_num`` that is not a whole number >= 0, a ``plan_cpu`` or ``plan_mem`` that is
+        negative or infinite (an empty one is a task without a plan) — naming the column, the row
+        and the value.
 
     Examples
     --------
@@ -395,6 +442,13 @@ def tasks_present(batch_task: pd.DataFrame, at_s: float) -> pd.DataFrame:
             f"batch_task: expected the v2017 or v2018 columns of read_batch_task, got "
             f"{list(batch.columns)}"
         )
+    # the rules read_batch_task applies to the file, for a frame built or edited by hand: a
+    # negative plan would become a negative demand, 2.7 instances would be cut to 2
+    check_columns(
+        batch, "batch_task", [begin, "end_time"], sign=None, whole=True, allow_missing=False
+    )
+    check_columns(batch, "batch_task", ["instance_num"], whole=True)
+    check_columns(batch, "batch_task", ["plan_cpu", "plan_mem"])
     present = batch[(batch[begin] <= at_s) & (batch.end_time > at_s)]
     planned = present.plan_cpu.notna() & present.plan_mem.notna()
     out = pd.DataFrame(

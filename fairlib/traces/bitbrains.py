@@ -23,8 +23,16 @@ from typing import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, _short, as_flag, as_path, as_sequence, check_choice
-from ._source import missing_hint, source_of, trace_folder
+from .._validate import (
+    InvalidInputError,
+    _names_a_directory,
+    _short,
+    as_flag,
+    as_path,
+    as_sequence,
+    check_choice,
+)
+from ._source import missing_hint, parse_number_texts, source_of, trace_folder
 from .google import TraceFormatError
 
 __all__ = [
@@ -58,6 +66,10 @@ BITBRAINS_HEADER = [
 #: the latest timestamp the readers and :func:`write_vm` accept (Unix seconds; 2^53, exact in a
 #: float64)
 MAX_TIMESTAMP = 2**53
+
+#: the columns holding integers (a time in seconds, a count), written in digits as
+#: :data:`fairlib.traces._source.INTEGER_TEXT` says
+_INTEGER_COLUMNS = ("time", "cpu_cores")
 
 #: the returned column names, in file order
 BITBRAINS_COLUMNS = [
@@ -107,6 +119,11 @@ def _as_path(path: object, name: str) -> Path:
             f"{name} = {_short(path)}: expected a file path (str or Path), got "
             f"{type(path).__name__}"
         )
+    if _names_a_directory(os.fspath(path)):  # Path("1.csv/") would be the file 1.csv
+        raise InvalidInputError(
+            f"{name} = {os.fspath(path)!r}: names a directory (it ends in a separator, '.' or "
+            "'..'), expected a file"
+        )
     return Path(path)
 
 
@@ -143,11 +160,13 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
     FileNotFoundError
         The file does not exist.
     InvalidInputError
-        ``path`` is not a str or Path.
+        ``path`` is not a str or Path, or names a directory by its form (it ends in a separator).
     TraceFormatError
-        ``path`` is a directory; wrong header, a row with the wrong number of fields, a value
-        that is not a number, or a truncated gzip stream — the message names the file and the line
-        (1-based, header = line 1).
+        ``path`` is a directory; wrong header, a row with the wrong number of fields (separated by
+        ``;`` and a tab), a value that is not a number (pandas' NA strings such as ``NaN`` are
+        not), a timestamp or core count not written in digits (``1e3``, ``2.0`` and ``+2`` are
+        refused), or a truncated gzip stream — the message names the file and the line (1-based,
+        header = line 1).
     """
     path = _as_path(path, "path")
     if path.is_dir():
@@ -169,23 +188,30 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             raise TraceFormatError(f"{path}:{number}: empty line")
-        fields = line.split(";")
+        # the documented separator, ";" and a tab: a field then holds its value alone
+        fields = line.split(";\t")
         if len(fields) != len(BITBRAINS_COLUMNS):
             raise TraceFormatError(
-                f"{path}:{number}: {len(fields)} fields, expected {len(BITBRAINS_COLUMNS)}"
+                f"{path}:{number}: {len(fields)} fields, expected {len(BITBRAINS_COLUMNS)} "
+                "(separated by ';' and a tab)"
             )
         rows.append(fields)
     raw = np.array(rows, dtype=object).reshape(-1, len(BITBRAINS_COLUMNS))
     out = {}
     for j, name in enumerate(BITBRAINS_COLUMNS):
-        values = pd.to_numeric(pd.Series(raw[:, j], dtype="string").str.strip(), errors="coerce")
-        bad = values.isna().to_numpy()
+        integer = name in _INTEGER_COLUMNS
+        arr, bad = parse_number_texts(pd.Series(raw[:, j], dtype=str), integer=integer)
         if bad.any():
             i = int(np.argmax(bad))
-            raise TraceFormatError(
-                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not a number"
+            what = (
+                "not a whole number written in digits (a time or count holds digits, with a minus "
+                "sign at most)"
+                if integer
+                else "not a number"
             )
-        arr = values.to_numpy(dtype=np.float64)
+            raise TraceFormatError(
+                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j]!r} is {what}"
+            )
         bad = np.isinf(arr) | (arr < 0)
         if bad.any():
             i = int(np.argmax(bad))
@@ -195,17 +221,6 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
             )
         out[name] = arr
     frame = pd.DataFrame(out)
-    for j, name, what in (
-        (0, "time", "a whole number of seconds"),
-        (1, "cpu_cores", "a whole number"),
-    ):
-        whole = frame[name].to_numpy()
-        bad = whole != np.round(whole)
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise TraceFormatError(
-                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is not {what}"
-            )
     seconds = frame["time"].to_numpy()
     # read as float64, exact only up to 2^53: a larger timestamp (a 20-digit one would even wrap
     # around int64) is no time the trace can hold
@@ -384,6 +399,13 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     -------
     Path
         ``path``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``path`` is not a str or Path, is a directory or names one by its form (``"ts.csv/"``,
+        which would have written the file ``ts.csv``), when ``frame`` is not a DataFrame or lacks a
+        column, or when a value is one :func:`read_vm` refuses; nothing is written.
     """
     import os
     import uuid

@@ -38,13 +38,14 @@ import shutil
 import sys
 import tarfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from .._validate import InvalidInputError, as_parts, as_sequence, check_choice
+from .._validate import InvalidInputError, as_argv, as_parts, as_sequence, check_choice, cli_integer
 
 __all__ = [
     "SOURCES",
@@ -235,6 +236,33 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
+#: the schemes a mirror's address may use (what urllib opens: a web server, or a local copy)
+MIRROR_SCHEMES = ("http", "https", "file")
+
+
+def _as_base_url(value: object, name: str = "base_url") -> str | None:
+    """``value``, a mirror's address (None: the sources' own), or an error naming ``name``: text
+    with a scheme of :data:`MIRROR_SCHEMES`, a host for http(s), and no blank (urllib would raise
+    its own ValueError naming neither the option nor the value at the first download)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(
+            f"{name} = {value!r}: expected a URL (text), got {type(value).__name__}"
+        )
+    parts = urllib.parse.urlsplit(value)
+    if (
+        parts.scheme not in MIRROR_SCHEMES
+        or (parts.scheme != "file" and not parts.netloc)
+        or any(c.isspace() for c in value)
+    ):
+        raise InvalidInputError(
+            f"{name} = {value!r}: expected the URL of a mirror, http://host/..., https://host/... "
+            "or file:///folder"
+        )
+    return value
+
+
 def fetch(
     name: str,
     *,
@@ -264,7 +292,7 @@ def fetch(
         The trace directory (default :func:`fairlib.paths.trace_dir`); files go to
         ``dest/<folder>``.
     base_url : str, optional
-        Download from this mirror instead of the source's URL.
+        Download from this mirror instead of the source's URL (http, https or file).
     progress : bool, default True
         Show a progress bar per file and print each file's checksum.
     timeout : float, default 60.0
@@ -278,7 +306,8 @@ def fetch(
     Raises
     ------
     InvalidInputError
-        When the name, a table or a part is unknown, or ``dest`` is not a directory path.
+        When the name, a table or a part is unknown, ``dest`` is not a directory path or
+        ``base_url`` is not an http(s) or file URL.
     RuntimeError
         Naming the URL on an HTTP or network error, and on a checksum mismatch (the downloaded file
         is removed).
@@ -286,6 +315,7 @@ def fetch(
     from tqdm import tqdm
 
     rel_paths = files_for(name, tables, parts)  # refuses an unknown name
+    base_url = _as_base_url(base_url)
     source = SOURCES[name]
     if dest is not None:
         if not isinstance(dest, (str, os.PathLike)):
@@ -394,7 +424,7 @@ def fetch_for_notebooks(
     Parameters
     ----------
     base_url : str, optional
-        Download from this mirror instead of the sources' URLs.
+        Download from this mirror instead of the sources' URLs (http, https or file).
     progress : bool, default True
         Show the downloads' progress.
     timeout : float, default 30.0
@@ -406,7 +436,13 @@ def fetch_for_notebooks(
         ``{trace: "found at <dir>" | "fetched to <dir>" | "unavailable: <reason>"}``; it never
         raises on a network failure (the notebooks then run on synthetic stand-ins, labelled as
         such: :func:`fairlib.traces.real_or_synthetic`).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``base_url`` is not an http(s) or file URL (checked before anything is fetched).
     """
+    base_url = _as_base_url(base_url)
     status = {}
     for name, (tables, parts) in NOTEBOOK_DATA.items():
         found = paths.find_traces(SOURCES[name].folder)
@@ -474,13 +510,14 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 0 on success (``--notebooks`` also on a network failure, which it reports),
         1 when a download failed, 2 when an argument is refused (its message names it).
     """
+    argv = as_argv(argv)
     ap = argparse.ArgumentParser(
         prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0]
     )
     ap.add_argument("name", nargs="?", help=f"one of {sorted(SOURCES)}")
     ap.add_argument("--tables", nargs="+", help="tables to fetch (default: all of the trace)")
     ap.add_argument(
-        "--parts", nargs="+", type=int, help="part numbers of sharded tables (default: all)"
+        "--parts", nargs="+", type=cli_integer, help="part numbers of sharded tables (default: all)"
     )
     ap.add_argument("--dest", help="trace directory (default: FAIRLIB_TRACE_DIR or data/traces)")
     ap.add_argument("--base-url", help="download from this mirror instead")
@@ -492,6 +529,11 @@ def main(argv: list[str] | None = None) -> int:
         "say so and exit 0 (the notebooks then run on labelled synthetic data)",
     )
     args = ap.parse_args(argv)
+    try:
+        _as_base_url(args.base_url, "--base-url")
+    except InvalidInputError as exc:  # a usage error, as argparse's own
+        print(f"fetch: {exc}", file=sys.stderr)
+        return 2
     if args.notebooks:
         for name, state in fetch_for_notebooks(base_url=args.base_url).items():
             print(

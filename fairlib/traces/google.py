@@ -38,6 +38,7 @@ from ._source import (
     check_ranges,
     check_values,
     locate_bad_number,
+    read_csv_text,
     missing_hint,
     read_bytes,
     trace_folder,
@@ -290,8 +291,6 @@ def _parse_part(
 ) -> Iterator[pd.DataFrame]:
     """The rows of one part's bytes, strictly (what :func:`_read_parts` reads and
     :func:`_write_part` checks)."""
-    import io
-
     names, dtypes, _ = _TABLES[table]
     check_field_counts(data, path, len(names))
     _check_integer_text(
@@ -299,18 +298,9 @@ def _parse_part(
     )
     numeric = [c for c, t in dtypes.items() if t != "string"]
     try:
-        reader = pd.read_csv(
-            io.BytesIO(data),
-            header=None,
-            names=names,
-            dtype=dtypes,
-            on_bad_lines="error",
-            chunksize=chunksize,
-            # an empty field is the trace's only missing value: a hash or name that reads "NA" or
-            # "null" is text
-            keep_default_na=False,
-            na_values=[""],
-        )
+        # an empty field is the trace's only missing value: a hash or name that reads "NA" or
+        # "null" is text, and "NaN" in a number column is no number
+        reader = read_csv_text(data, names, dtypes, chunksize=chunksize)
         chunks = reader if chunksize else [reader]
         first_line = 1
         for df in chunks:

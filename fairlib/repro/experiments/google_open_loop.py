@@ -327,6 +327,7 @@ def _setup_cell(
     start,
     horizon,
     interval,
+    reserved=("C", "D"),
 ):
     """One job sample in one demand model on one fleet labelling: one row per mechanism."""
     from ... import sim
@@ -341,7 +342,7 @@ def _setup_cell(
             f"fraction = {fraction}: the sample holds no job of the {demand_model} model"
         )
     jobs = all_jobs.subset(keep)
-    eligible = sim.class_eligibility(fleet, jobs.scheduling_class)
+    eligible = sim.class_eligibility(fleet, jobs.scheduling_class, reserved=reserved)
     t0 = time.perf_counter()
     table = sim.open_loop(
         fleet,
@@ -351,6 +352,7 @@ def _setup_cell(
         start=start,
         horizon=horizon,
         interval=interval,
+        reserved=reserved,
         caps=demand_model == "per-interval",
     )
     seconds = time.perf_counter() - t0
@@ -371,6 +373,7 @@ def sensitivity(
     start: float | None = None,
     horizon: float | None = None,
     interval: float = 300.0,
+    reserved: Iterable[str] = ("C", "D"),
     n_jobs: int | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
@@ -405,6 +408,10 @@ def sensitivity(
         check takes the earliest segment start of all the jobs for a missing ``start``).
     interval : float, default 300.0
         Seconds between periodic epochs, from :data:`fairlib.sim.MIN_INTERVAL_S` (1 ms) to 2**53.
+    reserved : tuple or list of str, default ("C", "D")
+        The server classes §6.2 keeps for the privileged jobs
+        (:func:`fairlib.sim.class_eligibility`) and whose utilisation is reported on its own: at
+        least one, each a class of every fleet.
     n_jobs : int, optional
         Local processes of the sweep (-1: every core).
     progress : bool, default False
@@ -420,7 +427,8 @@ def sensitivity(
     InvalidInputError
         When an argument has the wrong type or value, naming it: ``jobs_by_model`` or ``fleets``
         empty, naming an unknown model or labelling, or holding something other than jobs with
-        segment times or a fleet; a fraction outside (0, 1]; a time out of range.
+        segment times or a fleet; a fraction outside (0, 1]; a time out of range; a ``reserved``
+        class that a fleet has no server of (checked before any cell runs).
     """
     from ... import sim
     from ...mechanisms import resolve_runs
@@ -439,9 +447,18 @@ def sensitivity(
                 f"jobs_by_model[{model!r}]: no segment times (segment_start/segment_end); build "
                 "them with fairlib.sim.jobs_from_workload or jobs_from_demands"
             )
+    # at least one: the rows report the utilisation of the reserved classes (time_averaged)
+    reserved = as_labels(reserved, "reserved", allow_empty=False)
     for labels, fleet in fleets.items():
         check_choice(labels, LABELS, "fleets")
         as_instance(fleet, Fleet, f"fleets[{labels!r}]")
+        classes = {str(c) for c in np.asarray(fleet.server_class).tolist()}
+        absent = [c for c in reserved if c not in classes]
+        if absent:
+            raise InvalidInputError(
+                f"reserved = {reserved!r}: fleets[{labels!r}] has no server of class "
+                f"{', '.join(absent)} (its classes: {sorted(classes)})"
+            )
     fractions = list(
         as_sequence(fractions, "fractions", what="need an iterable of fractions in (0, 1]")
     )
@@ -495,6 +512,7 @@ def sensitivity(
             start=start,
             horizon=horizon,
             interval=interval,
+            reserved=reserved,
         ),
         n_jobs=n_jobs,
         progress=progress,
