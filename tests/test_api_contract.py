@@ -127,7 +127,6 @@ ACCEPTED = {
         "at_s",
         "10**20 (huge)",
     ): "an answer, not an error: after the window no task is present",
-    ("*", "*", "None"): "None is the documented default of this argument",
     (
         "*",
         "progress",
@@ -3944,8 +3943,10 @@ def probe(target: Target, base) -> list[str]:
         while k < len(probes):
             label, bad = probes[k]
             k += 1
-            if label.removeprefix(TYPED) == "None" and p.default is None:
-                continue
+            if label.removeprefix(TYPED) == "None" and (
+                p.default is None or "None" in annotation_text(p.annotation).split(" | ")
+            ):
+                continue  # None is this argument's default, or a value its annotation allows
             call_args, call_kwargs = list(args), dict(kwargs)
             if positional:
                 call_args[i] = bad
