@@ -19,8 +19,13 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-#: what :func:`as_rng` accepts as a seed
-RngLike = Union[None, int, np.random.SeedSequence, np.random.BitGenerator, np.random.Generator]
+#: what :func:`as_rng` accepts as a seed, None aside: an argument that also takes None (fresh OS
+#: entropy) is annotated ``Seed | None``, so its signature says so where an alias would hide it
+Seed = Union[int, np.random.SeedSequence, np.random.BitGenerator, np.random.Generator]
+#: why :func:`as_rng` refuses None where the caller promises the same result from the same seed
+FRESH_ENTROPY = (
+    "pass an integer seed; None would draw fresh entropy and the result could not be reproduced"
+)
 
 __all__ = [
     "InvalidInputError",
@@ -52,6 +57,8 @@ __all__ = [
     "as_identifiers",
     "as_values",
     "as_rng",
+    "Seed",
+    "FRESH_ENTROPY",
     "as_instance",
     "check_columns",
     "check_choice",
@@ -1426,17 +1433,22 @@ def check_columns(
             )
 
 
-def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
+def as_rng(
+    rng: Seed | None, name: str = "rng", *, reproducible: bool = False
+) -> np.random.Generator:
     """``np.random.default_rng(rng)`` for a seed; anything but a seed is an error naming the
     argument.
 
     Parameters
     ----------
-    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator
-        The seed: None (fresh entropy), an integer >= 0, a SeedSequence, a BitGenerator, or a
-        Generator (returned as it is).
+    rng : int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator or None
+        The seed: an integer >= 0, a SeedSequence, a BitGenerator, a Generator (returned as it is),
+        or None (fresh OS entropy: a different draw on every call) unless ``reproducible``.
     name : str, default "rng"
         The argument's name, used in the error message.
+    reproducible : bool, default False
+        Whether the caller promises the same result from the same seed (an experiment driver, a
+        measurement behind a claim): None is then refused (:data:`FRESH_ENTROPY` says why).
 
     Returns
     -------
@@ -1446,7 +1458,8 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     Raises
     ------
     InvalidInputError
-        When ``rng`` is none of the accepted kinds (a negative integer, a float, text, ...).
+        When ``rng`` is none of the accepted kinds (a negative integer, a float, text, ...), or
+        None with ``reproducible``.
 
     Examples
     --------
@@ -1455,7 +1468,14 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     ...
     fairlib._validate.InvalidInputError: rng = 'abc': must be None, an integer >= 0, a SeedSequence
     or a Generator
+    >>> as_rng(None, "seed", reproducible=True)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: seed = None: pass an integer seed; None would draw fresh
+    entropy and the result could not be reproduced
     """
+    if rng is None and reproducible:
+        raise InvalidInputError(f"{name} = None: {FRESH_ENTROPY}")
     ok = (
         rng is None
         or isinstance(rng, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence))
@@ -1466,8 +1486,9 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
         )
     )
     if not ok:
+        kinds = "an integer >= 0, a SeedSequence or a Generator"
         raise InvalidInputError(
-            f"{name} = {_short(rng)}: must be None, an integer >= 0, a SeedSequence or a Generator"
+            f"{name} = {_short(rng)}: must be {kinds if reproducible else 'None, ' + kinds}"
         )
     return np.random.default_rng(rng)
 

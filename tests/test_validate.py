@@ -2,11 +2,13 @@ import numpy as np
 import pytest
 
 from fairlib._validate import (
+    FRESH_ENTROPY,
     InvalidInputError,
     as_budgets,
     as_capacities,
     as_demands,
     as_eligibility,
+    as_rng,
     as_weights,
     check_task_bound,
 )
@@ -104,3 +106,13 @@ def test_task_bound():
         check_task_bound(1e19, "capacity / demand")
     with pytest.raises(InvalidInputError, match="overflow int64"):
         check_task_bound(float("inf"))
+
+
+def test_a_reproducible_seed_refuses_none_and_says_why():
+    assert as_rng(None).random() != as_rng(None).random()  # fresh entropy, call by call
+    assert as_rng(5, "seed", reproducible=True).random() == as_rng(5).random()
+    with pytest.raises(InvalidInputError, match=rf"seed = None: {FRESH_ENTROPY}"):
+        as_rng(None, "seed", reproducible=True)
+    # the kinds it lists leave out None when None is refused
+    with pytest.raises(InvalidInputError, match=r"seed = -1: must be an integer >= 0, a Seed"):
+        as_rng(-1, "seed", reproducible=True)

@@ -12,7 +12,7 @@ to its weights (§5). Both return a :class:`~fairlib.market.GameOutcome` and are
 from __future__ import annotations
 
 from .._jit import interpreted_when_small
-from .._validate import RngLike, as_instance, as_tolerance
+from .._validate import Seed, as_instance, as_tolerance
 from .dynamics import run_dynamics
 from .game import Game, weight_proportional_bids
 from .outcome import GameOutcome
@@ -37,7 +37,7 @@ def proportional_share(
     order: str = "sequential",
     eps: float = TIGHT_EPS,
     max_iter: int = 5000,
-    rng: RngLike = None,
+    rng: Seed | None = None,
 ) -> GameOutcome:
     """The equilibrium of the proportional-share bidding game, reached by best-response dynamics.
 
@@ -63,8 +63,9 @@ def proportional_share(
         0.1).
     max_iter : int, default 5000
         At most this many rounds; ``converged`` is False if the test never held.
-    rng : None, int or numpy.random.Generator, default None
-        Seed; only for ``order="random"``.
+    rng : int, numpy.random.Generator or None, default None
+        Seed; only for ``order="random"``. None: fresh OS entropy, a different draw on every call
+        (pass an integer to repeat it).
 
     Returns
     -------
