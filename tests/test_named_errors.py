@@ -562,3 +562,63 @@ def _guarantees():
 def test_the_boundary_refuses_what_the_code_after_it_would_miss(call, message):
     with pytest.raises(InvalidInputError, match=message):
         call()
+
+
+# --- None where the signature does not say it is a value ----------------------------------------
+
+
+def _seeded_calls():
+    """Every function whose result a seed must repeat (experiment drivers, measurements behind
+    claims, sweep roots), as ``seed -> result``."""
+    from fairlib import sweep
+    from fairlib.repro.experiments import (
+        google_open_loop,
+        heterogeneous_servers,
+        precomputed_drf,
+        template,
+    )
+
+    runs = pd.DataFrame({"demands": "1-10", "over_total": [0, 1, 0, 2], "over_max": [0, 1, 0, 2]})
+    return {
+        "sample_ids": lambda seed: google_open_loop.sample_ids([3, 1, 2], 0.5, seed),
+        "sd_bootstrap_interval": lambda seed: precomputed_drf.sd_bootstrap_interval(
+            [1.0, 2.0, 3.0], resamples=20, seed=seed
+        ),
+        "table1_tail_findings": lambda seed: precomputed_drf.table1_tail_findings(
+            runs, resamples=20, seed=seed
+        ),
+        "template.experiment": lambda seed: template.experiment("quick", seed),
+        "theorem_checks": lambda seed: heterogeneous_servers.theorem_checks(seed, 0),
+        "cell_seed": lambda seed: sweep.cell_seed(seed, {"users": 1}, 0),
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sample_ids",
+        "sd_bootstrap_interval",
+        "table1_tail_findings",
+        "template.experiment",
+        "theorem_checks",
+        "cell_seed",
+    ],
+)
+def test_a_seed_that_must_repeat_its_result_refuses_none_saying_why(name):
+    """None would draw fresh OS entropy: the run could not be repeated. One rule
+    (``as_rng(..., reproducible=True)``, :data:`fairlib._validate.FRESH_ENTROPY`), one message."""
+    seed_name = "rng" if name == "cell_seed" else "seed"
+    with pytest.raises(
+        InvalidInputError,
+        match=rf"{seed_name} = None: pass an integer seed; None would draw fresh entropy and the "
+        "result could not be reproduced",
+    ):
+        _seeded_calls()[name](None)
+
+
+def test_a_library_generator_documented_to_take_none_draws_fresh_entropy():
+    from fairlib.market import uniform_preferences
+    from fairlib.multires import random_pool
+
+    assert uniform_preferences(None, 2, 3).shape == (2, 3)
+    assert random_pool(None, 3).n_users == 3
