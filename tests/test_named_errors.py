@@ -622,3 +622,16 @@ def test_a_library_generator_documented_to_take_none_draws_fresh_entropy():
 
     assert uniform_preferences(None, 2, 3).shape == (2, 3)
     assert random_pool(None, 3).n_users == 3
+
+
+def test_a_step_refuses_n_none_and_a_run_reads_it_as_the_agents_present():
+    """A step belongs to a run planned for n agents: the shared helper no longer reads None, and
+    the functions whose signature takes None map it to the agents present themselves."""
+    from fairlib.dynamic import cautious_lp, dynamic_drf_step, static_drf_levels
+
+    with pytest.raises(InvalidInputError, match=r"n = None: must be an integer"):
+        dynamic_drf_step([[1, 1], [1, 0.5]], [0.5], None)
+    d = [[1, 1e-9], [1e-9, 1], [1, 1]]
+    np.testing.assert_array_equal(dynamic_drf(d, None).levels, dynamic_drf(d, 3).levels)
+    np.testing.assert_array_equal(static_drf_levels(d, None), static_drf_levels(d, 3))
+    np.testing.assert_array_equal(cautious_lp(d, None)["levels"], cautious_lp(d, 3)["levels"])
