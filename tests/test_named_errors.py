@@ -635,3 +635,11 @@ def test_a_step_refuses_n_none_and_a_run_reads_it_as_the_agents_present():
     np.testing.assert_array_equal(dynamic_drf(d, None).levels, dynamic_drf(d, 3).levels)
     np.testing.assert_array_equal(static_drf_levels(d, None), static_drf_levels(d, 3))
     np.testing.assert_array_equal(cautious_lp(d, None)["levels"], cautious_lp(d, 3)["levels"])
+
+
+def test_proportional_share_refuses_max_iter_none():
+    """run_dynamics would read None as its own 200 rounds, not this function's default 5000."""
+    from fairlib.market import proportional_share
+
+    with pytest.raises(InvalidInputError, match=r"max_iter = None: must be an integer >= 1"):
+        proportional_share(Game([[0.7, 0.3], [0.7, 0.3]], reserve=1e-9), max_iter=None)
