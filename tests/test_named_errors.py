@@ -643,3 +643,9 @@ def test_proportional_share_refuses_max_iter_none():
 
     with pytest.raises(InvalidInputError, match=r"max_iter = None: must be an integer >= 1"):
         proportional_share(Game([[0.7, 0.3], [0.7, 0.3]], reserve=1e-9), max_iter=None)
+
+
+def test_reader_value_shows_none_as_the_missing_value():
+    from fairlib.repro.tables import MISSING, reader_value
+
+    assert reader_value(None) == MISSING and reader_value([1, None]) == f"1, {MISSING}"
