@@ -7,7 +7,7 @@ malformed.  Nothing is clipped or dropped silently.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import numpy as np
@@ -42,6 +42,7 @@ __all__ = [
     "TOL_MAX",
     "as_count",
     "as_counts",
+    "as_tally",
     "as_finite",
     "as_time",
     "MAX_SECONDS",
@@ -909,8 +910,6 @@ def as_counts(values: Iterable[int], name: str, *, minimum: int = 1, maximum: in
     ...
     fairlib._validate.InvalidInputError: users[1] = 40: must be an integer >= 1 and <= 10
     """
-    from collections.abc import Mapping
-
     if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise InvalidInputError(
             f"{name} = {_short(values)}: expected a sequence of integers from {minimum} to "
@@ -924,6 +923,49 @@ def as_counts(values: Iterable[int], name: str, *, minimum: int = 1, maximum: in
     return [
         as_count(v, f"{name}[{i}]", minimum=minimum, maximum=maximum) for i, v in enumerate(items)
     ]
+
+
+def as_tally(value: Mapping[str, int], name: str) -> dict[str, int]:
+    """A count per reason (what a reader left out and why, ``{"no_request": 12}``), as a new dict:
+    each key a non-empty text, each count an integer >= 0; empty for nothing left out.
+
+    Parameters
+    ----------
+    value : mapping of str to int
+        The counts by reason.
+    name : str
+        The argument's name, used in the error message with the offending key.
+
+    Returns
+    -------
+    dict of str to int
+        The counts, in the mapping's order.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a mapping (None included: "nothing left out" is the empty one), a
+        key is not a non-empty text or a count is not an integer >= 0.
+
+    Examples
+    --------
+    >>> as_tally({"no_request": 12}, "skipped")
+    {'no_request': 12}
+    >>> as_tally({"no_request": -1}, "skipped")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: skipped['no_request'] = -1: must be an integer >= 0
+    """
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: expected a dict of reason -> count ({{}} for none)"
+        )
+    out = {}
+    for key, count in value.items():
+        if not isinstance(key, str) or not key.strip():
+            raise InvalidInputError(f"{name}: key {key!r} must be a non-empty text (the reason)")
+        out[key] = as_count(count, f"{name}[{key!r}]", minimum=0)
+    return out
 
 
 def as_finite(value: float, name: str) -> float:

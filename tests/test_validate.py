@@ -9,6 +9,7 @@ from fairlib._validate import (
     as_demands,
     as_eligibility,
     as_rng,
+    as_tally,
     as_weights,
     check_task_bound,
 )
@@ -116,3 +117,21 @@ def test_a_reproducible_seed_refuses_none_and_says_why():
     # the kinds it lists leave out None when None is refused
     with pytest.raises(InvalidInputError, match=r"seed = -1: must be an integer >= 0, a Seed"):
         as_rng(-1, "seed", reproducible=True)
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (None, r"skipped = None: expected a dict of reason -> count \({} for none\)"),
+        ([("a", 1)], r"skipped = \[\('a', 1\)\]: expected a dict"),
+        ({"": 1}, r"skipped: key '' must be a non-empty text"),
+        ({2: 1}, r"skipped: key 2 must be a non-empty text"),
+        ({"a": -1}, r"skipped\['a'\] = -1: must be an integer >= 0"),
+        ({"a": 1.0}, r"skipped\['a'\] = 1\.0: must be an integer >= 0"),
+        ({"a": True}, r"skipped\['a'\] = True: must be an integer >= 0"),
+    ],
+)
+def test_a_tally_is_text_reasons_to_whole_counts(bad, message):
+    with pytest.raises(InvalidInputError, match=message):
+        as_tally(bad, "skipped")
+    assert as_tally({}, "skipped") == {} and as_tally({"a": np.int64(2)}, "skipped") == {"a": 2}

@@ -37,6 +37,7 @@ from .._validate import (
     as_instance,
     as_number,
     as_rng,
+    as_tally,
     as_values,
     check_choice,
     check_columns,
@@ -183,7 +184,8 @@ class Workload:
     scheduling_class : numpy.ndarray, shape (N,), optional
         One whole number >= 0 per user (Google's 0-3), or None.
     skipped : dict of str to int, optional
-        Rows left out while reading, by reason (``{"no_request": 12}``).
+        Rows left out while reading, by reason (``{"no_request": 12}``), each count >= 0; empty
+        (the default) when nothing was left out.
 
     Raises
     ------
@@ -222,8 +224,9 @@ class Workload:
                 as_values(self.scheduling_class, "scheduling_class", ndim=1, shape=(n,)),
                 "scheduling_class",
             )
+        as_tally(self.skipped, "skipped")
 
-    skipped: dict = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
 
     @property
     def n_users(self) -> int:
