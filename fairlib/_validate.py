@@ -61,6 +61,7 @@ __all__ = [
     "Seed",
     "FRESH_ENTROPY",
     "as_instance",
+    "as_list_of",
     "check_columns",
     "check_choice",
     "result_type",
@@ -1570,6 +1571,42 @@ def as_instance(value: object, cls: type, name: str) -> Any:
             f"{name} = {_short(value)}: must be a {cls.__name__}, got {type(value).__name__}"
         )
     return value
+
+
+def as_list_of(value: object, cls: type[T], name: str) -> list[T]:
+    """``value`` when it is a list whose every element is an instance of ``cls``, else an error
+    naming the argument (or the element, by index), what it got and what it needs.
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    cls : type
+        The type every element must have.
+    name : str
+        The argument's name, used in the error message with the offending index.
+
+    Returns
+    -------
+    list
+        ``value`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a list (None included) or an element is not an instance of ``cls``.
+
+    Examples
+    --------
+    >>> as_list_of([0.5, "2"], float, "times")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: times[1] = '2': must be a float, got str
+    """
+    items: list[T] = as_instance(value, list, name)
+    for i, item in enumerate(items):
+        as_instance(item, cls, f"{name}[{i}]")
+    return items
 
 
 def check_choice(value: T, choices: Iterable[object], name: str) -> T:

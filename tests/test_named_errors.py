@@ -649,3 +649,27 @@ def test_reader_value_shows_none_as_the_missing_value():
     from fairlib.repro.tables import MISSING, reader_value
 
     assert reader_value(None) == MISSING and reader_value([1, None]) == f"1, {MISSING}"
+
+
+_REGISTRY = """
+[[claim]]
+id = "one"
+kind = "finding"
+source = "§1"
+statement = "one"
+paper_value = 1.0
+tol = 0.1
+"""
+
+
+@pytest.mark.parametrize(
+    "claims, message",
+    [
+        (None, r"claims = None: must be a list, got NoneType"),
+        (["one"], r"claims\[0\] = 'one': must be a Claim, got str"),
+    ],
+)
+def test_a_claim_log_refuses_claims_that_are_not_a_list_of_claims(claims, message):
+    with pytest.raises(InvalidInputError, match=message):
+        ClaimLog("demo", write=False, registry=_REGISTRY, claims=claims)
+    assert ClaimLog("demo", write=False, registry=_REGISTRY).claims == []

@@ -8,6 +8,7 @@ from fairlib._validate import (
     as_capacities,
     as_demands,
     as_eligibility,
+    as_list_of,
     as_rng,
     as_tally,
     as_weights,
@@ -135,3 +136,13 @@ def test_a_tally_is_text_reasons_to_whole_counts(bad, message):
     with pytest.raises(InvalidInputError, match=message):
         as_tally(bad, "skipped")
     assert as_tally({}, "skipped") == {} and as_tally({"a": np.int64(2)}, "skipped") == {"a": 2}
+
+
+def test_a_list_of_instances_names_the_element():
+    assert as_list_of([], float, "times") == [] and as_list_of([0.5], float, "times") == [0.5]
+    with pytest.raises(InvalidInputError, match=r"times = None: must be a list, got NoneType"):
+        as_list_of(None, float, "times")
+    with pytest.raises(InvalidInputError, match=r"times = \(0\.5,\): must be a list, got tuple"):
+        as_list_of((0.5,), float, "times")
+    with pytest.raises(InvalidInputError, match=r"times\[1\] = '2': must be a float, got str"):
+        as_list_of([0.5, "2"], float, "times")
