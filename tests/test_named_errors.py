@@ -673,3 +673,11 @@ def test_a_claim_log_refuses_claims_that_are_not_a_list_of_claims(claims, messag
     with pytest.raises(InvalidInputError, match=message):
         ClaimLog("demo", write=False, registry=_REGISTRY, claims=claims)
     assert ClaimLog("demo", write=False, registry=_REGISTRY).claims == []
+
+
+def test_missing_traces_message_refuses_what_is_no_folder_name():
+    from fairlib.paths import missing_traces_message
+
+    for bad in (None, "", "../google"):
+        with pytest.raises(InvalidInputError, match=r"folder = .*: must be letters, digits"):
+            missing_traces_message(bad)
