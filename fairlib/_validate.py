@@ -7,7 +7,7 @@ malformed.  Nothing is clipped or dropped silently.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import numpy as np
@@ -19,8 +19,13 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-#: what :func:`as_rng` accepts as a seed
-RngLike = Union[None, int, np.random.SeedSequence, np.random.BitGenerator, np.random.Generator]
+#: what :func:`as_rng` accepts as a seed, None aside: an argument that also takes None (fresh OS
+#: entropy) is annotated ``Seed | None``, so its signature says so where an alias would hide it
+Seed = Union[int, np.random.SeedSequence, np.random.BitGenerator, np.random.Generator]
+#: why :func:`as_rng` refuses None where the caller promises the same result from the same seed
+FRESH_ENTROPY = (
+    "pass an integer seed; None would draw fresh entropy and the result could not be reproduced"
+)
 
 __all__ = [
     "InvalidInputError",
@@ -38,6 +43,7 @@ __all__ = [
     "as_count",
     "as_counts",
     "as_integers",
+    "as_tally",
     "as_finite",
     "as_time",
     "MAX_SECONDS",
@@ -60,7 +66,10 @@ __all__ = [
     "as_identifiers",
     "as_values",
     "as_rng",
+    "Seed",
+    "FRESH_ENTROPY",
     "as_instance",
+    "as_list_of",
     "check_columns",
     "check_choice",
     "result_type",
@@ -1020,6 +1029,49 @@ def as_integers(
     return np.array(arr, dtype=np.int64, order="C")  # a copy: ``arr`` may view the caller's
 
 
+def as_tally(value: Mapping[str, int], name: str) -> dict[str, int]:
+    """A count per reason (what a reader left out and why, ``{"no_request": 12}``), as a new dict:
+    each key a non-empty text, each count an integer >= 0; empty for nothing left out.
+
+    Parameters
+    ----------
+    value : mapping of str to int
+        The counts by reason.
+    name : str
+        The argument's name, used in the error message with the offending key.
+
+    Returns
+    -------
+    dict of str to int
+        The counts, in the mapping's order.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a mapping (None included: "nothing left out" is the empty one), a
+        key is not a non-empty text or a count is not an integer >= 0.
+
+    Examples
+    --------
+    >>> as_tally({"no_request": 12}, "skipped")
+    {'no_request': 12}
+    >>> as_tally({"no_request": -1}, "skipped")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: skipped['no_request'] = -1: must be an integer >= 0
+    """
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: expected a dict of reason -> count ({{}} for none)"
+        )
+    out = {}
+    for key, count in value.items():
+        if not isinstance(key, str) or not key.strip():
+            raise InvalidInputError(f"{name}: key {key!r} must be a non-empty text (the reason)")
+        out[key] = as_count(count, f"{name}[{key!r}]", minimum=0)
+    return out
+
+
 def as_finite(value: float, name: str) -> float:
     """A finite real number of either sign (a time, an offset).
 
@@ -1827,17 +1879,22 @@ def check_columns(
             )
 
 
-def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
+def as_rng(
+    rng: Seed | None, name: str = "rng", *, reproducible: bool = False
+) -> np.random.Generator:
     """``np.random.default_rng(rng)`` for a seed; anything but a seed is an error naming the
     argument.
 
     Parameters
     ----------
-    rng : None, int, numpy.random.SeedSequence, numpy.random.BitGenerator or numpy.random.Generator
-        The seed: None (fresh entropy), an integer >= 0, a SeedSequence, a BitGenerator, or a
-        Generator (returned as it is).
+    rng : int, numpy.random.SeedSequence, numpy.random.BitGenerator, numpy.random.Generator or None
+        The seed: an integer >= 0, a SeedSequence, a BitGenerator, a Generator (returned as it is),
+        or None (fresh OS entropy: a different draw on every call) unless ``reproducible``.
     name : str, default "rng"
         The argument's name, used in the error message.
+    reproducible : bool, default False
+        Whether the caller promises the same result from the same seed (an experiment driver, a
+        measurement behind a claim): None is then refused (:data:`FRESH_ENTROPY` says why).
 
     Returns
     -------
@@ -1847,7 +1904,8 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     Raises
     ------
     InvalidInputError
-        When ``rng`` is none of the accepted kinds (a negative integer, a float, text, ...).
+        When ``rng`` is none of the accepted kinds (a negative integer, a float, text, ...), or
+        None with ``reproducible``.
 
     Examples
     --------
@@ -1856,7 +1914,14 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     ...
     fairlib._validate.InvalidInputError: rng = 'abc': must be None, an integer >= 0, a SeedSequence
     or a Generator
+    >>> as_rng(None, "seed", reproducible=True)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: seed = None: pass an integer seed; None would draw fresh
+    entropy and the result could not be reproduced
     """
+    if rng is None and reproducible:
+        raise InvalidInputError(f"{name} = None: {FRESH_ENTROPY}")
     ok = (
         rng is None
         or isinstance(rng, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence))
@@ -1867,8 +1932,9 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
         )
     )
     if not ok:
+        kinds = "an integer >= 0, a SeedSequence or a Generator"
         raise InvalidInputError(
-            f"{name} = {_short(rng)}: must be None, an integer >= 0, a SeedSequence or a Generator"
+            f"{name} = {_short(rng)}: must be {kinds if reproducible else 'None, ' + kinds}"
         )
     return np.random.default_rng(rng)
 
@@ -1908,6 +1974,42 @@ def as_instance(value: object, cls: type, name: str) -> Any:
             f"{name} = {_short(value)}: must be a {cls.__name__}, got {type(value).__name__}"
         )
     return value
+
+
+def as_list_of(value: object, cls: type[T], name: str) -> list[T]:
+    """``value`` when it is a list whose every element is an instance of ``cls``, else an error
+    naming the argument (or the element, by index), what it got and what it needs.
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    cls : type
+        The type every element must have.
+    name : str
+        The argument's name, used in the error message with the offending index.
+
+    Returns
+    -------
+    list
+        ``value`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a list (None included) or an element is not an instance of ``cls``.
+
+    Examples
+    --------
+    >>> as_list_of([0.5, "2"], float, "times")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: times[1] = '2': must be a float, got str
+    """
+    items: list[T] = as_instance(value, list, name)
+    for i, item in enumerate(items):
+        as_instance(item, cls, f"{name}[{i}]")
+    return items
 
 
 def check_choice(value: T, choices: Iterable[object], name: str) -> T:

@@ -296,7 +296,20 @@ def missing_traces_message(folder: str) -> str:
     str
         One sentence naming the folder, the directories searched and the ``fetch`` command that
         downloads it.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``folder`` is not a folder name (letters, digits, ``_`` and ``-``; None included).
+
+    Examples
+    --------
+    >>> missing_traces_message("google_clusterdata_2011_2").startswith(
+    ...     "real trace folder 'google_clusterdata_2011_2' not found in "
+    ... )
+    True
     """
+    _check_file_name(folder, "folder")
     name = next((k for k, v in TRACE_FOLDERS.items() if v == folder), folder)
     return (
         f"real trace folder {folder!r} not found in "

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._validate import InvalidInputError, RngLike, as_flag, as_instance, as_rng
+from ._validate import InvalidInputError, Seed, as_flag, as_instance, as_rng
 from .mechanisms import resolve
 from .multires import Allocation, Cluster, leontief_tasks, misreports, property_violations
 
@@ -46,7 +46,7 @@ def strategyproofness_violation(
     cluster: Cluster,
     *,
     n_random: int = 8,
-    rng: RngLike = 0,
+    rng: Seed | None = 0,
 ) -> float:
     """The largest relative gain any user gets by misreporting its demand, found by search.
 
@@ -65,8 +65,9 @@ def strategyproofness_violation(
     n_random : int, default 8
         Random misreports tried per user on top of the structured ones
         (:func:`~fairlib.multires.misreports`).
-    rng : None, int or numpy.random.Generator, default 0
-        Seed of the random misreports.
+    rng : int, numpy.random.Generator or None, default 0
+        Seed of the random misreports; None: fresh OS entropy, a different draw on every call (pass
+        an integer to repeat it).
 
     Returns
     -------
@@ -111,7 +112,7 @@ def mechanism_properties(
     *,
     strategyproofness: bool = True,
     n_random: int = 8,
-    rng: RngLike = 0,
+    rng: Seed | None = 0,
 ) -> dict[str, float]:
     """Run ``mechanism`` on ``cluster`` and check SI, EF, PO, BF and, if asked, strategy-proofness
     by search ("SP").
@@ -127,8 +128,9 @@ def mechanism_properties(
         part).
     n_random : int, default 8
         Random misreports tried per user in that search.
-    rng : None, int or numpy.random.Generator, default 0
-        Seed of the random misreports.
+    rng : int, numpy.random.Generator or None, default 0
+        Seed of the random misreports; None: fresh OS entropy, a different draw on every call (pass
+        an integer to repeat it).
 
     Returns
     -------

@@ -59,7 +59,15 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import InvalidInputError, _short, as_count, as_labels, as_sequence, check_choice
+from ._validate import (
+    FRESH_ENTROPY,
+    InvalidInputError,
+    _short,
+    as_count,
+    as_labels,
+    as_sequence,
+    check_choice,
+)
 
 __all__ = ["sweep", "SweepError", "cell_seed", "default_backend", "BACKENDS"]
 
@@ -157,6 +165,8 @@ def _canonical(obj: Any) -> str:
 def _root_sequence(rng: object) -> np.random.SeedSequence:
     if isinstance(rng, np.random.SeedSequence):
         return rng
+    if rng is None:  # the reason as_rng gives where a result must be reproducible
+        raise InvalidInputError(f"rng = None: {FRESH_ENTROPY}")
     if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)) or rng < 0:
         raise InvalidInputError(
             f"rng = {rng!r}: the root seed must be a non-negative integer or a SeedSequence "

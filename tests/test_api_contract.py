@@ -127,7 +127,6 @@ ACCEPTED = {
         "at_s",
         "10**20 (huge)",
     ): "an answer, not an error: after the window no task is present",
-    ("*", "*", "None"): "None is the documented default of this argument",
     ("fairlib.sweep.sweep", "desc", "*"): "free text: the progress bar's label",
     ("fairlib.traces.write_vm", "path", "a missing file"): "an output file: the call writes it",
     (
@@ -162,6 +161,11 @@ ACCEPTED = {
         "folder",
         "'no-such-choice'*",
     ): "an answer, not an error: a folder found in no trace directory is None",
+    (
+        "fairlib.paths.missing_traces_message",
+        "folder",
+        "'no-such-choice'*",
+    ): "an answer, not an error: any folder name is one a test may look for and not find",
     (
         "fairlib.multires.DRFSorter.*",
         "weight",
@@ -4026,8 +4030,10 @@ def probe(target: Target, base) -> list[str]:
         while k < len(probes):
             label, bad = probes[k]
             k += 1
-            if label.removeprefix(TYPED) == "None" and p.default is None:
-                continue
+            if label.removeprefix(TYPED) == "None" and (
+                p.default is None or "None" in annotation_text(p.annotation).split(" | ")
+            ):
+                continue  # None is this argument's default, or a value its annotation allows
             call_args, call_kwargs = list(args), dict(kwargs)
             if positional:
                 call_args[i] = bad

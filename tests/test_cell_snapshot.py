@@ -105,6 +105,19 @@ def test_bad_input_is_named():
         semantics.semantics_summary(snap, semantics.semantics_allocations(snap), baseline="nope")
 
 
+def test_a_snapshot_refuses_a_tally_that_is_not_one():
+    """``skipped`` is checked as a Workload's is (one helper for every count of what was left
+    out): None is not "nothing skipped", the empty dict is."""
+    jobs, machines = _contended_cell().jobs, np.array([[1.0, 1.0]])
+    for bad, message in (
+        (None, r"skipped = None: expected a dict of reason -> count"),
+        ({"sampled out (jobs)": 1.5}, r"skipped\['sampled out \(jobs\)'\] = 1\.5: must be an"),
+    ):
+        with pytest.raises(InvalidInputError, match=message):
+            semantics.CellSnapshot(3600.0, jobs, machines, "synthetic", 0, bad)
+    assert semantics.CellSnapshot(3600.0, jobs, machines, "synthetic", 0).skipped == {}
+
+
 def _contended_cell():
     """Six jobs of three tenants on two machines, wanting twice the cell; tenant t0 has four small
     jobs."""

@@ -585,3 +585,122 @@ def test_integer_bounds_are_checked_as_given_before_the_int64_cast():
         Game(W, parallelism=huge, reserve=1e-6)
     with pytest.raises(InvalidInputError, match=r"start\[0\] = 9223372036854775808: must be betw"):
         drf([[1.0, 4.0], [3.0, 1.0]], [9.0, 18.0], start=np.array([2**63, 0], np.uint64))
+
+
+# --- None where the signature does not say it is a value ----------------------------------------
+
+
+def _seeded_calls():
+    """Every function whose result a seed must repeat (experiment drivers, measurements behind
+    claims, sweep roots), as ``seed -> result``."""
+    from fairlib import sweep
+    from fairlib.repro.experiments import (
+        google_open_loop,
+        heterogeneous_servers,
+        precomputed_drf,
+        template,
+    )
+
+    runs = pd.DataFrame({"demands": "1-10", "over_total": [0, 1, 0, 2], "over_max": [0, 1, 0, 2]})
+    return {
+        "sample_ids": lambda seed: google_open_loop.sample_ids([3, 1, 2], 0.5, seed),
+        "sd_bootstrap_interval": lambda seed: precomputed_drf.sd_bootstrap_interval(
+            [1.0, 2.0, 3.0], resamples=20, seed=seed
+        ),
+        "table1_tail_findings": lambda seed: precomputed_drf.table1_tail_findings(
+            runs, resamples=20, seed=seed
+        ),
+        "template.experiment": lambda seed: template.experiment("quick", seed),
+        "theorem_checks": lambda seed: heterogeneous_servers.theorem_checks(seed, 0),
+        "cell_seed": lambda seed: sweep.cell_seed(seed, {"users": 1}, 0),
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sample_ids",
+        "sd_bootstrap_interval",
+        "table1_tail_findings",
+        "template.experiment",
+        "theorem_checks",
+        "cell_seed",
+    ],
+)
+def test_a_seed_that_must_repeat_its_result_refuses_none_saying_why(name):
+    """None would draw fresh OS entropy: the run could not be repeated. One rule
+    (``as_rng(..., reproducible=True)``, :data:`fairlib._validate.FRESH_ENTROPY`), one message."""
+    seed_name = "rng" if name == "cell_seed" else "seed"
+    with pytest.raises(
+        InvalidInputError,
+        match=rf"{seed_name} = None: pass an integer seed; None would draw fresh entropy and the "
+        "result could not be reproduced",
+    ):
+        _seeded_calls()[name](None)
+
+
+def test_a_library_generator_documented_to_take_none_draws_fresh_entropy():
+    from fairlib.market import uniform_preferences
+    from fairlib.multires import random_pool
+
+    assert uniform_preferences(None, 2, 3).shape == (2, 3)
+    assert random_pool(None, 3).n_users == 3
+
+
+def test_a_step_refuses_n_none_and_a_run_reads_it_as_the_agents_present():
+    """A step belongs to a run planned for n agents: the shared helper no longer reads None, and
+    the functions whose signature takes None map it to the agents present themselves."""
+    from fairlib.dynamic import cautious_lp, dynamic_drf_step, static_drf_levels
+
+    with pytest.raises(InvalidInputError, match=r"n = None: must be an integer"):
+        dynamic_drf_step([[1, 1], [1, 0.5]], [0.5], None)
+    d = [[1, 1e-9], [1e-9, 1], [1, 1]]
+    np.testing.assert_array_equal(dynamic_drf(d, None).levels, dynamic_drf(d, 3).levels)
+    np.testing.assert_array_equal(static_drf_levels(d, None), static_drf_levels(d, 3))
+    np.testing.assert_array_equal(cautious_lp(d, None)["levels"], cautious_lp(d, 3)["levels"])
+
+
+def test_proportional_share_refuses_max_iter_none():
+    """run_dynamics would read None as its own 200 rounds, not this function's default 5000."""
+    from fairlib.market import proportional_share
+
+    with pytest.raises(InvalidInputError, match=r"max_iter = None: must be an integer >= 1"):
+        proportional_share(Game([[0.7, 0.3], [0.7, 0.3]], reserve=1e-9), max_iter=None)
+
+
+def test_reader_value_shows_none_as_the_missing_value():
+    from fairlib.repro.tables import MISSING, reader_value
+
+    assert reader_value(None) == MISSING and reader_value([1, None]) == f"1, {MISSING}"
+
+
+_REGISTRY = """
+[[claim]]
+id = "one"
+kind = "finding"
+source = "§1"
+statement = "one"
+paper_value = 1.0
+tol = 0.1
+"""
+
+
+@pytest.mark.parametrize(
+    "claims, message",
+    [
+        (None, r"claims = None: must be a list, got NoneType"),
+        (["one"], r"claims\[0\] = 'one': must be a Claim, got str"),
+    ],
+)
+def test_a_claim_log_refuses_claims_that_are_not_a_list_of_claims(claims, message):
+    with pytest.raises(InvalidInputError, match=message):
+        ClaimLog("demo", write=False, registry=_REGISTRY, claims=claims)
+    assert ClaimLog("demo", write=False, registry=_REGISTRY).claims == []
+
+
+def test_missing_traces_message_refuses_what_is_no_folder_name():
+    from fairlib.paths import missing_traces_message
+
+    for bad in (None, "", "../google"):
+        with pytest.raises(InvalidInputError, match=r"folder = .*: must be letters, digits"):
+            missing_traces_message(bad)

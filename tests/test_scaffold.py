@@ -301,6 +301,11 @@ def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
             lambda: scaffold.paper_from_options(*options[:5], "arxiv.org/1"),
             "--url = 'arxiv.org/1': must be a web",
         ),
+        # no notes is the empty text (the option's default); None is not read as it
+        (
+            lambda: scaffold.paper_from_options(*options, notes=None),
+            "--notes = None: must be one line of text",
+        ),
         (
             lambda: scaffold.scaffold_mechanism("drf", "pooled", root=checkout),
             "already a public name",

@@ -63,6 +63,13 @@ def test_the_experiment_refuses_an_unknown_mode():
         template.experiment("fast", seed=1)
 
 
+def test_the_experiment_refuses_a_seed_it_could_not_repeat():
+    """The same seed gives the same table; None (fresh entropy) would not, so it is refused."""
+    assert template.experiment("quick", seed=1).equals(template.experiment("quick", seed=1))
+    with pytest.raises(InvalidInputError, match=r"seed = None: pass an integer seed"):
+        template.experiment("quick", None)
+
+
 def test_the_example_refuses_nonsense_sizes():
     """The template's own example (a paper replacing it drops this test with it)."""
     with pytest.raises(InvalidInputError, match=r"n_users = 0: must be an integer >= 1"):

@@ -105,6 +105,9 @@ def test_chunked_task_events(tmp_path):
     _write(tmp_path, ROW * 7)
     chunks = list(iter_task_events([0], directory=tmp_path, chunksize=3, columns=["job_id"]))
     assert [len(c) for c in chunks] == [3, 3, 1]
+    # None reads each part whole: one frame per file
+    whole = list(iter_task_events([0], directory=tmp_path, chunksize=None, columns=["job_id"]))
+    assert [len(c) for c in whole] == [7]
 
 
 @pytest.mark.realdata

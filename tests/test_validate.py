@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from fairlib._validate import (
+    FRESH_ENTROPY,
     InvalidInputError,
     as_budgets,
     as_capacities,
@@ -11,6 +12,9 @@ from fairlib._validate import (
     as_labels,
     as_parts,
     as_sequence,
+    as_list_of,
+    as_rng,
+    as_tally,
     as_weights,
     check_task_bound,
 )
@@ -256,3 +260,41 @@ def test_as_path_refuses_a_file_path_that_names_a_directory_by_its_form(tmp_path
         as_path(str(tmp_path / "ts.csv") + suffix, "path", kind="file")
     as_path(str(tmp_path / "ts.csv") + suffix, "folder", kind="directory")  # a folder may
     assert as_path(tmp_path / "ts.csv", "path").name == "ts.csv"
+
+
+def test_a_reproducible_seed_refuses_none_and_says_why():
+    assert as_rng(None).random() != as_rng(None).random()  # fresh entropy, call by call
+    assert as_rng(5, "seed", reproducible=True).random() == as_rng(5).random()
+    with pytest.raises(InvalidInputError, match=rf"seed = None: {FRESH_ENTROPY}"):
+        as_rng(None, "seed", reproducible=True)
+    # the kinds it lists leave out None when None is refused
+    with pytest.raises(InvalidInputError, match=r"seed = -1: must be an integer >= 0, a Seed"):
+        as_rng(-1, "seed", reproducible=True)
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (None, r"skipped = None: expected a dict of reason -> count \({} for none\)"),
+        ([("a", 1)], r"skipped = \[\('a', 1\)\]: expected a dict"),
+        ({"": 1}, r"skipped: key '' must be a non-empty text"),
+        ({2: 1}, r"skipped: key 2 must be a non-empty text"),
+        ({"a": -1}, r"skipped\['a'\] = -1: must be an integer >= 0"),
+        ({"a": 1.0}, r"skipped\['a'\] = 1\.0: must be an integer >= 0"),
+        ({"a": True}, r"skipped\['a'\] = True: must be an integer >= 0"),
+    ],
+)
+def test_a_tally_is_text_reasons_to_whole_counts(bad, message):
+    with pytest.raises(InvalidInputError, match=message):
+        as_tally(bad, "skipped")
+    assert as_tally({}, "skipped") == {} and as_tally({"a": np.int64(2)}, "skipped") == {"a": 2}
+
+
+def test_a_list_of_instances_names_the_element():
+    assert as_list_of([], float, "times") == [] and as_list_of([0.5], float, "times") == [0.5]
+    with pytest.raises(InvalidInputError, match=r"times = None: must be a list, got NoneType"):
+        as_list_of(None, float, "times")
+    with pytest.raises(InvalidInputError, match=r"times = \(0\.5,\): must be a list, got tuple"):
+        as_list_of((0.5,), float, "times")
+    with pytest.raises(InvalidInputError, match=r"times\[1\] = '2': must be a float, got str"):
+        as_list_of([0.5, "2"], float, "times")

@@ -270,6 +270,10 @@ def test_fleet_refuses_each_bad_field_by_name(change, message):
             {"scheduling_class": np.array([0, -1])},
             r"scheduling_class\[1\] = -1\.0: scheduling_class must be >= 0",
         ),
+        # nothing left out is the empty dict, not None
+        ({"skipped": None}, r"skipped = None: expected a dict of reason -> count"),
+        ({"skipped": {"no_request": -1}}, r"skipped\['no_request'\] = -1: must be an integer >= 0"),
+        ({"skipped": {1: 2}}, r"skipped: key 1 must be a non-empty text"),
     ],
 )
 def test_workload_refuses_each_bad_field_by_name(change, message):

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike
 
 from .._validate import (
     InvalidInputError,
-    RngLike,
+    Seed,
     as_count,
     as_instance,
     as_number,
@@ -213,7 +213,7 @@ def strategyproofness_spot_check(
     demands: ArrayLike,
     n: int | None = None,
     *,
-    rng: RngLike = None,
+    rng: Seed | None = None,
     trials: int = 20,
     method: str = "waterfill",
 ) -> float:
@@ -229,8 +229,9 @@ def strategyproofness_spot_check(
         Shape (K, m): true demands in arrival order, >= 0 with no all-zero row.
     n : int or None, default None
         The number of agents planned for, >= K; None: K.
-    rng : None, int or numpy.random.Generator, default None
-        Seed of the random agents and lies.
+    rng : int, numpy.random.Generator or None, default None
+        Seed of the random agents and lies; None: fresh OS entropy, a different draw on every call
+        (pass an integer to repeat it).
     trials : int, default 20
         Number of (agent, lie) pairs tried, >= 1.
     method : {"waterfill", "linear", "lp"}, default "waterfill"

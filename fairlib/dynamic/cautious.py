@@ -53,7 +53,7 @@ def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArr
     """
     d = normalize_demands(demands)
     K, m = d.shape
-    n = _planned_agents(n, K)
+    n = _planned_agents(K if n is None else n, K)
     prev = np.zeros(0)
     levels, maxsum, used_max = np.zeros(K), np.zeros(K), np.zeros(K)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -728,7 +728,7 @@ def dynamic_drf(
         )
     d = normalize_demands(demands)
     K = d.shape[0]
-    n = _planned_agents(n, K)
+    n = _planned_agents(K if n is None else n, K)
     step_shares = None
     work = np.zeros(1, np.int64)
     if method == "linear":
@@ -753,10 +753,8 @@ def dynamic_drf(
 
 
 def _planned_agents(n, present: int) -> int:
-    """``n`` (the agents the mechanism plans for; default: those present) as an int >=
-    ``present``."""
-    if n is None:
-        return int(present)
+    """``n`` (the agents the mechanism plans for) as an int >= ``present``. None is refused here:
+    a caller whose signature takes None for "those present" says so and passes ``present``."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
         raise InvalidInputError(f"n = {_short(n)}: must be an integer")
     if n < present:
@@ -778,7 +776,8 @@ def dynamic_drf_step(
     previous_shares : array_like
         Shape (k - 1,): the previous step's shares, finite, >= 0, within its capacity (k - 1)/n.
     n : int
-        The number of agents planned for, >= k.
+        The number of agents planned for, >= k (no default: a step belongs to a run planned for
+        a given number of agents).
     method : {"linear", "lp"}, default "linear"
         ``"linear"``: Algorithm 1 with line 6 corrected; ``"lp"``: HiGHS on LP (1).
 
@@ -791,7 +790,7 @@ def dynamic_drf_step(
     ------
     InvalidInputError
         On invalid demands, shares of the wrong length, negative, non-finite or over the previous
-        capacity, ``n`` below k, or an unknown method.
+        capacity, ``n`` not an integer (None included) or below k, or an unknown method.
 
     References
     ----------
@@ -867,7 +866,7 @@ def static_drf_levels(demands: ArrayLike, n: int | None = None) -> npt.NDArray[n
     """
     d = normalize_demands(demands)
     K = d.shape[0]
-    n = _planned_agents(n, K)
+    n = _planned_agents(K if n is None else n, K)
     k = np.arange(1, K + 1)
     with np.errstate(divide="ignore"):  # a resource nobody has demanded yet does not bind
         return (k / n / np.cumsum(d, axis=0).T).T.min(axis=1)

@@ -20,7 +20,7 @@ from .._validate import (
     as_flag,
     MAX_ITERATIONS,
     InvalidInputError,
-    RngLike,
+    Seed,
     TOL_MIN,
     as_count,
     as_instance,
@@ -400,7 +400,7 @@ def run_dynamics(
     step: float = 0.01,
     gap_tol: float = 0.05,
     initial_bids: ArrayLike | None = None,
-    rng: RngLike = None,
+    rng: Seed | None = None,
     stop_at_convergence: bool = True,
     record_bids: bool = False,
 ) -> DynamicsResult:
@@ -433,8 +433,9 @@ def run_dynamics(
     initial_bids : array_like or None, default None
         Shape (n_users, n_machines): starting bids, finite, >= 0, each row summing to the user's
         budget. None: the weight-proportional bids.
-    rng : None, int or numpy.random.Generator, default None
-        Seed of the random update orders (``order="random"``).
+    rng : int, numpy.random.Generator or None, default None
+        Seed of the random update orders (``order="random"``); None: fresh OS entropy, a different
+        draw on every call (pass an integer to repeat it).
     stop_at_convergence : bool, default True
         Whether to stop at the first iteration the convergence test holds (False: run ``max_iter``
         iterations).

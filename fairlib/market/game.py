@@ -20,7 +20,7 @@ from .._validate import (
     as_amount,
     as_flag,
     InvalidInputError,
-    RngLike,
+    Seed,
     as_array,
     as_budgets,
     as_count,
@@ -367,13 +367,14 @@ def weight_proportional_bids(
     return X[:, None] * w / w.sum(axis=1, keepdims=True)
 
 
-def uniform_preferences(rng: RngLike, n_users: int, n_machines: int) -> npt.NDArray[np.float64]:
+def uniform_preferences(rng: Seed | None, n_users: int, n_machines: int) -> npt.NDArray[np.float64]:
     """Random weights w_ij ~ U(0, 1) i.i.d., each row normalised to sum 1.
 
     Parameters
     ----------
-    rng : None, int or numpy.random.Generator
-        Seed or generator.
+    rng : int, numpy.random.Generator or None
+        Seed or generator; None: fresh OS entropy, a different draw on every call (pass an integer
+        to repeat it).
     n_users : int
         Number of users, >= 1.
     n_machines : int
@@ -400,7 +401,7 @@ def uniform_preferences(rng: RngLike, n_users: int, n_machines: int) -> npt.NDAr
 
 
 def correlated_preferences(
-    rng: RngLike, n_users: int, n_machines: int, dim: int = 3, *, normalize: bool = True
+    rng: Seed | None, n_users: int, n_machines: int, dim: int = 3, *, normalize: bool = True
 ) -> npt.NDArray[np.float64]:
     """Random weights w_ij = p_i . q_j with user and machine profiles in U(0, 1)^dim, rows
     normalised to 1.
@@ -410,8 +411,9 @@ def correlated_preferences(
 
     Parameters
     ----------
-    rng : None, int or numpy.random.Generator
-        Seed or generator.
+    rng : int, numpy.random.Generator or None
+        Seed or generator; None: fresh OS entropy, a different draw on every call (pass an integer
+        to repeat it).
     n_users : int
         Number of users, >= 1.
     n_machines : int

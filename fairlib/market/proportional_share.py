@@ -12,7 +12,7 @@ to its weights (§5). Both return a :class:`~fairlib.market.GameOutcome` and are
 from __future__ import annotations
 
 from .._jit import interpreted_when_small
-from .._validate import RngLike, as_instance, as_tolerance
+from .._validate import MAX_ITERATIONS, Seed, as_count, as_instance, as_tolerance
 from .dynamics import run_dynamics
 from .game import Game, weight_proportional_bids
 from .outcome import GameOutcome
@@ -37,7 +37,7 @@ def proportional_share(
     order: str = "sequential",
     eps: float = TIGHT_EPS,
     max_iter: int = 5000,
-    rng: RngLike = None,
+    rng: Seed | None = None,
 ) -> GameOutcome:
     """The equilibrium of the proportional-share bidding game, reached by best-response dynamics.
 
@@ -62,9 +62,12 @@ def proportional_share(
         The stopping test: every utility changes by less than ``eps`` in a round (from 1e-15 to
         0.1).
     max_iter : int, default 5000
-        At most this many rounds; ``converged`` is False if the test never held.
-    rng : None, int or numpy.random.Generator, default None
-        Seed; only for ``order="random"``.
+        At most this many rounds, from 1 to :data:`~fairlib._validate.MAX_ITERATIONS`;
+        ``converged`` is False if the test never held. None is refused: it would not mean this
+        default but :func:`~fairlib.market.run_dynamics`' own (200 rounds).
+    rng : int, numpy.random.Generator or None, default None
+        Seed; only for ``order="random"``. None: fresh OS entropy, a different draw on every call
+        (pass an integer to repeat it).
 
     Returns
     -------
@@ -92,9 +95,10 @@ def proportional_share(
     >>> out.bids.round(6).tolist(), out.converged, out.residual < 1e-8
     ([[0.7, 0.3], [0.7, 0.3]], True, True)
     """
-    # game, order and max_iter are run_dynamics's to check (same names, same bounds); eps is
-    # stricter here (> 0)
+    # game and order are run_dynamics's to check (same names); eps is stricter here (> 0), and
+    # max_iter too: run_dynamics reads None as its own 200 rounds, not this function's 5000
     eps = as_tolerance(eps, "eps")
+    max_iter = as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
     result = run_dynamics(game, "best_response", order=order, eps=eps, max_iter=max_iter, rng=rng)
     message = (
         ""

@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 from .._validate import (
     as_flag,
     InvalidInputError,
-    RngLike,
+    Seed,
     _short,
     as_array,
     as_capacities,
@@ -809,7 +809,7 @@ def placement_capacity_rows(cluster: Cluster, n_columns: int | None = None) -> P
 
 
 def random_cluster(
-    rng: RngLike,
+    rng: Seed | None,
     n_users: int,
     n_servers: int,
     n_resources: int = 3,
@@ -828,8 +828,9 @@ def random_cluster(
 
     Parameters
     ----------
-    rng : None, int or numpy.random.Generator
-        Seed or generator.
+    rng : int, numpy.random.Generator or None
+        Seed or generator; None: fresh OS entropy, a different draw on every call (pass an integer
+        to repeat it).
     n_users : int
         Number of users, >= 1.
     n_servers : int
@@ -880,14 +881,15 @@ def random_cluster(
 
 
 def random_pool(
-    rng: RngLike, n_users: int, n_resources: int = 3, *, weights: bool = False
+    rng: Seed | None, n_users: int, n_resources: int = 3, *, weights: bool = False
 ) -> Cluster:
     """A random single pool (a one-server cluster) drawn as :func:`random_cluster` draws one server.
 
     Parameters
     ----------
-    rng : None, int or numpy.random.Generator
-        Seed or generator.
+    rng : int, numpy.random.Generator or None
+        Seed or generator; None: fresh OS entropy, a different draw on every call (pass an integer
+        to repeat it).
     n_users : int
         Number of users, >= 1.
     n_resources : int, default 3

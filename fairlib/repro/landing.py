@@ -38,9 +38,9 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .. import paths
 from .._validate import (
@@ -138,7 +138,11 @@ class _Malformed(Exception):
     """A file's content is not what its reader expects (raised inside :func:`_parsed`)."""
 
 
-def _parsed(path: Path, name: str, parse: Callable[[str], Any], what: str) -> Any:
+#: what a block's parser returns (:func:`_parsed` returns it unchanged)
+_Parsed = TypeVar("_Parsed")
+
+
+def _parsed(path: Path, name: str, parse: Callable[[str], _Parsed], what: str) -> _Parsed:
     """``parse`` of the UTF-8 text of ``path``; any failure — not text, not the format, a field
     missing (KeyError, TypeError, :class:`_Malformed`) — is an :class:`InvalidInputError` naming the
     argument ``name`` and the file: every file a block reads goes through here, so a malformed one

@@ -35,6 +35,7 @@ from .._validate import (
     as_count,
     as_flag,
     as_instance,
+    as_list_of,
     as_number,
     as_path,
     result_type,
@@ -1375,6 +1376,15 @@ class ClaimLog:
     claims : list of Claim
         The claims measured so far (empty to begin with).
 
+    Raises
+    ------
+    FileNotFoundError
+        When ``registry`` (or the default :func:`registry_path`) is a path to no file.
+    InvalidInputError
+        When ``key``, ``mode``, ``write`` or ``data`` is not one of its values, the registry is
+        malformed (:func:`load_registry`), or ``claims`` is not a list of :class:`Claim` (None
+        included), naming the argument.
+
     Examples
     --------
     >>> reg = '''
@@ -1406,6 +1416,7 @@ class ClaimLog:
         self.write = as_flag(self.write, "write")
         if self.data not in (None, "real", "synthetic"):
             raise InvalidInputError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
+        as_list_of(self.claims, Claim, "claims")
         self.declared = load_registry(
             registry_path(self.key) if self.registry is None else self.registry, self.key
         )

@@ -569,8 +569,9 @@ def paper_from_options(
         ``--venue``.
     url : str
         ``--url``.
-    notes : str
-        ``--notes``.
+    notes : str, default ""
+        ``--notes``: one line, or empty for none (None is refused: the option's default is the
+        empty text).
 
     Returns
     -------
@@ -620,7 +621,7 @@ def paper_from_options(
     except ValueError:
         raise ScaffoldError(f"--year = {year!r}: must be a year, e.g. 2024") from None
     try:
-        return Paper(tuple(pairs), title, venue_kind, venue, year, url, notes=notes or "")
+        return Paper(tuple(pairs), title, venue_kind, venue, year, url, notes=notes)
     except ValueError as exc:  # Paper names the field; the option has the same name
         name, _, why = str(exc).partition(" = ")
         raise ScaffoldError(f"--{name.replace('_', '-')} = {why}") from None

@@ -289,16 +289,17 @@ def show_table(df: pd.DataFrame, **kw: Any) -> None:
     display(table(df, **kw))
 
 
-def reader_value(value: object) -> str:
+def reader_value(value: object | None) -> str:
     """One measured or paper value as a reader's page shows it: yes/no for a truth value, whole
     numbers with thousands separated, four significant digits, a power of ten for a tiny or huge
     number (never ``6.7e-16``), a long list of numbers as its range.
 
     Parameters
     ----------
-    value : object
+    value : object or None
         A bool, number, list of numbers, or anything else (shown as
-        :func:`fairlib.repro.ledger.display_value` does).
+        :func:`fairlib.repro.ledger.display_value` does); None (no value: a ledger's JSON ``null``,
+        alone or inside a list or mapping) and NaN show as :data:`MISSING`.
 
     Returns
     -------

@@ -429,7 +429,7 @@ def iter_task_events(
     *,
     directory: os.PathLike[str] | str | None = None,
     columns: list[str] | None = None,
-    chunksize: int = 200_000,
+    chunksize: int | None = 200_000,
 ) -> Iterator[pd.DataFrame]:
     """:func:`read_task_events` in chunks of ``chunksize`` rows (memory-safe for the full 500
     parts).
@@ -442,8 +442,9 @@ def iter_task_events(
         The trace folder (default :func:`google_dir`).
     columns : list of str, optional
         The columns to keep (default: all of the table's).
-    chunksize : int, default 200000
-        Rows per chunk.
+    chunksize : int or None, default 200000
+        Rows per chunk, >= 1; None: each part whole, one frame per file (memory grows with the
+        part).
 
     Yields
     ------
@@ -458,7 +459,8 @@ def iter_task_events(
         When a file is truncated or corrupt, a line has the wrong number of fields, or a value is
         not a number, missing where required or negative, naming the file, line and column.
     InvalidInputError
-        When ``parts`` holds a number out of range or ``columns`` an unknown column.
+        When ``parts`` holds a number out of range, ``columns`` an unknown column or
+        ``chunksize`` is not an integer >= 1 or None.
     """
     yield from _read_parts("task_events", parts, directory, columns, chunksize=chunksize)
 

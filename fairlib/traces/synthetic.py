@@ -29,7 +29,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._validate import (
-    RngLike,
+    Seed,
     as_flag,
     InvalidInputError,
     as_count,
@@ -648,7 +648,7 @@ MAX_ALIBABA_MACHINES, MAX_ALIBABA_TASKS = 100_000, 1_000_000
 
 def synthetic_alibaba(
     dest: str | os.PathLike[str] | None = None,
-    rng: RngLike = None,
+    rng: Seed | None = None,
     *,
     n_machines: int = 4034,
     n_tasks: int = 20_000,
@@ -669,8 +669,9 @@ def synthetic_alibaba(
     dest : path-like, optional
         The folder to write (default: ``alibaba_clusterdata`` under
         :func:`fairlib.paths.trace_dir`).
-    rng : seed or numpy Generator
-        Randomness.
+    rng : int, numpy.random.Generator, numpy.random.SeedSequence or None, default None
+        Randomness; None: fresh OS entropy, a different draw on every call (pass an integer to
+        repeat it).
     n_machines : int
         Machines, from 1 to :data:`MAX_ALIBABA_MACHINES` (100,000).
     n_tasks : int

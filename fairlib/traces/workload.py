@@ -20,7 +20,7 @@ Builders:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,6 +38,7 @@ from .._validate import (
     as_instance,
     as_number,
     as_rng,
+    as_tally,
     as_values,
     check_choice,
     check_columns,
@@ -195,7 +196,8 @@ class Workload:
     scheduling_class : numpy.ndarray, shape (N,), optional
         One whole number >= 0 per user (Google's 0-3), or None.
     skipped : dict of str to int, optional
-        Rows left out while reading, by reason (``{"no_request": 12}``): text reasons, counts >= 0.
+        Rows left out while reading, by reason (``{"no_request": 12}``): text reasons, each count
+        >= 0; empty (the default) when nothing was left out.
 
     Raises
     ------
@@ -237,10 +239,7 @@ class Workload:
                 "scheduling_class",
             )
             classes = np.array(self.scheduling_class)  # as given (integers stay integers)
-        skipped = dict(as_instance(self.skipped, Mapping, "skipped"))
-        for reason, count in skipped.items():
-            as_instance(reason, str, f"skipped key {_short(reason)}")
-            as_count(count, f"skipped[{reason!r}]", minimum=0)
+        skipped = as_tally(self.skipped, "skipped")
         # the validated arrays, as read-only copies: lists given here would have no .shape
         # (n_users, active_at, subset), and the caller's arrays, shared, could change a workload
         # already checked
@@ -255,7 +254,7 @@ class Workload:
             skipped=skipped,
         )
 
-    skipped: dict = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
 
     @property
     def n_users(self) -> int:

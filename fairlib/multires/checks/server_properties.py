@@ -29,7 +29,7 @@ from scipy.sparse import coo_matrix, vstack
 
 from ..._validate import (
     InvalidInputError,
-    RngLike,
+    Seed,
     _short,
     as_count,
     as_instance,
@@ -317,7 +317,7 @@ def property_violations(cluster: Cluster, tasks: ArrayLike) -> dict[str, float]:
     }
 
 
-def misreports(demand: ArrayLike, rng: RngLike, n_random: int = 8) -> npt.NDArray[np.float64]:
+def misreports(demand: ArrayLike, rng: Seed | None, n_random: int = 8) -> npt.NDArray[np.float64]:
     """Candidate misreports of one user's per-task ``demand``.
 
     Each demanded resource scaled by 1/2, 2 and 4 alone, then ``n_random`` vectors with every
@@ -328,8 +328,9 @@ def misreports(demand: ArrayLike, rng: RngLike, n_random: int = 8) -> npt.NDArra
     ----------
     demand : array_like
         Shape (n_resources,): the true per-task demand, finite, >= 0, some entry > 0.
-    rng : None, int or numpy.random.Generator
-        Seed of the random misreports.
+    rng : int, numpy.random.Generator or None
+        Seed of the random misreports; None: fresh OS entropy, a different draw on every call (pass
+        an integer to repeat it).
     n_random : int, default 8
         Number of random misreports, in [0, 10**6].
 

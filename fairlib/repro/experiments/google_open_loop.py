@@ -298,7 +298,8 @@ def sample_ids(
     fraction : float
         Each unique id's chance of being kept, in (0, 1].
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
-        Randomness of the draw.
+        Randomness of the draw: the same seed gives the same sample (None, fresh entropy, is
+        refused: the sample could not be drawn again).
 
     Returns
     -------
@@ -308,10 +309,11 @@ def sample_ids(
     Raises
     ------
     InvalidInputError
-        When ``fraction`` is not in (0, 1].
+        When ``fraction`` is not in (0, 1], ``ids`` are not identifiers or ``seed`` is not a seed
+        (None included).
     """
     fraction = as_number(fraction, "fraction", maximum=1.0)
-    generator = as_rng(seed, "seed")
+    generator = as_rng(seed, "seed", reproducible=True)
     unique = np.unique(as_identifiers(ids, "ids"))
     return unique[generator.random(unique.size) < fraction]
 

@@ -595,9 +595,7 @@ def theorem_checks(
     InvalidInputError
         When an argument has the wrong type or value, naming it.
     """
-    if seed is None:  # fresh entropy would make the cell unrepeatable
-        raise InvalidInputError("seed = None: a cell's seed is a SeedSequence or an integer >= 0")
-    rng = as_rng(seed, "seed")
+    rng = as_rng(seed, "seed", reproducible=True)
     as_count(instance, "instance", minimum=0, maximum=MAX_INSTANCES)
     alphas = _alphas(alphas)
     general = random_cluster(rng, 5, 3, 3, weights=True)

@@ -1818,12 +1818,19 @@ def sd_bootstrap_interval(
     level : float, default 0.99
         Central mass of the interval.
     seed : int, default 0
-        The resampling's seed.
+        The resampling's seed, an integer >= 0 (None, fresh entropy, is refused: the interval
+        could not be computed again).
 
     Returns
     -------
     tuple of float
         ``(low, high)``.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``per_run`` holds fewer than two runs or an argument is out of its range, ``seed``
+        None included.
     """
     x = as_values(per_run, "per_run", ndim=1, sign=None)
     if x.size < 2:
@@ -1836,7 +1843,7 @@ def sd_bootstrap_interval(
     level = as_number(level, "level", maximum=1.0)
     if level == 1.0:
         raise InvalidInputError(f"level = {level}: must lie in (0, 1)")
-    g = as_rng(seed, "seed")
+    g = as_rng(seed, "seed", reproducible=True)
     ours = x.std()
     d = x[g.integers(0, x.size, size=(int(resamples), x.size))].std(axis=1) - x[
         g.integers(0, x.size, size=(int(resamples), int(n_paper)))
@@ -1924,7 +1931,8 @@ def table1_tail_findings(
     resamples : int, default 2000
         Resampled pairs of :func:`sd_bootstrap_interval`, 1 to 10**9 // max(n_paper, runs).
     seed : int, default 2025
-        Its seed, an integer >= 0.
+        Its seed, an integer >= 0 (None, fresh entropy, is refused: the measurements could not be
+        repeated).
 
     Returns
     -------

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..._validate import InvalidInputError, as_number, as_rng, check_choice
+from ..._validate import InvalidInputError, as_number, as_rng, as_tally, check_choice
 from ...metrics import jain_index
 from ...multires.best_fit import drfh_best_fit
 from ...multires.cluster import Cluster, on_merged_servers
@@ -88,7 +88,12 @@ class CellSnapshot:
     mixed_requests : int
         Jobs whose tasks request different amounts (their median request is used).
     skipped : dict of str to int, optional
-        What was left out, by reason.
+        What was left out, by reason, each count >= 0; empty (the default) when nothing was.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``skipped`` is not a dict of reason -> count (None included).
     """
 
     at_s: float
@@ -96,7 +101,10 @@ class CellSnapshot:
     machines: np.ndarray
     source: str
     mixed_requests: int
-    skipped: dict = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self):
+        as_tally(self.skipped, "skipped")
 
     @property
     def demand(self) -> np.ndarray:

@@ -66,7 +66,8 @@ def experiment(mode: str, seed: int | np.random.Generator) -> pd.DataFrame:
     mode : {"quick", "full"}
         Quick mode runs in seconds (reduced sizes); full mode at the paper's sizes.
     seed : int or numpy.random.Generator
-        Randomness of the run: an integer >= 0 or a Generator.
+        Randomness of the run: an integer >= 0 or a Generator. The same seed gives the same table
+        (None, fresh entropy, is refused: the run could not be repeated).
 
     Returns
     -------
@@ -76,7 +77,8 @@ def experiment(mode: str, seed: int | np.random.Generator) -> pd.DataFrame:
     Raises
     ------
     InvalidInputError
-        When ``mode`` is neither ``"quick"`` nor ``"full"``, or ``seed`` is not a seed.
+        When ``mode`` is neither ``"quick"`` nor ``"full"``, or ``seed`` is not a seed (None
+        included).
 
     Examples
     --------
@@ -84,7 +86,7 @@ def experiment(mode: str, seed: int | np.random.Generator) -> pd.DataFrame:
     (5, 2)
     """
     check_choice(mode, tuple(SIZES), "mode")
-    rng = as_rng(seed, "seed")
+    rng = as_rng(seed, "seed", reproducible=True)
     n_users, n_repeats = SIZES[mode]
     return sample_means(n_users, n_repeats, rng=rng)
 
