@@ -45,6 +45,9 @@ def _env_dir(variable: str) -> Path | None:
 
 
 def _env_dirs(variable: str, *, several: bool) -> list[Path]:
+    """The folders the environment variable ``variable`` names (none when unset): absolute paths
+    only, one unless ``several``; a blank, relative or ``~`` value is refused naming the variable,
+    since a relative folder would depend on the working directory."""
     from ._validate import InvalidInputError
 
     value = os.environ.get(variable, "")

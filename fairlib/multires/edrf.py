@@ -708,7 +708,8 @@ def pdrf(
         tasks = filled
     return PDRFResult(
         tasks=tasks,
-        consumed=held_resources(tasks, d),
+        # a writable copy, as every other caller of held_resources passes: one compilation of it
+        consumed=held_resources(tasks, np.array(d)),
         cycles=float(k),
         top_up_tasks=top,
         stages=stages,

@@ -554,6 +554,8 @@ PAPER_CHECKS: dict[str, str] = {
     "tests/test_paper_loop.py": "this list itself: every test that reads what a paper adds is in "
     "the loop",
     "tests/test_games.py": "the game registry's own rules: no name both a game and a mechanism",
+    "tests/test_aliasing.py": "every public class taking arrays (a paper's model among them) keeps "
+    "read-only copies, never the caller's arrays",
     "tests/test_annotations.py": "the public callables of the annotated modules (the drivers "
     "among them) are annotated",
 }

@@ -137,6 +137,7 @@ class Fleet:
     notes: str = ""
 
     def __post_init__(self):
+        """Validates every field (shapes, values, labels) and stores read-only copies."""
         resources = _check_resources(self.resources)
         cap = as_values(self.capacity, "capacity", ndim=2)
         if cap.shape[1] != len(resources):
@@ -214,6 +215,8 @@ class Workload:
     scheduling_class: np.ndarray | None = None
 
     def __post_init__(self):
+        """Validates every field (shapes, values, times, labels, the tally) and stores read-only
+        copies."""
         users = as_identifiers(self.users, "users", allow_empty=True)
         n = users.size
         resources = _check_resources(self.resources)
