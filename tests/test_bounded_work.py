@@ -72,6 +72,11 @@ VALUE_RANGES = {
         "the largest time in seconds, 2**53, the last float64 at which one second is resolved; "
         "the epochs or bins a span of time makes are capped by MAX_EPOCHS and MAX_TASK_INTERVALS"
     ),
+    ("fairlib.multires.global_maxmin", "MAX_WEIGHT_RATIO"): (
+        "the widest spread of weights (largest over smallest) the HiGHS rounds solve to 1e-6 of "
+        "edrf: a bound on a ratio of values, refused naming weight "
+        "(tests/test_heterogeneous.py), not on work"
+    ),
     ("fairlib._validate", "TOL_MAX"): (
         "the largest tolerance: above 0.1 it asks a different question; a looser tolerance means "
         "less work, never more"
