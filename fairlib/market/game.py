@@ -28,6 +28,7 @@ from .._validate import (
     as_rng,
     _store_read_only,
 )
+from ..metrics import _parallelism as _uncapped_parallelism
 
 __all__ = [
     "Game",
@@ -164,16 +165,8 @@ def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True
             maximum_label=f"n_machines = {n}",
             what="bound per user",
         )
-    # a bound at or past n_machines binds nothing: any integer >= 1 (a uint64 included) is one
-    return as_integers(
-        parallelism,
-        "parallelism",
-        length=m,
-        minimum=1,
-        maximum=np.iinfo(np.uint64).max,
-        saturate=n,
-        what="bound per user",
-    )
+    # a bound at or past n_machines binds nothing: the metrics' own reading of a cap
+    return _uncapped_parallelism(parallelism, m, n)
 
 
 def allocation(bids: ArrayLike, reserve: float = 0.0) -> npt.NDArray[np.float64]:
