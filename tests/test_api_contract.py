@@ -3233,12 +3233,6 @@ UNSEEN_SITES = {
     (
         "fairlib.repro.experiments.mechanism_atlas",
         "Cell.__post_init__",
-        "as_labels",
-    ): "resources' one probe is None, which the contract accepts for every argument; "
-    "tests/test_mechanism_atlas_findings.py refuses a wrong count of labels",
-    (
-        "fairlib.repro.experiments.mechanism_atlas",
-        "Cell.__post_init__",
         "as_eligibility",
     ): "a boolean matrix draws no array probes (the battery's are numeric) and None is valid; "
     "tests/test_mechanism_atlas_findings.py refuses a user eligible for no machine",
@@ -3373,6 +3367,17 @@ def _functions_of(target: Target) -> list:
     return [inspect.unwrap(obj)] if callable(obj) else []
 
 
+def _names_used(code) -> set[str]:
+    """The global and attribute names ``code`` uses, its nested functions, comprehensions and
+    lambdas included (a call of the site's function inside a comprehension of ``__post_init__``
+    is a call by ``__post_init__``)."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if inspect.iscode(const):
+            names |= _names_used(const)
+    return names
+
+
 def _site_targets(module: str, qualname: str) -> list[str]:
     """The probed callables that guard a site: those whose own code holds it, else those of the same
     module that call its function by name."""
@@ -3387,7 +3392,7 @@ def _site_targets(module: str, qualname: str) -> list[str]:
                 continue
             if fn.__qualname__ == qualname:
                 direct.append(t.name)
-            elif short in code.co_names:
+            elif short in _names_used(code):
                 hop.append(t.name)
     return sorted(set(direct or hop))
 
