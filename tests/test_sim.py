@@ -718,6 +718,35 @@ def test_class_eligibility_refuses_unknown_classes_by_name():
     assert sim.class_eligibility(fleet, [0, 2], reserved=()).all()
 
 
+def test_replay_and_open_loop_refuse_a_reserved_class_no_server_has():
+    """``reserved`` names the classes whose utilisation is reported on its own: a label no server of
+    the fleet has would report nothing, silently, and is refused as class_eligibility refuses it;
+    the default is the classes C and D the fleet has."""
+    from fairlib.traces.workload import Fleet
+
+    fleet = Fleet(
+        np.array([[1.0, 1.0], [1.0, 1.0]]),
+        ("cpu_normalised", "memory_normalised"),
+        np.array(["A", "C"]),
+        "test",
+    )
+    jobs = _timed_jobs([[(0.0, 100.0, [1.0, 0.5])]])
+    message = r"reserved\[1\] = 'D': no server of the fleet has this class \(its classes: \['A'"
+    with pytest.raises(InvalidInputError, match=message):
+        sim.replay(fleet, jobs, psdsf, reserved=("C", "D"))
+    with pytest.raises(InvalidInputError, match=message):
+        sim.open_loop(fleet, jobs, {"drfh": drfh}, reserved=("C", "D"))
+    with pytest.raises(InvalidInputError, match=r"reserved = None: expected a list of labels"):
+        sim.class_eligibility(fleet, [0], reserved=None)
+    # the default: C, the one of C and D this fleet has; none on a fleet without either
+    assert "reserved_utilisation_cpu_normalised" in sim.replay(fleet, jobs, psdsf).epochs
+    table = sim.open_loop(fleet, jobs, {"drfh": drfh}, reserved=None)
+    np.testing.assert_allclose(table.reserved_utilisation_cpu_normalised, 1.0, atol=1e-7)
+    public = _one_server_fleet()
+    assert not sim.replay(public, jobs, psdsf).epochs.filter(like="reserved_").columns.size
+    assert not sim.open_loop(public, jobs, {"drfh": drfh}).filter(like="reserved_").columns.size
+
+
 def test_replay_open_loop_and_results_refuse_bad_scalars_by_name():
     fleet = _one_server_fleet()
     jobs = _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
