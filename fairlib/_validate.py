@@ -1245,11 +1245,35 @@ def _names_a_directory(text: str) -> bool:
     return text.rsplit(os.sep, 1)[-1] in ("", ".", "..")
 
 
+def _path_mode(path, name: str) -> int | None:
+    """``os.stat(path).st_mode`` (symbolic links followed), or None when nothing is there (a missing
+    entry, a dangling link). Any other failure to look the path up is an error naming the argument
+    and the path: a symlink loop (``Path.exists()`` reads one as absent, and the file's ``open``
+    later fails with a raw ``OSError``), a part of the path that is a file, a path the process may
+    not look into, a name too long, a null byte."""
+    import errno
+    import os
+
+    try:
+        return os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        why = {
+            errno.ELOOP: "a symlink loop",
+            errno.ENOTDIR: "a part of it is a file, not a folder",
+        }.get(exc.errno or 0, "cannot be looked up")
+        raise InvalidInputError(f"{name} = {str(path)!r}: {why} ({exc.strerror})") from None
+    except ValueError:  # an embedded null byte
+        raise InvalidInputError(f"{name} = {str(path)!r}: holds a null byte") from None
+
+
 def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     """``value`` (text or a path) as a :class:`pathlib.Path` to a ``kind`` of entry, ``"file"`` or
     ``"directory"``: an existing entry of the other kind is an error naming the argument, and so is
     a missing one when ``must_exist`` (an input; an output need not exist yet). A file's path that
-    ends in a separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too.
+    ends in a separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too;
+    so is a path that cannot be looked up (a symlink loop, a part of it that is a file).
 
     Parameters
     ----------
@@ -1282,10 +1306,19 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
             f"{name} = {_short(value)}: expected a {kind} path (str or Path), got "
             f"{type(value).__name__}"
         )
+    import stat
+
     path = Path(value)
-    if path.exists():
-        if (kind == "file") != path.is_file():
-            what = "a directory" if path.is_dir() else "not a regular file"
+    mode = _path_mode(path, name)
+    if mode is not None:
+        if (kind == "file") != stat.S_ISREG(mode):
+            what = (
+                "a directory"
+                if stat.S_ISDIR(mode)
+                else "a file"
+                if stat.S_ISREG(mode)
+                else "not a regular file"
+            )
             raise InvalidInputError(f"{name} = {str(path)!r}: {what}, expected a {kind}")
     elif must_exist:
         raise InvalidInputError(f"{name} = {str(path)!r}: no such {kind}")
