@@ -1415,6 +1415,18 @@ def as_sequence(
     return items
 
 
+def _read_once(value, name: str, *, what: str, ordered: bool = True):
+    """``value`` itself, unless it is an iterator (a generator), a set or a dict's view: NumPy makes
+    one object of those (``np.asarray(x for x in [2, 3])`` is a 0-d object array), so they are read
+    once by :func:`as_sequence` (``what`` and ``ordered`` as there) into a tuple an array_like
+    argument's caller reads as it reads a list."""
+    from collections.abc import Iterator, MappingView, Set
+
+    if isinstance(value, (Iterator, Set, MappingView)):
+        return as_sequence(value, name, what=what, ordered=ordered)
+    return value
+
+
 def as_labels(
     value,
     name: str,

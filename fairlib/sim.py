@@ -40,6 +40,7 @@ from ._validate import (
     as_labels,
     as_flag,
     InvalidInputError,
+    _read_once,
     _short,
     _store_read_only,
     as_array,
@@ -830,7 +831,8 @@ def class_eligibility(
         Server classes kept for the privileged jobs, each a class of ``fleet`` (pass ``("C",)``
         for a fleet without D, ``()`` to reserve none).
     privileged : int or array_like of int, default (2, 3)
-        The latency-sensitive scheduling classes (one or several, at least one).
+        The latency-sensitive scheduling classes (one or several, at least one; any iterable, a
+        generator or a set included, is read once).
 
     Returns
     -------
@@ -845,6 +847,10 @@ def class_eligibility(
     """
     as_instance(fleet, Fleet, "fleet")
     sc = _scheduling_classes(scheduling_class, "scheduling_class")
+    # a generator or a set read once, as a list is read (their order does not matter here)
+    privileged = _read_once(
+        privileged, "privileged", what="expected scheduling classes", ordered=False
+    )
     privileged = as_array(privileged, "privileged")
     privileged = _scheduling_classes(
         privileged.reshape(1) if privileged.ndim == 0 else privileged,

@@ -709,6 +709,18 @@ def test_class_eligibility_refuses_unknown_classes_by_name():
         False,
         True,
     ]
+    # privileged as any iterable, read once as a list is (a generator was "ragged or object data")
+    listed = sim.class_eligibility(fleet, [0, 2], reserved=("A",), privileged=[2, 3])
+    for given in ((c for c in [2, 3]), iter([2, 3]), {3, 2}, range(2, 4)):
+        assert (
+            sim.class_eligibility(fleet, [0, 2], reserved=("A",), privileged=given) == listed
+        ).all()
+    with pytest.raises(InvalidInputError, match=r"privileged: expected at least one class"):
+        sim.class_eligibility(fleet, [0, 2], privileged=(c for c in ()))
+    with pytest.raises(InvalidInputError, match=r"privileged\[1\] = -1"):
+        sim.class_eligibility(fleet, [0, 2], privileged=(c for c in [2, -1]))
+    with pytest.raises(InvalidInputError, match=r"privileged = \{2: 3\}: must be a numeric array"):
+        sim.class_eligibility(fleet, [0, 2], privileged={2: 3})
     # a label no server has reserved nothing, silently; each is refused by name and value
     for reserved, i, label in ((("Z",), 0, "Z"), (("A", "a"), 1, "a")):
         with pytest.raises(
