@@ -260,13 +260,13 @@ def as_real_array(x: ArrayLike, name: str, *, copy: bool = True) -> npt.NDArray[
 
 
 def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> np.ndarray:
-    """A 1-D array of identifiers: integers (Google's job ids) or text (Bitbrains VMs are named by
-    file stems).
+    """A 1-D array of identifiers: integers within int64 (Google's job ids) or text (Bitbrains VMs
+    are named by file stems), one kind or the other.
 
     Parameters
     ----------
     ids : array_like
-        One identifier per entry, integers or strings.
+        One identifier per entry: integers from -2**63 to 2**63 - 1, or strings.
     name : str
         The argument's name, used in the error message.
     allow_empty : bool, default False
@@ -275,23 +275,31 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     Returns
     -------
     numpy.ndarray
-        The identifiers as a 1-D array (integer, string or object dtype).
+        The identifiers as a 1-D array: int64 for integers (whatever integer type they came in),
+        string or object dtype for text.
 
     Raises
     ------
     InvalidInputError
-        When ``ids`` is not 1-D, is empty (unless ``allow_empty``), or holds anything but integers
-        and text.
+        When ``ids`` is not 1-D, is empty (unless ``allow_empty``), holds anything but integers and
+        text (a bool is neither), mixes the two (NumPy would turn the integers into text), or holds
+        an integer beyond int64 (an object array no int64 column, reader or sort would hold),
+        naming the index and the value.
 
     Examples
     --------
     >>> as_identifiers([3, 7], "users").tolist()
     [3, 7]
-    >>> as_identifiers([1.5], "users")
+    >>> as_identifiers(np.array([1.5]), "users")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: users = [1.5]: identifiers must be integers or text, got
-    dtype float64
+    fairlib._validate.InvalidInputError: users = array([1.5]): identifiers must be integers or text,
+    got dtype float64
+    >>> as_identifiers([7, 2**70], "users")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: users[1] = 1180591620717411303424: an integer identifier
+    is within int64 (-2**63 to 2**63 - 1)
     """
     _check_unmasked(ids, name)
     try:
@@ -306,18 +314,52 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
         )
     if arr.size == 0 and not allow_empty:
         raise InvalidInputError(f"{name} = {_short(ids)}: empty (at least one identifier)")
-    ok = (
-        arr.size == 0
-        or arr.dtype.kind in "iuUS"
-        or (
-            arr.dtype == object
-            and all(
-                isinstance(x, (str, int, np.integer)) and not isinstance(x, (bool, np.bool_))
-                for x in arr
+    if arr.size == 0:
+        return arr
+    elements: list[Any] | None = None
+    if isinstance(ids, (list, tuple)):
+        # read in the input itself: NumPy makes text of every element once one is text, and an
+        # integer of every bool among integers
+        elements = list(ids)
+    elif arr.dtype == object:
+        elements = list(arr)
+    if elements is not None:
+        integer = [
+            isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+            for x in elements
+        ]
+        text = [isinstance(x, (str, bytes)) for x in elements]
+        for i, x in enumerate(elements):
+            if not (integer[i] or text[i]):
+                raise InvalidInputError(
+                    f"{name}[{i}] = {_short(x)}: identifiers must be integers or text, got "
+                    f"{type(x).__name__}"
+                )
+            if integer[i] != integer[0]:
+                raise InvalidInputError(
+                    f"{name}[{i}] = {_short(x)}: {'an integer' if integer[i] else 'text'} among "
+                    f"{'text' if text[0] else 'integers'} ({name}[0] = {_short(elements[0])}); "
+                    "identifiers are all integers or all text"
+                )
+            if integer[i] and not -INT64_MAX - 1 <= x <= INT64_MAX:
+                raise InvalidInputError(
+                    f"{name}[{i}] = {x}: an integer identifier is within int64 (-2**63 to "
+                    "2**63 - 1)"
+                )
+        if integer[0]:
+            arr = np.array([int(x) for x in elements], dtype=np.int64)
+        return arr
+    if arr.dtype.kind == "u":
+        beyond = arr > INT64_MAX
+        if beyond.any():
+            i = int(np.argmax(beyond))
+            raise InvalidInputError(
+                f"{name}[{i}] = {arr[i]}: an integer identifier is within int64 (-2**63 to "
+                "2**63 - 1)"
             )
-        )
-    )
-    if not ok:
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "US":
         raise InvalidInputError(
             f"{name} = {_short(ids)}: identifiers must be integers or text, got dtype {arr.dtype}"
         )

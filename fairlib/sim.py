@@ -399,7 +399,7 @@ class Jobs:
     Parameters
     ----------
     ids : numpy.ndarray, shape (J,)
-        Job identifiers (integers or strings), at least one.
+        Job identifiers (integers within int64, or strings), at least one.
     arrival : numpy.ndarray, shape (J,)
         When each job arrives (seconds).
     trace_end : numpy.ndarray, shape (J,)
