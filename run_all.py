@@ -946,7 +946,7 @@ def main(argv=None) -> int:
         except InvalidInputError as exc:
             print(f"run_all.py: {exc}", file=sys.stderr)
             return 2
-    from fairlib.sweep import MAX_JOBS
+    from fairlib.sweep import MAX_JOBS, _scheduler_address
 
     if args.sweep_jobs is not None and not 1 <= args.sweep_jobs <= MAX_JOBS:
         print(
@@ -954,6 +954,12 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.dask is not None:
+        try:  # the parser the kernels' sweeps apply to FAIRLIB_DASK_SCHEDULER
+            _scheduler_address(args.dask, "--dask")
+        except InvalidInputError as exc:
+            print(f"run_all.py: {exc}", file=sys.stderr)
+            return 2
     problem = check_environment()
     if problem:
         print(f"run_all.py: {problem}", file=sys.stderr)
@@ -992,14 +998,7 @@ def main(argv=None) -> int:
         # large solve) then leaves its core to the other's sweep, and two sweeps at once share the
         # cores as well as split ones would
         os.environ.setdefault("FAIRLIB_SWEEP_JOBS", str(max(1, os.cpu_count() or 1)))
-    if args.dask:
-        if not args.dask.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
-            print(
-                f"run_all.py: --dask = {args.dask!r}: expected a scheduler address such as "
-                "tcp://host:8786",
-                file=sys.stderr,
-            )
-            return 2
+    if args.dask is not None:
         os.environ["FAIRLIB_DASK_SCHEDULER"] = args.dask
     if args.resume:
         os.environ["FAIRLIB_SWEEP_CACHE"] = "1"

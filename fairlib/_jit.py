@@ -43,6 +43,7 @@ __all__ = [
     "Kernel",
     "KERNELS",
     "INTERPRET_AT_MOST",
+    "MAX_INTERPRET_AT_MOST",
     "interpreted_when_small",
     "problem_cells",
     "compiled",
@@ -59,15 +60,28 @@ __all__ = [
 #: ms compiled, PF-VDS 25 vs 11 ms; 5 x 3 x 2 DRFH 13 vs 2.2 ms, PF-VDS 52 vs 13 ms; an empty cache
 #: costs 10-30 s per mechanism compiled.
 INTERPRET_AT_MOST = 64
+#: the largest ``FAIRLIB_INTERPRET_AT_MOST``, in cells: no problem fairlib holds in memory has more
+#: (one float64 array of 10**9 cells is 8 GB), so a larger value interprets nothing more than this
+#: one does and is a typo, refused rather than read
+MAX_INTERPRET_AT_MOST = 10**9
 if os.environ.get(
     "FAIRLIB_INTERPRET_AT_MOST"
 ):  # 0: always compiled (a sweep of many small problems)
     _value = os.environ["FAIRLIB_INTERPRET_AT_MOST"]
-    if not (_value.isascii() and _value.isdigit()):  # "١" is a digit to str.isdigit, not to us
+    # "١" is a digit to str.isdigit, not to us; the length is compared first, as int() refuses
+    # text of more than 4,300 digits with a message naming no variable
+    if not (
+        _value.isascii()
+        and _value.isdigit()
+        and len(_value.lstrip("0")) <= len(str(MAX_INTERPRET_AT_MOST))
+        and int(_value) <= MAX_INTERPRET_AT_MOST
+    ):
         # a ValueError naming the variable, not _validate's InvalidInputError: importing
         # _validate here would tie every kernel's cache key to it
+        _shown = repr(_value) if len(_value) <= 80 else f"{_value[:40]!r}... ({len(_value)} chars)"
         raise ValueError(
-            f"FAIRLIB_INTERPRET_AT_MOST must be a count of cells (an integer >= 0); got {_value!r}"
+            "FAIRLIB_INTERPRET_AT_MOST must be a count of cells (an integer from 0 to "
+            f"MAX_INTERPRET_AT_MOST = {MAX_INTERPRET_AT_MOST:,}); got {_shown}"
         )
     INTERPRET_AT_MOST = int(_value)
 

@@ -260,13 +260,13 @@ def as_real_array(x: ArrayLike, name: str, *, copy: bool = True) -> npt.NDArray[
 
 
 def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> np.ndarray:
-    """A 1-D array of identifiers: integers (Google's job ids) or text (Bitbrains VMs are named by
-    file stems).
+    """A 1-D array of identifiers: integers within int64 (Google's job ids) or text (Bitbrains VMs
+    are named by file stems), one kind or the other.
 
     Parameters
     ----------
     ids : array_like
-        One identifier per entry, integers or strings.
+        One identifier per entry: integers from -2**63 to 2**63 - 1, or strings.
     name : str
         The argument's name, used in the error message.
     allow_empty : bool, default False
@@ -275,23 +275,31 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     Returns
     -------
     numpy.ndarray
-        The identifiers as a 1-D array (integer, string or object dtype).
+        The identifiers as a 1-D array: int64 for integers (whatever integer type they came in),
+        string or object dtype for text.
 
     Raises
     ------
     InvalidInputError
-        When ``ids`` is not 1-D, is empty (unless ``allow_empty``), or holds anything but integers
-        and text.
+        When ``ids`` is not 1-D, is empty (unless ``allow_empty``), holds anything but integers and
+        text (a bool is neither), mixes the two (NumPy would turn the integers into text), or holds
+        an integer beyond int64 (an object array no int64 column, reader or sort would hold),
+        naming the index and the value.
 
     Examples
     --------
     >>> as_identifiers([3, 7], "users").tolist()
     [3, 7]
-    >>> as_identifiers([1.5], "users")
+    >>> as_identifiers(np.array([1.5]), "users")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: users = [1.5]: identifiers must be integers or text, got
-    dtype float64
+    fairlib._validate.InvalidInputError: users = array([1.5]): identifiers must be integers or text,
+    got dtype float64
+    >>> as_identifiers([7, 2**70], "users")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: users[1] = 1180591620717411303424: an integer identifier
+    is within int64 (-2**63 to 2**63 - 1)
     """
     _check_unmasked(ids, name)
     try:
@@ -306,18 +314,52 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
         )
     if arr.size == 0 and not allow_empty:
         raise InvalidInputError(f"{name} = {_short(ids)}: empty (at least one identifier)")
-    ok = (
-        arr.size == 0
-        or arr.dtype.kind in "iuUS"
-        or (
-            arr.dtype == object
-            and all(
-                isinstance(x, (str, int, np.integer)) and not isinstance(x, (bool, np.bool_))
-                for x in arr
+    if arr.size == 0:
+        return arr
+    elements: list[Any] | None = None
+    if isinstance(ids, (list, tuple)):
+        # read in the input itself: NumPy makes text of every element once one is text, and an
+        # integer of every bool among integers
+        elements = list(ids)
+    elif arr.dtype == object:
+        elements = list(arr)
+    if elements is not None:
+        integer = [
+            isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+            for x in elements
+        ]
+        text = [isinstance(x, (str, bytes)) for x in elements]
+        for i, x in enumerate(elements):
+            if not (integer[i] or text[i]):
+                raise InvalidInputError(
+                    f"{name}[{i}] = {_short(x)}: identifiers must be integers or text, got "
+                    f"{type(x).__name__}"
+                )
+            if integer[i] != integer[0]:
+                raise InvalidInputError(
+                    f"{name}[{i}] = {_short(x)}: {'an integer' if integer[i] else 'text'} among "
+                    f"{'text' if text[0] else 'integers'} ({name}[0] = {_short(elements[0])}); "
+                    "identifiers are all integers or all text"
+                )
+            if integer[i] and not -INT64_MAX - 1 <= x <= INT64_MAX:
+                raise InvalidInputError(
+                    f"{name}[{i}] = {x}: an integer identifier is within int64 (-2**63 to "
+                    "2**63 - 1)"
+                )
+        if integer[0]:
+            arr = np.array([int(x) for x in elements], dtype=np.int64)
+        return arr
+    if arr.dtype.kind == "u":
+        beyond = arr > INT64_MAX
+        if beyond.any():
+            i = int(np.argmax(beyond))
+            raise InvalidInputError(
+                f"{name}[{i}] = {arr[i]}: an integer identifier is within int64 (-2**63 to "
+                "2**63 - 1)"
             )
-        )
-    )
-    if not ok:
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "US":
         raise InvalidInputError(
             f"{name} = {_short(ids)}: identifiers must be integers or text, got dtype {arr.dtype}"
         )
@@ -1245,11 +1287,35 @@ def _names_a_directory(text: str) -> bool:
     return text.rsplit(os.sep, 1)[-1] in ("", ".", "..")
 
 
+def _path_mode(path, name: str) -> int | None:
+    """``os.stat(path).st_mode`` (symbolic links followed), or None when nothing is there (a missing
+    entry, a dangling link). Any other failure to look the path up is an error naming the argument
+    and the path: a symlink loop (``Path.exists()`` reads one as absent, and the file's ``open``
+    later fails with a raw ``OSError``), a part of the path that is a file, a path the process may
+    not look into, a name too long, a null byte."""
+    import errno
+    import os
+
+    try:
+        return os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return None
+        why = {
+            errno.ELOOP: "a symlink loop",
+            errno.ENOTDIR: "a part of it is a file, not a folder",
+        }.get(exc.errno or 0, "cannot be looked up")
+        raise InvalidInputError(f"{name} = {str(path)!r}: {why} ({exc.strerror})") from None
+    except ValueError:  # an embedded null byte
+        raise InvalidInputError(f"{name} = {str(path)!r}: holds a null byte") from None
+
+
 def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     """``value`` (text or a path) as a :class:`pathlib.Path` to a ``kind`` of entry, ``"file"`` or
     ``"directory"``: an existing entry of the other kind is an error naming the argument, and so is
     a missing one when ``must_exist`` (an input; an output need not exist yet). A file's path that
-    ends in a separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too.
+    ends in a separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too;
+    so is a path that cannot be looked up (a symlink loop, a part of it that is a file).
 
     Parameters
     ----------
@@ -1282,10 +1348,19 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
             f"{name} = {_short(value)}: expected a {kind} path (str or Path), got "
             f"{type(value).__name__}"
         )
+    import stat
+
     path = Path(value)
-    if path.exists():
-        if (kind == "file") != path.is_file():
-            what = "a directory" if path.is_dir() else "not a regular file"
+    mode = _path_mode(path, name)
+    if mode is not None:
+        if (kind == "file") != stat.S_ISREG(mode):
+            what = (
+                "a directory"
+                if stat.S_ISDIR(mode)
+                else "a file"
+                if stat.S_ISREG(mode)
+                else "not a regular file"
+            )
             raise InvalidInputError(f"{name} = {str(path)!r}: {what}, expected a {kind}")
     elif must_exist:
         raise InvalidInputError(f"{name} = {str(path)!r}: no such {kind}")
@@ -1380,6 +1455,18 @@ def as_sequence(
         except TypeError:  # items of kinds that do not compare: the caller's check refuses them
             pass
     return items
+
+
+def _read_once(value, name: str, *, what: str, ordered: bool = True):
+    """``value`` itself, unless it is an iterator (a generator), a set or a dict's view: NumPy makes
+    one object of those (``np.asarray(x for x in [2, 3])`` is a 0-d object array), so they are read
+    once by :func:`as_sequence` (``what`` and ``ordered`` as there) into a tuple an array_like
+    argument's caller reads as it reads a list."""
+    from collections.abc import Iterator, MappingView, Set
+
+    if isinstance(value, (Iterator, Set, MappingView)):
+        return as_sequence(value, name, what=what, ordered=ordered)
+    return value
 
 
 def as_labels(

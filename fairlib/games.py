@@ -38,7 +38,8 @@ feature with an :class:`~fairlib.InvalidInputError` naming it):
 
 Games from other modules join the registry when the modules named (comma-separated) in the
 environment variable ``FAIRLIB_GAMES`` are imported, after the built-in ones: each calls
-:func:`register_game`.
+:func:`register_game`, and a module that registers nothing is refused, naming the variable and the
+module.
 
 >>> get("proportional_share").label, "equilibrium" in get("proportional_share").capabilities
 ('proportional share (best-response equilibrium)', True)
@@ -490,4 +491,4 @@ register_game(
 # ...)
 
 
-mechanisms.load_plugins("FAIRLIB_GAMES")
+mechanisms.load_plugins("FAIRLIB_GAMES", _REGISTRY, "game")

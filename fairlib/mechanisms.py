@@ -27,7 +27,8 @@ Capabilities (what a mechanism supports, used to select them and to choose the t
 
 Mechanisms from other modules join the registry when the modules named (comma-separated) in the
 environment variable ``FAIRLIB_MECHANISMS`` are imported, after the built-in ones: each calls
-:func:`register`. The tables, replays, benchmarks and tests then include them with no other edit.
+:func:`register`, and a module that registers nothing is refused, naming the variable and the
+module. The tables, replays, benchmarks and tests then include them with no other edit.
 
 >>> get("psdsf").label, "placement_aware" in get("psdsf").capabilities
 ('PS-DSF', True)
@@ -735,29 +736,39 @@ register(
 _MODULE_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
 
 
-def load_plugins(variable: str) -> None:
+def load_plugins(variable: str, registry: Mapping[str, object], what: str) -> None:
     """Import each module named in the environment variable ``variable`` (comma-separated;
-    ``FAIRLIB_MECHANISMS``, ``FAIRLIB_GAMES``): each registers its mechanisms or games.
+    ``FAIRLIB_MECHANISMS``, ``FAIRLIB_GAMES``): each registers its mechanisms or games in
+    ``registry``.
 
     Every failure names the variable: a name that is not a module's (``./plugin.py``, which
-    ``importlib`` refused with a TypeError naming neither), a module that cannot be imported, and
-    one whose import raises.
+    ``importlib`` refused with a TypeError naming neither), a module named twice, a module that
+    cannot be imported, one whose import raises, and one that registers nothing (a typo for another
+    module, or a module of the other registry), which would leave the tables without its entries,
+    silently. A module that is being imported as this runs (it imported fairlib itself, which loads
+    the plugins) registers after it, and is not checked.
 
     Parameters
     ----------
     variable : str
         The environment variable.
+    registry : mapping of str to object
+        The registry its modules register in.
+    what : str
+        What they register (``"mechanism"``, ``"game"``), for the message.
 
     Raises
     ------
     InvalidInputError
-        When an entry is not a dotted module name.
+        When an entry is not a dotted module name, is named twice, or its module registers nothing.
     ImportError
         When a module cannot be imported or its import fails, naming the variable and the module.
     """
     import re
+    import sys
 
     value = os.environ.get(variable, "")
+    seen: list[str] = []
     for module in filter(None, (part.strip() for part in value.split(","))):
         if not re.fullmatch(_MODULE_NAME, module):
             raise InvalidInputError(
@@ -765,8 +776,12 @@ def load_plugins(variable: str) -> None:
                 "identifiers, e.g. mypackage.plugins; a file path is none: put its folder on "
                 "PYTHONPATH)"
             )
+        if module in seen:
+            raise InvalidInputError(f"{variable} = {value!r}: {module!r} is named twice")
+        seen.append(module)
+        before = dict(registry)
         try:
-            importlib.import_module(module)
+            imported = importlib.import_module(module)
         except ImportError as exc:
             raise ImportError(
                 f"{variable} names {module!r}, which cannot be imported: {exc}"
@@ -775,6 +790,19 @@ def load_plugins(variable: str) -> None:
             raise ImportError(
                 f"{variable} names {module!r}, whose import failed: {type(exc).__name__}: {exc}"
             ) from exc
+        # a module that imported fairlib before registering is still running its own import here
+        # (importlib marks its spec ``_initializing``): its registrations come when it resumes
+        spec = getattr(sys.modules.get(module, imported), "__spec__", None)
+        if getattr(spec, "_initializing", False):
+            continue
+        changed = len(registry) != len(before) or any(
+            registry.get(name) is not entry for name, entry in before.items()
+        )
+        if not changed:
+            raise InvalidInputError(
+                f"{variable} names {module!r}, which registers no {what}: a plugin module "
+                f"registers its {what}s when imported"
+            )
 
 
-load_plugins("FAIRLIB_MECHANISMS")
+load_plugins("FAIRLIB_MECHANISMS", _REGISTRY, "mechanism")

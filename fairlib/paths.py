@@ -40,7 +40,8 @@ NOTEBOOKS = ROOT / "notebooks"
 
 def _env_dir(variable: str) -> Path | None:
     """The directory environment variable ``variable`` names (it need not exist yet), or None when
-    it is unset or empty; an existing file is an error naming the variable."""
+    it is unset or empty; an existing file, or a path that cannot be looked up (a symlink loop), is
+    an error naming the variable."""
     return next(iter(_env_dirs(variable, several=False)), None)
 
 
@@ -48,7 +49,9 @@ def _env_dirs(variable: str, *, several: bool) -> list[Path]:
     """The folders the environment variable ``variable`` names (none when unset): absolute paths
     only, one unless ``several``; a blank, relative or ``~`` value is refused naming the variable,
     since a relative folder would depend on the working directory."""
-    from ._validate import InvalidInputError
+    import stat
+
+    from ._validate import InvalidInputError, _path_mode
 
     value = os.environ.get(variable, "")
     if not several and os.pathsep in value:
@@ -73,7 +76,8 @@ def _env_dirs(variable: str, *, several: bool) -> list[Path]:
                 "working directory"
                 + (" (write $HOME for ~: the shell left it unexpanded)" if part[:1] == "~" else "")
             )
-        if path.exists() and not path.is_dir():
+        mode = _path_mode(path, variable)  # a symlink loop is refused, not read as absent
+        if mode is not None and not stat.S_ISDIR(mode):
             raise InvalidInputError(
                 f"{variable} = {value!r}: must name a directory, not a file"
                 + (f" ({part!r} is a file)" if several else "")

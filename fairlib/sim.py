@@ -40,6 +40,7 @@ from ._validate import (
     as_labels,
     as_flag,
     InvalidInputError,
+    _read_once,
     _short,
     _store_read_only,
     as_array,
@@ -398,7 +399,7 @@ class Jobs:
     Parameters
     ----------
     ids : numpy.ndarray, shape (J,)
-        Job identifiers (integers or strings), at least one.
+        Job identifiers (integers within int64, or strings), at least one.
     arrival : numpy.ndarray, shape (J,)
         When each job arrives (seconds).
     trace_end : numpy.ndarray, shape (J,)
@@ -784,6 +785,30 @@ def jobs_from_demands(demands: JobDemands) -> Jobs:
     )
 
 
+#: the server classes §6.2 keeps for latency-sensitive jobs (:func:`class_eligibility`'s default;
+#: :func:`replay` and :func:`open_loop` report those of them a fleet has)
+_RESERVED = ("C", "D")
+
+
+def _reserved_classes(
+    fleet: Fleet, reserved: Sequence[str] | None, *, none_is_present: bool
+) -> tuple[str, ...]:
+    """``reserved`` as a tuple of labels, each a class of ``fleet``: a label no server has would
+    reserve (or report) nothing, silently, and is refused naming it. With ``none_is_present``, None
+    means the classes of ``_RESERVED`` the fleet has (none, for a fleet without C and D)."""
+    classes = sorted({str(label) for label in np.asarray(fleet.server_class).tolist()})
+    if reserved is None and none_is_present:
+        return tuple(label for label in _RESERVED if label in classes)
+    reserved = as_labels(reserved, "reserved")
+    for i, label in enumerate(reserved):
+        if label not in classes:
+            raise InvalidInputError(
+                f"reserved[{i}] = {label!r}: no server of the fleet has this class (its classes: "
+                f"{classes})"
+            )
+    return reserved
+
+
 def class_eligibility(
     fleet: Fleet,
     scheduling_class: npt.ArrayLike,
@@ -806,7 +831,8 @@ def class_eligibility(
         Server classes kept for the privileged jobs, each a class of ``fleet`` (pass ``("C",)``
         for a fleet without D, ``()`` to reserve none).
     privileged : int or array_like of int, default (2, 3)
-        The latency-sensitive scheduling classes (one or several, at least one).
+        The latency-sensitive scheduling classes (one or several, at least one; any iterable, a
+        generator or a set included, is read once).
 
     Returns
     -------
@@ -819,22 +845,19 @@ def class_eligibility(
         When a class is not a whole number >= 0, an array is empty, or a ``reserved`` label is no
         class of ``fleet`` (it would reserve nothing, silently).
     """
-    reserved = as_labels(reserved, "reserved")
     as_instance(fleet, Fleet, "fleet")
     sc = _scheduling_classes(scheduling_class, "scheduling_class")
+    # a generator or a set read once, as a list is read (their order does not matter here)
+    privileged = _read_once(
+        privileged, "privileged", what="expected scheduling classes", ordered=False
+    )
     privileged = as_array(privileged, "privileged")
     privileged = _scheduling_classes(
         privileged.reshape(1) if privileged.ndim == 0 else privileged,
         "privileged",
         what="at least one class whose jobs may use the reserved servers",
     )
-    classes = sorted({str(label) for label in np.asarray(fleet.server_class).tolist()})
-    for i, label in enumerate(reserved):
-        if label not in classes:
-            raise InvalidInputError(
-                f"reserved[{i}] = {label!r}: no server of the fleet has this class (its classes: "
-                f"{classes})"
-            )
+    reserved = _reserved_classes(fleet, reserved, none_is_present=False)
     open_server = ~np.isin(fleet.server_class, reserved)
     return open_server[None, :] | np.isin(sc, privileged)[:, None]
 
@@ -978,7 +1001,7 @@ def replay(
     horizon: float | None = None,
     interval: float = 300.0,
     reference: Callable | str | None = None,
-    reserved: Sequence[str] = ("C", "D"),
+    reserved: Sequence[str] | None = None,
     merge: bool = True,
     caps: bool = True,
     progress: bool = False,
@@ -1019,8 +1042,9 @@ def replay(
         A mechanism run on the same clusters (e.g. PS-DSF) for the deviation columns: mean and max
         over active jobs of
         |x_n - x_n^ref| / x_n^ref (our stand-in for the lost eq. 58, [INF]).
-    reserved : sequence of str, default ("C", "D")
-        Server classes whose utilisation is also reported on its own.
+    reserved : sequence of str or None, default None
+        Server classes whose utilisation is also reported on its own, each a class of ``fleet``
+        (``()`` for none); None: the classes C and D that the fleet has (§6.2's reserved classes).
     merge : bool, default True
         Run the mechanisms on the distinct servers
         (:func:`fairlib.multires.cluster.on_merged_servers`, exact).
@@ -1038,16 +1062,16 @@ def replay(
     Raises
     ------
     InvalidInputError
-        When the fleet and jobs disagree on their resources, or a time or the interval is out of
-        range.
+        When the fleet and jobs disagree on their resources, a time or the interval is out of
+        range, or a ``reserved`` label is no class of ``fleet``.
     RuntimeError
         When the replay would exceed :data:`MAX_EPOCHS` reallocations.
     """
-    reserved = as_labels(reserved, "reserved")
     caps = as_flag(caps, "caps")
     merge = as_flag(merge, "merge")
     progress = as_flag(progress, "progress")
     as_instance(fleet, Fleet, "fleet")
+    reserved = _reserved_classes(fleet, reserved, none_is_present=True)
     as_instance(jobs, Jobs, "jobs")
     from tqdm import tqdm
 
@@ -1213,7 +1237,7 @@ def open_loop(
     start: float | None = None,
     horizon: float | None = None,
     interval: float = 300.0,
-    reserved: Sequence[str] = ("C", "D"),
+    reserved: Sequence[str] | None = None,
     merge: bool = True,
     caps: bool = True,
     ranges: bool = False,
@@ -1253,8 +1277,9 @@ def open_loop(
         End, seconds, after ``start`` and within ±2**53 (default: the last segment end).
     interval : float, default 300.0
         Seconds between periodic epochs, in [:data:`MIN_INTERVAL_S`, 2**53].
-    reserved : sequence of str, default ("C", "D")
-        Server classes whose utilisation is also reported on its own.
+    reserved : sequence of str or None, default None
+        Server classes whose utilisation is also reported on its own, each a class of ``fleet``
+        (``()`` for none); None: the classes C and D that the fleet has (§6.2's reserved classes).
     merge : bool, default True
         Run the mechanisms on the distinct servers (exact).
     caps : bool, default True
@@ -1288,15 +1313,16 @@ def open_loop(
     ------
     InvalidInputError
         When no mechanism is given, the fleet and jobs disagree on their resources, the jobs have no
-        segment times, or a time or the interval is out of range.
+        segment times, a time or the interval is out of range, or a ``reserved`` label is no class
+        of ``fleet``.
     """
     progress = as_flag(progress, "progress")
-    reserved = as_labels(reserved, "reserved")
     caps = as_flag(caps, "caps")
     definition4 = as_flag(definition4, "definition4")
     merge = as_flag(merge, "merge")
     ranges = as_flag(ranges, "ranges")
     as_instance(fleet, Fleet, "fleet")
+    reserved = _reserved_classes(fleet, reserved, none_is_present=True)
     as_instance(jobs, Jobs, "jobs")
     from tqdm import tqdm
 

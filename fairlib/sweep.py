@@ -456,15 +456,61 @@ def default_backend(scheduler: str | Any | None = None, n_jobs: int | None = Non
 MAX_JOBS = 4096
 
 
-#: a Dask scheduler address: protocol://host:port (``distributed``'s protocols), e.g.
-#: tcp://10.0.0.5:8786
-_ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://[^\s/:]+(:\d{1,5})?")
+#: the protocols of a Dask scheduler address (``distributed.comm``'s backends), each with whether
+#: its address must give a port: tcp, tls and ucx connect to ``host:port`` (``distributed`` reads
+#: no default port); ws and wss are URLs (80 and 443 by default); an inproc address is the
+#: in-process scheduler's id, ``inproc://<ip>/<pid>/<n>``, with no port
+_PROTOCOLS = {"tcp": True, "tls": True, "ucx": True, "ws": False, "wss": False, "inproc": False}
+
+
+def _scheduler_address(value: str, name: str) -> str:
+    """``value``, a Dask scheduler address ``protocol://host:port`` (``tcp://10.0.0.5:8786``,
+    ``tls://[::1]:8786``, ``inproc://10.0.0.5/4242/1``), as given; else an error naming ``name``
+    (the argument, option or variable) and the value: an unknown protocol, no host, a port that is
+    not a number from 1 to 65535 or is missing where the protocol needs one, or anything after the
+    host and port (a typo there would otherwise wait for a connection timeout)."""
+    from urllib.parse import urlsplit
+
+    def refuse(why: str) -> InvalidInputError:
+        return InvalidInputError(
+            f"{name} = {_short(value)}: {why}; expected a Dask scheduler address "
+            "protocol://host:port (e.g. tcp://10.0.0.5:8786)"
+        )
+
+    if not isinstance(value, str) or not re.fullmatch(r"[!-~]+", value):
+        raise refuse("not an address (printable ASCII, no spaces)")
+    protocol, sep, _ = value.partition("://")
+    if not sep or protocol not in _PROTOCOLS:
+        raise refuse(f"no protocol of {sorted(_PROTOCOLS)}")
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:  # an IPv6 host in brackets that is no IPv6 address
+        raise refuse(str(exc)) from None
+    netloc = parts.netloc
+    if "@" in netloc or parts.query or parts.fragment or "?" in value or "#" in value:
+        raise refuse("a user, query or fragment is no part of a scheduler address")
+    if protocol == "inproc":
+        if not re.fullmatch(r"[^/:]+/[0-9]+/[0-9]+", value[len("inproc://") :]):
+            raise refuse("an inproc address is inproc://<ip>/<pid>/<n>")
+        return value
+    if parts.path:
+        raise refuse(f"{parts.path!r} after the host and port")
+    # the port follows the last colon, outside an IPv6 address's brackets
+    host, colon, port = (netloc, "", "") if netloc.endswith("]") else netloc.rpartition(":")
+    if not colon:
+        host = netloc
+    if not host or not re.fullmatch(r"\[[0-9A-Fa-f:.]+\]|[^:\[\]]+", host):
+        raise refuse("no host" if not host else f"host {host!r} is not a name or an address")
+    if colon and not (re.fullmatch(r"[0-9]{1,5}", port) and 1 <= int(port) <= 65535):
+        raise refuse(f"port {port!r} is not a number from 1 to 65535")
+    if not colon and _PROTOCOLS[protocol]:
+        raise refuse(f"no port ({protocol}:// connects to host:port)")
+    return value
 
 
 def _check_scheduler(scheduler: object) -> None:
-    """None, a Dask scheduler address, or a ``distributed.Client`` (anything with ``submit``); and
-    ``FAIRLIB_DASK_SCHEDULER``, when set, an address (a typo there would otherwise wait for a
-    connection timeout)."""
+    """None, a Dask scheduler address (:func:`_scheduler_address`), or a ``distributed.Client``
+    (anything with ``submit``); and ``FAIRLIB_DASK_SCHEDULER``, when set, an address."""
     if (
         scheduler is not None
         and not isinstance(scheduler, str)
@@ -474,15 +520,11 @@ def _check_scheduler(scheduler: object) -> None:
             f"scheduler = {_short(scheduler)}: expected a Dask scheduler address (str) or a "
             f"distributed.Client, got {type(scheduler).__name__}"
         )
-    for name, value in (
-        ("scheduler", scheduler if isinstance(scheduler, str) else None),
-        (_SCHEDULER_ENV, os.environ.get(_SCHEDULER_ENV) or None),
-    ):
-        if value is not None and not _ADDRESS.fullmatch(value):
-            raise InvalidInputError(
-                f"{name} = {value!r}: expected a Dask scheduler address protocol://host:port "
-                "(e.g. tcp://10.0.0.5:8786)"
-            )
+    if isinstance(scheduler, str):
+        _scheduler_address(scheduler, "scheduler")
+    env = os.environ.get(_SCHEDULER_ENV)
+    if env:
+        _scheduler_address(env, _SCHEDULER_ENV)
 
 
 def _resolve_jobs(n_jobs: object) -> int:

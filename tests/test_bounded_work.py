@@ -64,6 +64,11 @@ CAPS = [
 #: bounds that limit the range of a value and not the work done with it: (module, name) -> why. Each
 #: is checked where it applies; what the work depends on is capped elsewhere.
 VALUE_RANGES = {
+    ("fairlib._jit", "MAX_INTERPRET_AT_MOST"): (
+        "the largest FAIRLIB_INTERPRET_AT_MOST, a threshold on a problem's cells that picks the "
+        "path its kernels take, not the work they do; no problem held in memory has more cells, "
+        "and a larger value is refused naming the variable (tests/test_interpreted_kernels.py)"
+    ),
     ("fairlib._validate", "INT64_MAX"): (
         "as_count's default maximum, a count int64 arrays and kernels hold; the work a count "
         "drives is capped by the maximum its caller passes"

@@ -200,3 +200,19 @@ def test_a_games_module_that_cannot_be_imported_is_named():
         cwd=ROOT,
     )
     assert run.returncode != 0 and "FAIRLIB_GAMES names 'fairlib_no_such_game_plugin'" in run.stderr
+
+
+def test_a_games_module_that_registers_no_game_is_named():
+    """A module that registers no game (here one of the standard library's) is refused naming the
+    variable and the module, not imported for nothing."""
+    env = dict(os.environ, FAIRLIB_GAMES="json")
+    run = subprocess.run(
+        [sys.executable, "-c", "import fairlib.games"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert run.returncode != 0
+    assert "FAIRLIB_GAMES names 'json', which registers no game" in run.stderr, run.stderr[-2000:]

@@ -15,7 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairlib import _jit, mechanisms
-from fairlib._jit import INTERPRET_AT_MOST, compiled, interpreted, problem_cells
+from fairlib._jit import (
+    INTERPRET_AT_MOST,
+    MAX_INTERPRET_AT_MOST,
+    compiled,
+    interpreted,
+    problem_cells,
+)
 from fairlib.dynamic import dynamic_drf
 from fairlib.market import Game, best_response
 from fairlib import InvalidInputError
@@ -250,11 +256,15 @@ def test_a_small_first_call_loads_or_compiles_no_kernel():
         ("12", "12"),
         ("abc", "FAIRLIB_INTERPRET_AT_MOST"),
         ("-1", "FAIRLIB_INTERPRET_AT_MOST"),
+        ("1000000000", "1000000000"),
+        ("1000000001", "FAIRLIB_INTERPRET_AT_MOST"),
+        ("1" + "0" * 29, "MAX_INTERPRET_AT_MOST = 1,000,000,000"),
+        ("9" * 5000, "FAIRLIB_INTERPRET_AT_MOST"),
     ],
 )
 def test_the_rule_can_be_set_by_the_environment(value, expected):
     """FAIRLIB_INTERPRET_AT_MOST=0 compiles every problem (a sweep of many small ones); anything but
-    a count is an error naming the variable."""
+    a count up to MAX_INTERPRET_AT_MOST is an error naming the variable."""
     env = dict(os.environ, FAIRLIB_INTERPRET_AT_MOST=value)
     run = subprocess.run(
         [sys.executable, "-c", "import fairlib._jit as j; print(j.INTERPRET_AT_MOST)"],
@@ -265,4 +275,5 @@ def test_the_rule_can_be_set_by_the_environment(value, expected):
         timeout=120,
     )
     assert expected in (run.stdout if run.returncode == 0 else run.stderr)
-    assert (run.returncode == 0) == value.isdigit()
+    counted = value.isdigit() and len(value) < 20 and int(value) <= MAX_INTERPRET_AT_MOST
+    assert (run.returncode == 0) == counted

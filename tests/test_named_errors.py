@@ -111,6 +111,27 @@ def test_a_file_where_a_trace_folder_is_meant_is_refused(tmp_path):
         google_dir(path)
 
 
+def test_a_symlink_loop_where_a_trace_folder_is_meant_is_refused(tmp_path, monkeypatch):
+    """A loop read as a missing folder sent the reader to report missing files ("not found"), or
+    raised a raw OSError; it is refused naming the argument (or variable) and the path."""
+    import os
+
+    from fairlib import paths
+    from fairlib.traces import google_dir
+    from fairlib.traces._source import trace_folder
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    os.symlink(a, b)
+    os.symlink(b, a)
+    with pytest.raises(InvalidInputError, match=r"directory = '.*a': a symlink loop"):
+        google_dir(a)
+    with pytest.raises(InvalidInputError, match=r"source_directory = '.*b': a symlink loop"):
+        trace_folder("google", b, "source_directory")
+    monkeypatch.setenv("FAIRLIB_BUILD_DIR", str(a))
+    with pytest.raises(InvalidInputError, match=r"FAIRLIB_BUILD_DIR = '.*a': a symlink loop"):
+        paths.build_dir()
+
+
 @pytest.mark.parametrize(
     "content",
     [b"\xff\xfe not text", b"{}", b'{"rows": [1]}', b"[1, 2]"],

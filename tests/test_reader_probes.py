@@ -125,6 +125,26 @@ def test_a_nul_or_non_utf8_byte_is_refused_naming_the_line(tmp_path, raw, what):
         read_task_events([0], directory=folder)
 
 
+@pytest.mark.parametrize("table", ["task_events", "job_events", "machine_events"])
+def test_a_google_part_starting_with_a_byte_order_mark_is_refused_naming_line_1(tmp_path, table):
+    """pandas dropped a UTF-8 BOM and read the first field's number from what follows it: a file
+    re-saved by an editor passed for the trace's own, which has none."""
+    rows = {
+        "task_events": ROW,
+        "job_events": "600000000,,3418309,0,user=,3,name=,logical=",
+        "machine_events": "0,11,0,p,0.5,0.5",
+    }
+    probe = _google_table(table, rows[table])
+    probe.write(tmp_path, [rows[table]])
+    probe.read(tmp_path)  # without the mark, the row is read
+    part = next((tmp_path / table).iterdir())
+    part.write_bytes(gzip.compress(b"\xef\xbb\xbf" + gzip.decompress(part.read_bytes())))
+    with pytest.raises(
+        TraceFormatError, match=rf"{re.escape(str(part))}, line 1: starts with a UTF-8 byte order"
+    ):
+        probe.read(tmp_path)
+
+
 # --- selectors given twice ------------------------------------------------------------------------
 
 

@@ -133,3 +133,48 @@ def test_a_module_that_cannot_be_imported_is_named(tmp_path):
         timeout=300,
     )
     assert run.returncode != 0 and "FAIRLIB_MECHANISMS names 'fairlib_no_such_plugin'" in run.stderr
+
+
+def _import_with(tmp_path, code, **variables):
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        ),
+        **variables,
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_a_module_that_registers_no_mechanism_is_named(tmp_path):
+    """A module named in FAIRLIB_MECHANISMS that registers nothing (a typo for another module, a
+    games plugin) would leave every table without the mechanisms meant, silently; a plugin that
+    imports fairlib before registering is still accepted."""
+    (tmp_path / "fairlib_empty_plugin.py").write_text('"""Registers nothing."""\nimport fairlib\n')
+    (tmp_path / "fairlib_toy_plugin.py").write_text(PLUGIN)
+    for value, module in (
+        ("fairlib_empty_plugin", "fairlib_empty_plugin"),
+        ("json", "json"),
+        ("fairlib_toy_plugin, fairlib_empty_plugin", "fairlib_empty_plugin"),
+    ):
+        run = _import_with(tmp_path, "import fairlib.mechanisms", FAIRLIB_MECHANISMS=value)
+        last = run.stderr.strip().splitlines()[-1]
+        assert run.returncode != 0 and (
+            f"FAIRLIB_MECHANISMS names {module!r}, which registers no mechanism" in last
+        ), run.stderr[-2000:]
+    twice = _import_with(
+        tmp_path,
+        "import fairlib.mechanisms",
+        FAIRLIB_MECHANISMS="fairlib_toy_plugin,fairlib_toy_plugin",
+    )
+    assert "'fairlib_toy_plugin' is named twice" in twice.stderr, twice.stderr[-2000:]
+    # the plugin imported first: fairlib loads it while it runs its own import
+    first = _import_with(
+        tmp_path,
+        "import fairlib_toy_plugin; from fairlib import mechanisms; "
+        "print(mechanisms.get('toy_slices').name)",
+        FAIRLIB_MECHANISMS="fairlib_toy_plugin",
+    )
+    assert first.returncode == 0 and "toy_slices" in first.stdout, first.stderr[-2000:]

@@ -416,7 +416,27 @@ def test_sweeps_go_to_the_dask_scheduler_given(fixtures, tmp_path):
         ["--only", "sweeping", "--registry", str(fixtures), "--dask", "localhost:8786"],
         tmp_path / "bad",
     )
-    assert bad.returncode == 2 and "expected a scheduler address" in bad.stderr
+    assert bad.returncode == 2 and "expected a Dask scheduler address" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "address, why",
+    [
+        ("tcp://", "no host"),
+        ("tcp://host", "no port"),
+        ("tcp://host:port", "port 'port' is not a number from 1 to 65535"),
+        ("tcp://host:70000", "port '70000' is not a number from 1 to 65535"),
+        ("", "not an address"),
+    ],
+)
+def test_a_dask_address_without_a_host_or_a_valid_port_is_refused(capsys, address, why):
+    """--dask is parsed as the sweeps parse FAIRLIB_DASK_SCHEDULER, before any notebook starts: a
+    scheme alone ("tcp://") used to pass and fail later, in every notebook's sweeps."""
+    sys.path.insert(0, str(ROOT))
+    import run_all
+
+    assert run_all.main(["--only", "li2019", "--dask", address]) == 2
+    assert f"--dask = {address!r}: {why}" in capsys.readouterr().err
 
 
 def test_unknown_key_lists_valid_ones(tmp_path):

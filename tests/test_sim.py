@@ -709,6 +709,18 @@ def test_class_eligibility_refuses_unknown_classes_by_name():
         False,
         True,
     ]
+    # privileged as any iterable, read once as a list is (a generator was "ragged or object data")
+    listed = sim.class_eligibility(fleet, [0, 2], reserved=("A",), privileged=[2, 3])
+    for given in ((c for c in [2, 3]), iter([2, 3]), {3, 2}, range(2, 4)):
+        assert (
+            sim.class_eligibility(fleet, [0, 2], reserved=("A",), privileged=given) == listed
+        ).all()
+    with pytest.raises(InvalidInputError, match=r"privileged: expected at least one class"):
+        sim.class_eligibility(fleet, [0, 2], privileged=(c for c in ()))
+    with pytest.raises(InvalidInputError, match=r"privileged\[1\] = -1"):
+        sim.class_eligibility(fleet, [0, 2], privileged=(c for c in [2, -1]))
+    with pytest.raises(InvalidInputError, match=r"privileged = \{2: 3\}: must be a numeric array"):
+        sim.class_eligibility(fleet, [0, 2], privileged={2: 3})
     # a label no server has reserved nothing, silently; each is refused by name and value
     for reserved, i, label in ((("Z",), 0, "Z"), (("A", "a"), 1, "a")):
         with pytest.raises(
@@ -716,6 +728,35 @@ def test_class_eligibility_refuses_unknown_classes_by_name():
         ):
             sim.class_eligibility(fleet, [0, 2], reserved=reserved)
     assert sim.class_eligibility(fleet, [0, 2], reserved=()).all()
+
+
+def test_replay_and_open_loop_refuse_a_reserved_class_no_server_has():
+    """``reserved`` names the classes whose utilisation is reported on its own: a label no server of
+    the fleet has would report nothing, silently, and is refused as class_eligibility refuses it;
+    the default is the classes C and D the fleet has."""
+    from fairlib.traces.workload import Fleet
+
+    fleet = Fleet(
+        np.array([[1.0, 1.0], [1.0, 1.0]]),
+        ("cpu_normalised", "memory_normalised"),
+        np.array(["A", "C"]),
+        "test",
+    )
+    jobs = _timed_jobs([[(0.0, 100.0, [1.0, 0.5])]])
+    message = r"reserved\[1\] = 'D': no server of the fleet has this class \(its classes: \['A'"
+    with pytest.raises(InvalidInputError, match=message):
+        sim.replay(fleet, jobs, psdsf, reserved=("C", "D"))
+    with pytest.raises(InvalidInputError, match=message):
+        sim.open_loop(fleet, jobs, {"drfh": drfh}, reserved=("C", "D"))
+    with pytest.raises(InvalidInputError, match=r"reserved = None: expected a list of labels"):
+        sim.class_eligibility(fleet, [0], reserved=None)
+    # the default: C, the one of C and D this fleet has; none on a fleet without either
+    assert "reserved_utilisation_cpu_normalised" in sim.replay(fleet, jobs, psdsf).epochs
+    table = sim.open_loop(fleet, jobs, {"drfh": drfh}, reserved=None)
+    np.testing.assert_allclose(table.reserved_utilisation_cpu_normalised, 1.0, atol=1e-7)
+    public = _one_server_fleet()
+    assert not sim.replay(public, jobs, psdsf).epochs.filter(like="reserved_").columns.size
+    assert not sim.open_loop(public, jobs, {"drfh": drfh}).filter(like="reserved_").columns.size
 
 
 def test_replay_open_loop_and_results_refuse_bad_scalars_by_name():

@@ -1,6 +1,7 @@
 """fairlib.sweep: deterministic seeds across backends, failures with their parameters, resumable
 cache."""
 
+import re
 import warnings
 
 import numpy as np
@@ -363,19 +364,48 @@ def test_the_cache_variable_is_read_strictly(monkeypatch):
     assert _cache_enabled(True) is True
 
 
-@pytest.mark.parametrize("value", ["localhost", "tcp//x:1", "8786", "tcp://host:port"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "localhost",
+        "tcp//x:1",
+        "8786",
+        "tcp://host:port",
+        "tcp://",
+        "tcp://:8786",
+        "tcp://host",
+        "tcp://host:0",
+        "tcp://host:65536",
+        "tcp://host:8786/x",
+        "tcp://a:b:8786",
+        "inproc://",
+    ],
+)
 def test_a_malformed_scheduler_address_is_refused_by_name(monkeypatch, value):
     """A typo in FAIRLIB_DASK_SCHEDULER (or scheduler=) is named at once, not found after a
-    connection timeout."""
+    connection timeout: a scheme alone, a missing host, a port that is missing where the protocol
+    needs one or is no number from 1 to 65535."""
     from fairlib.sweep import default_backend
 
     monkeypatch.setenv("FAIRLIB_DASK_SCHEDULER", value)
-    with pytest.raises(InvalidInputError, match="FAIRLIB_DASK_SCHEDULER"):
+    shown = re.escape(repr(value))
+    with pytest.raises(InvalidInputError, match=f"FAIRLIB_DASK_SCHEDULER = {shown}"):
         default_backend()
     monkeypatch.delenv("FAIRLIB_DASK_SCHEDULER")
-    with pytest.raises(InvalidInputError, match="scheduler = "):
+    with pytest.raises(InvalidInputError, match=f"scheduler = {shown}"):
         default_backend(scheduler=value)
     assert default_backend(scheduler="tcp://10.0.0.5:8786").name == "dask"
+
+
+@pytest.mark.parametrize(
+    "value", ["tcp://10.0.0.5:8786", "tls://[::1]:8786", "ws://host", "inproc://10.0.0.5/4242/1"]
+)
+def test_every_dask_address_form_is_accepted(value):
+    """distributed's address forms: host:port for tcp, tls and ucx, an IPv6 host in brackets, a
+    URL's default port for ws, an in-process scheduler's id for inproc."""
+    from fairlib.sweep import default_backend
+
+    assert default_backend(scheduler=value).name == "dask"
 
 
 def test_object_arrays_are_keyed_by_their_values():

@@ -1,3 +1,6 @@
+import os
+import re
+
 import numpy as np
 import pytest
 
@@ -260,6 +263,32 @@ def test_as_path_refuses_a_file_path_that_names_a_directory_by_its_form(tmp_path
         as_path(str(tmp_path / "ts.csv") + suffix, "path", kind="file")
     as_path(str(tmp_path / "ts.csv") + suffix, "folder", kind="directory")  # a folder may
     assert as_path(tmp_path / "ts.csv", "path").name == "ts.csv"
+
+
+def test_as_path_refuses_a_symlink_loop_naming_the_argument_and_the_path(tmp_path):
+    """``Path.exists()`` reads a symlink loop as absent: an input was "no such file", an output
+    was accepted and its ``open`` failed later with a raw OSError. Either is refused here, naming
+    the argument and the path; so is a path through a file."""
+    from fairlib._validate import as_path
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    os.symlink(a, b)
+    os.symlink(b, a)
+    for kind in ("file", "directory"):
+        for must_exist in (False, True):
+            with pytest.raises(
+                InvalidInputError, match=rf"path = '{re.escape(str(a))}': a symlink loop"
+            ):
+                as_path(a, "path", kind=kind, must_exist=must_exist)
+    (tmp_path / "f.csv").write_text("x\n")
+    with pytest.raises(InvalidInputError, match=r"out = '.*f\.csv/x\.csv': a part of it is a file"):
+        as_path(tmp_path / "f.csv" / "x.csv", "out")
+    with pytest.raises(
+        InvalidInputError, match=r"folder = '.*f\.csv': a file, expected a directory"
+    ):
+        as_path(tmp_path / "f.csv", "folder", kind="directory")
+    os.symlink(tmp_path / "nowhere", tmp_path / "dangling")  # nothing there: an output may be made
+    assert as_path(tmp_path / "dangling", "out").name == "dangling"
 
 
 def test_a_reproducible_seed_refuses_none_and_says_why():

@@ -281,6 +281,39 @@ def test_workload_refuses_each_bad_field_by_name(change, message):
         _workload(**change)
 
 
+@pytest.mark.parametrize(
+    "users, message",
+    [
+        ([2**70, 1], r"users\[0\] = 1180591620717411303424: an integer identifier is within int64"),
+        (
+            np.array([1, -(2**63) - 1], dtype=object),
+            r"users\[1\] = -9223372036854775809: an integer identifier is within int64",
+        ),
+        (
+            np.array([2**63, 1], dtype=np.uint64),
+            r"users\[0\] = 9223372036854775808: an integer identifier is within int64",
+        ),
+        ([1, "x"], r"users\[1\] = 'x': text among integers \(users\[0\] = 1\)"),
+        (np.array(["x", 1], dtype=object), r"users\[1\] = 1: an integer among text"),
+        ([7, True], r"users\[1\] = True: identifiers must be integers or text, got bool"),
+    ],
+)
+def test_workload_refuses_user_ids_beyond_int64_or_of_mixed_kinds(users, message):
+    """2**70 was kept as an object array (no int64 column, reader or sort holds it) and [1, "x"]
+    as the text ["1", "x"]; each is refused naming the index and the value. The other fields of
+    the constructor refuse an object array already (as_values)."""
+    with pytest.raises(InvalidInputError, match=message):
+        _workload(users=users)
+    for field in ("arrival", "departure", "scheduling_class"):
+        with pytest.raises(InvalidInputError, match=rf"{field} = .*: must be a numeric array"):
+            _workload(**{field: np.array([2**70, 1], dtype=object)})
+    with pytest.raises(InvalidInputError, match=r"demand = .*: must be a numeric array"):
+        _workload(demand=np.array([[2**70, 1], [1, 1]], dtype=object))
+    # integers within int64 of any kind are kept as int64
+    assert _workload(users=np.array([7, 2**63 - 1], dtype=object)).users.dtype == np.int64
+    assert _workload(users=np.array([7, 12], dtype=np.uint32)).users.dtype == np.int64
+
+
 def test_workload_identifiers_may_be_text_and_a_workload_may_be_empty():
     names = _workload(users=np.array(["7", "12"], dtype=object))
     assert names.users.tolist() == ["7", "12"]

@@ -76,9 +76,12 @@ def trace_folder(
     Raises
     ------
     InvalidInputError
-        When ``directory`` is neither a string nor a path, or names a file.
+        When ``directory`` is neither a string nor a path, names a file, or cannot be looked up (a
+        symlink loop, a part of it that is a file).
     """
     if directory is not None:
+        import stat
+
         if not isinstance(directory, (str, os.PathLike)):
             from .._validate import InvalidInputError, _short
 
@@ -86,7 +89,8 @@ def trace_folder(
                 f"{name} = {_short(directory)}: expected a folder path (str or Path), got "
                 f"{type(directory).__name__}"
             )
-        if Path(directory).exists() and not Path(directory).is_dir():
+        mode = _validate._path_mode(directory, name)
+        if mode is not None and not stat.S_ISDIR(mode):
             from .._validate import InvalidInputError
 
             # a file where the folder is meant: refused here, before a reader looks inside it for

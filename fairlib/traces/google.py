@@ -292,6 +292,13 @@ def _parse_part(
     """The rows of one part's bytes, strictly (what :func:`_read_parts` reads and
     :func:`_write_part` checks)."""
     names, dtypes, _ = _TABLES[table]
+    if data.startswith(b"\xef\xbb\xbf"):
+        # pandas drops a byte order mark and reads the first field's number from what follows:
+        # accepted silently, a file re-saved by an editor passed for the trace's own
+        raise TraceFormatError(
+            f"{path}, line 1: starts with a UTF-8 byte order mark (the trace's files have none: "
+            "save it as UTF-8 without one)"
+        )
     check_field_counts(data, path, len(names))
     _check_integer_text(
         data, path, names, [c for c, t in dtypes.items() if t in ("int64", "Int64")]

@@ -184,7 +184,7 @@ class Workload:
     Parameters
     ----------
     users : numpy.ndarray, shape (N,)
-        Identifiers (integers or text).
+        Identifiers: integers within int64 (stored as int64) or text, not both.
     demand : numpy.ndarray, shape (N, R)
         ``demand[user, resource]``, finite and >= 0.
     arrival, departure : numpy.ndarray, shape (N,)
