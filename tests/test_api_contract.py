@@ -108,6 +108,17 @@ MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES] + [
 #: -> reason
 ACCEPTED = {
     (
+        "fairlib.repro.verify.compare_table",
+        "tolerances",
+        "an unknown key",
+    ): 'verify_results passes each table a notebook\'s tolerances for all its tables ("*") as '
+    "well as its own, so a declared column some table lacks is expected; a column neither table "
+    "has is compared by no rule",
+    ("fairlib.repro.catalog.Notebook", "tests", "empty labels"): "a notebook with no test "
+    "file of its own (the default)",
+    ("fairlib.repro.catalog.Notebook", "mechanisms", "empty labels"): "a notebook that "
+    "registers no mechanism (the default)",
+    (
         "fairlib.traces.machines_up",
         "at_s",
         "2.5 (float)",
@@ -2760,6 +2771,14 @@ OTHER_BASELINES = {
     ],
     # the segments' own times are optional: checked only when given
     "fairlib.sim.Jobs": [lambda: _jobs_with_segment_times()],
+    # a table's declared tolerances are none by default: their keys and values are probed when
+    # given
+    "fairlib.repro.verify.compare_table": [
+        lambda: (
+            (_csv("c.csv"), _csv("f.csv")),
+            {"tolerances": {"b": _verify().Tolerance(1e-9, 0.0, "rounding")}},
+        )
+    ],
     # a notebook's tests and mechanisms are empty by default: their labels are probed when given
     "fairlib.repro.catalog.Notebook": [
         lambda: (
@@ -2768,6 +2787,12 @@ OTHER_BASELINES = {
         )
     ],
 }
+
+
+def _verify():
+    import fairlib.repro.verify as verify
+
+    return verify
 
 
 def _jobs_with_segment_times():
@@ -3119,6 +3144,12 @@ MUTATION_WINDOWS: int | None = 64
 #: helper) -> why. Strict: a listed site the contract catches fails until it is removed.
 UNSEEN_SITES = {
     (
+        "fairlib.multires.edrf",
+        "_check_rates",
+        "check_task_bound",
+    ): "a PDRF cycle's rate overflows only beside a user demanding ~2**61 times another's share, "
+    "each valid alone, which no probe draws; tests/test_validation_sites.py refuses it",
+    (
         "fairlib.repro.executed",
         "refresh_findings",
         "as_path",
@@ -3205,7 +3236,7 @@ UNSEEN_SITES = {
         "contract's baseline) the coefficients refuse a non-Cluster by the same name next; with "
         "quotas, which read its demands first, only this check refuses it "
         "(tests/test_named_errors.py)"
-        for mechanism in ("drfh", "tsf")
+        for mechanism in ("tsf",)
     },
     **{
         ("fairlib.multires.pooled", mechanism, "as_instance"): "pool_arrays refuses a non-Cluster "
@@ -3559,6 +3590,47 @@ def test_the_contract_fails_a_callable_whose_validation_site_is_removed(prober, 
 NAN, INF = float("nan"), float("inf")
 
 
+def _same_container(valid, bad: np.ndarray):
+    """``bad`` in the container ``valid`` came in: a tuple or list of plain numbers for a tuple or
+    a list (a check of a pair's type stops an array before the check of its entries is reached)."""
+    if isinstance(valid, (tuple, list)):
+        return type(valid)(bad.tolist())
+    return bad
+
+
+#: a numeric range a parameter's description states, "from 1e-15 to 0.1", "(from 0 to 1)": both
+#: ends numbers (a cap named by a constant is :func:`cap_battery`'s)
+_RANGE_STATED = re.compile(
+    r"\bfrom\s+(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s+to\s+(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?![\w.*^])"
+)
+
+
+def range_battery(target: Target, name: str, value) -> list[tuple[str, object]]:
+    """A number just outside the range the parameter's description states ("from 1e-15 to 0.1"):
+    below its low end and past its high end, each refused by name (documentation and check agree,
+    and removing the check fails the contract)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (int, float, np.integer, np.floating)
+    ):
+        return []
+    found = _RANGE_STATED.findall(_param_description(target, name))
+    if len(found) != 1:  # none, or several ranges (of several things): not this value's alone
+        return []
+    low, high = (float(x) for x in found[0])
+    if not low < high:
+        return []
+    whole = isinstance(value, (int, np.integer)) and low.is_integer() and high.is_integer()
+    if whole:
+        below, above = int(low) - 1, int(high) + 1
+    else:
+        below = low / 10 if low > 0 else low - max(1.0, abs(high - low))
+        above = high * 1.01 if high > 0 else high + max(1.0, abs(high - low))
+    return [
+        (f"{TYPED}{below!r} (below the documented range {found[0][0]} to {found[0][1]})", below),
+        (f"{TYPED}{above!r} (past the documented range {found[0][0]} to {found[0][1]})", above),
+    ]
+
+
 def _array_kind(v):
     if isinstance(v, (np.ndarray, list, tuple)) and not isinstance(v, str):
         try:
@@ -3648,13 +3720,13 @@ def battery(name: str, value, annotation) -> list[tuple[str, object]]:
         for label, fill in (("nan entry", NAN), ("inf entry", INF), ("negative entry", -1.0)):
             bad = arr.astype(float).copy()
             bad.flat[0] = fill
-            out.append((label, bad))
+            out.append((label, _same_container(value, bad)))
         if arr.size > 1:
             # the last entry too: in a table of pairs (or rows) the first entry's check stops a
             # bad first value before the last column's check is reached
             bad = arr.astype(float).copy()
             bad.flat[-1] = -1.0
-            out.append(("negative last entry", bad))
+            out.append(("negative last entry", _same_container(value, bad)))
         return out
     if type(value).__module__.startswith("fairlib"):
         others = [("array (ndarray)", np.ones((2, 2))), ("'x' (str)", "x")]
@@ -3688,6 +3760,10 @@ def annotation_text(annotation) -> str:
     return str(annotation).replace("typing.", "")
 
 
+#: annotations that name a container but not what it holds: the valid value tells the kind
+_BARE_CONTAINERS = ("tuple", "list", "Sequence", "Iterable", "dict", "Mapping")
+
+
 def _kind(ann: str, value) -> str:
     """The kind of bad values an argument gets: from its annotation when it has one (without ``|
     None``), else from its valid value."""
@@ -3708,7 +3784,9 @@ def _kind(ann: str, value) -> str:
             return "range"
         if re.match(r"(tuple|list|Sequence|Iterable)\[str", base):
             return "labels"
-        return ""
+        if base not in _BARE_CONTAINERS:
+            return ""
+    # no annotation, or a bare container's (``tuple``, ``dict``): the valid value says which
     if isinstance(value, (bool, np.bool_)):
         return "bool"
     if isinstance(value, Path):
@@ -3804,6 +3882,9 @@ def type_battery(name: str, value, annotation) -> list[tuple[str, object]]:
         # a path left to its default: whether a file or a folder is meant, an existing file of
         # garbage is neither a folder nor a file any reader reads
         out += [("a file of garbage (for a default path)", _garbage_file())]
+    elif kind == "mapping" and value is None:
+        # a mapping left to its default (none): a value of another kind in its place
+        out += [("a list (a mapping is meant)", ["x"])]
     elif kind == "mapping" and isinstance(value, dict) and value:
         key, item = next(iter(value.items()))
         rest = {k: v for k, v in value.items() if k != key}
@@ -4037,6 +4118,7 @@ def probe(target: Target, base) -> list[str]:
             if label.removeprefix(TYPED) not in seen
         ]
         probes += cap_battery(target, p.name, valid)
+        probes += [r for r in range_battery(target, p.name, valid) if r[0] not in seen]
         probes += [z for z in zero_battery(target, p.name, valid) if z[0] not in seen]
         if _kind(annotation_text(p.annotation), valid) == "path":
             probes = [(label, _under_tmp(bad)) for label, bad in probes]

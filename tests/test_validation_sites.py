@@ -100,6 +100,13 @@ def _edrf_allocation_not_a_cluster():
     edrf_allocation("cluster")
 
 
+def _pdrf_rate_overflow():
+    # valid alone: user 0 demands 1e300 times the pool (no task), user 1 a whole one
+    from fairlib import pdrf
+
+    pdrf([[1e300, 1.0], [1.0, 1.0]], [1.0, 1.0])
+
+
 def _pdrf_allocation_not_a_cluster():
     from fairlib.multires.edrf import pdrf_allocation
 
@@ -550,6 +557,7 @@ SITES = {
     ),
     "multires.edrf:edrf_allocation": (_edrf_allocation_not_a_cluster, r"cluster = 'cluster'"),
     "multires.edrf:pdrf_allocation": (_pdrf_allocation_not_a_cluster, r"cluster = 'cluster'"),
+    "multires.edrf:_check_rates": (_pdrf_rate_overflow, r"the largest rate\) = 1e\+300"),
     "multires.pfvds:pfvds time_shared": (_pfvds_time_shared_psmfa, r"time_shared=True needs"),
     "multires.pfvds:pfvds mixed alpha": (_pfvds_mixed_inf, r"alpha: mixing np\.inf"),
     "multires.pfvds._distributed:penalty_prices": (

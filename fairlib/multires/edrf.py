@@ -552,6 +552,22 @@ def _pdrf_cycle(demands, capacity, ds, simplified):
     return tasks, k
 
 
+def _check_rates(d: np.ndarray, cap: np.ndarray, ds: np.ndarray, i_min: int) -> None:
+    """Refuse a pool whose per-task shares ``ds`` overflow, or whose largest over the smallest (a
+    PDRF cycle's rate) could overflow a task count: a user demanding far more than the pool
+    beside one demanding almost nothing, both valid on their own."""
+    ds_top = float(ds.max())
+    if not np.isfinite(ds_top):
+        i = int(np.argmax(~np.isfinite(ds)))
+        raise InvalidInputError(
+            f"demands[{i}] / capacity: a per-task share overflows the float range "
+            f"(demands[{i}] = {d[i].tolist()}, capacity = {cap.tolist()})"
+        )
+    with np.errstate(over="ignore"):
+        rate_top = ds_top / float(ds[i_min])
+    check_task_bound(rate_top, f"ds* / ds[{i_min}] (the largest rate)")
+
+
 @interpreted_when_small
 def pdrf(
     demands: ArrayLike | Cluster,
@@ -649,16 +665,7 @@ def pdrf(
     i_min = int(np.argmin(ds))
     with np.errstate(divide="ignore", over="ignore"):
         check_task_bound(float(1.0 / ds[i_min]), f"capacity / demands[{i_min}]")
-    ds_top = float(ds.max())
-    if not np.isfinite(ds_top):
-        i = int(np.argmax(~np.isfinite(ds)))
-        raise InvalidInputError(
-            f"demands[{i}] / capacity: a per-task share overflows the float range "
-            f"(demands[{i}] = {d[i].tolist()}, capacity = {cap.tolist()})"
-        )
-    with np.errstate(over="ignore"):
-        rate_top = ds_top / float(ds[i_min])
-    check_task_bound(rate_top, f"ds* / ds[{i_min}] (the largest rate)")
+    _check_rates(d, cap, ds, i_min)
     simplified = variant == "simplified"
     tasks, k = _pdrf_cycle(d, cap, ds, simplified)
     work = n * m + (

@@ -285,10 +285,10 @@ class Notebook:
     path: str
     title: str
     cell_timeout_s: int = 1800  # per cell; full-mode sweeps are the long ones
-    tests: tuple = ()
+    tests: tuple[str, ...] = ()
     #: registered mechanisms and games the paper introduces: make test-paper runs the registry-wide
     #: tests on them too
-    mechanisms: tuple = ()
+    mechanisms: tuple[str, ...] = ()
     #: its experiment driver, ``fairlib/repro/experiments/<driver>.py`` (set by
     #: ``python -m fairlib.repro.scaffold paper``)
     driver: str = ""

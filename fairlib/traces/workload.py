@@ -28,6 +28,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._validate import (
+    as_labels,
     INT64_MAX,
     InvalidInputError,
     _short,
@@ -57,7 +58,7 @@ __all__ = [
 
 
 def _check_resources(resources: object) -> tuple:
-    """The resource names: a non-empty tuple or list of text."""
+    """The resource names: a non-empty tuple or list of distinct text labels."""
     if (
         not isinstance(resources, (tuple, list))
         or not resources
@@ -67,7 +68,7 @@ def _check_resources(resources: object) -> tuple:
             f"resources = {_short(resources)}: must be a non-empty tuple of resource names "
             "(text, with units)"
         )
-    return tuple(resources)
+    return as_labels(resources, "resources", allow_empty=False)
 
 
 def _check_codes(frame: pd.DataFrame, name: str, columns: Iterable[str]) -> None:
