@@ -8,7 +8,7 @@ malformed.  Nothing is clipped or dropped silently.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,8 @@ __all__ = [
     "as_weights",
     "as_budgets",
     "as_eligibility",
+    "check_labels",
+    "Labels",
     "check_task_bound",
     "MAX_ITERATIONS",
     "as_number",
@@ -122,14 +124,52 @@ def _check_unmasked(x: object, name: str) -> None:
 
 
 #: ``aligned_to`` of the ``as_*`` helpers: (the other argument's name, its value, its axis), the
-#: argument whose pandas labels this one's must repeat in the same order
-Aligned = tuple[str, object, int]
+#: argument whose pandas labels this one's must repeat in the same order; axis None: the value is
+#: itself the sequence of labels (names given as an argument, such as ``resources``), or None
+Aligned = tuple[str, object, Union[int, None]]
+
+
+class Labels(NamedTuple):
+    """The pandas labels an argument had, kept after it is read as an array (so that a check made
+    later, against another argument, still sees them); None along an axis without labels.
+
+    Parameters
+    ----------
+    rows : tuple or None
+        The labels along axis 0 (a Series' or DataFrame's index).
+    columns : tuple or None
+        The labels along axis 1 (a DataFrame's columns; a Series' index).
+    """
+
+    rows: tuple | None
+    columns: tuple | None
+
+    @classmethod
+    def of(cls, x: object) -> Labels:
+        """The labels of ``x`` (none for anything that is not a labelled pandas object).
+
+        Parameters
+        ----------
+        x : object
+            The argument as given.
+
+        Returns
+        -------
+        Labels
+            Its labels along axes 0 and 1 (a Series' index along both).
+        """
+        found = [_labels(x, axis) for axis in (0, 1)]
+        return cls(*(None if f is None else tuple(f) for f in found))
 
 
 def _labels(x: object, axis: int) -> list | None:
     """The pandas labels of ``x`` along ``axis`` (0: a Series' or DataFrame's index, 1 or -1: a
     DataFrame's columns or a Series' index); None for anything else, and for a default
-    ``RangeIndex`` (labels nobody chose say nothing about order)."""
+    ``RangeIndex`` (labels nobody chose say nothing about order). A :class:`Labels` gives the
+    labels it kept."""
+    if isinstance(x, Labels):
+        kept = x.rows if axis == 0 else x.columns
+        return None if kept is None else list(kept)
     if not type(x).__module__.startswith("pandas"):
         return None
     import pandas as pd
@@ -153,23 +193,53 @@ def _check_aligned(x: object, name: str, axis: int, aligned_to: Aligned | None) 
     if aligned_to is None:
         return
     other_name, other, other_axis = aligned_to
-    mine, theirs = _labels(x, axis), _labels(other, other_axis)
+    mine = _labels(x, axis)
+    if other_axis is None:  # the labels themselves, e.g. the resource names given
+        theirs = None if other is None else list(other)  # type: ignore[call-overload]
+        whose, hint = other_name, other_name
+    else:
+        theirs = _labels(other, other_axis)
+        side = "columns" if other_axis != 0 else "index"
+        whose, hint = f"the {side} of {other_name}", f"{other_name}.{side}"
     if mine is None or theirs is None or mine == theirs:
         return
-    side = "columns" if other_axis != 0 else "index"
     if len(mine) == len(theirs) and sorted(map(repr, mine)) == sorted(map(repr, theirs)):
         raise InvalidInputError(
-            f"{name}: labels {_short(mine)} are the {side} of {other_name}, {_short(theirs)}, in "
-            f"another order; fairlib reads positions, not labels: reorder one to match the other"
-            + (f" (e.g. {name}.reindex({other_name}.{side}))" if axis == 0 else "")
+            f"{name}: labels {_short(mine)} are {whose}, {_short(theirs)}, in another order; "
+            f"fairlib reads positions, not labels: reorder one to match the other"
+            + (f" (e.g. {name}.reindex({hint}))" if axis == 0 else "")
         )
     if len(mine) != len(theirs):
         return  # the length check names the mismatch
     i = next(k for k, (a, b) in enumerate(zip(mine, theirs)) if a != b)
+    at = f"{other_name}[{i}]" if other_axis is None else f"the {side}[{i}] of {other_name}"
     raise InvalidInputError(
-        f"{name}: label {mine[i]!r} at position {i} is not {theirs[i]!r}, the {side}[{i}] of "
-        f"{other_name}; fairlib reads positions, not labels: give both the same labels"
+        f"{name}: label {mine[i]!r} at position {i} is not {theirs[i]!r}, {at}; fairlib reads "
+        "positions, not labels: give both the same labels"
     )
+
+
+def check_labels(against: Aligned, axis: int = 0, **arguments: object) -> None:
+    """Refuse each pandas argument whose labels along ``axis`` are not ``against``'s (same labels,
+    same order): for per-user or per-resource arguments a function reads by position without a
+    helper of its own (``max_tasks``, ``start``, ``paths``, ``parallelism``, ...).
+
+    Parameters
+    ----------
+    against : (str, object, int)
+        The argument whose labels the others must repeat: its name, value and axis.
+    axis : int, default 0
+        The axis of each argument that is compared.
+    **arguments : object
+        The arguments by name; None and unlabelled ones are read by position.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the first argument whose labels disagree with ``against``'s.
+    """
+    for name, value in arguments.items():
+        _check_aligned(value, name, axis, against)
 
 
 def as_array(x: ArrayLike, name: str) -> np.ndarray:
@@ -706,7 +776,13 @@ def as_budgets(
 
 
 def as_eligibility(
-    eligible: ArrayLike | None, n_users: int, n_servers: int, name: str = "eligible"
+    eligible: ArrayLike | None,
+    n_users: int,
+    n_servers: int,
+    name: str = "eligible",
+    *,
+    aligned_to: Aligned | None = None,
+    servers: Aligned | None = None,
 ) -> npt.NDArray[np.bool_]:
     """Boolean placement matrix ``eligible[user, server]``; ``None`` means every pair is allowed.
 
@@ -723,6 +799,12 @@ def as_eligibility(
         The number of servers (columns).
     name : str, default "eligible"
         The argument's name, used in the error message.
+    aligned_to : (str, object, int) or None, default None
+        The demands (name, value, axis of the users): a pandas ``eligible`` whose index is not the
+        demands' user labels (same labels, same order) is refused.
+    servers : (str, object, int) or None, default None
+        The capacities (name, value, axis of the servers): a pandas ``eligible`` whose columns are
+        not the capacities' server labels is refused.
 
     Returns
     -------
@@ -732,7 +814,8 @@ def as_eligibility(
     Raises
     ------
     InvalidInputError
-        On a wrong shape, an entry other than 0/1 or a boolean, or a user eligible for no server.
+        On a wrong shape, an entry other than 0/1 or a boolean, a user eligible for no server, or
+        labels that disagree with ``aligned_to``'s or ``servers``'.
 
     Examples
     --------
@@ -743,6 +826,8 @@ def as_eligibility(
     if eligible is None:
         return np.ones((n_users, n_servers), dtype=bool)
     _check_unmasked(eligible, name)
+    _check_aligned(eligible, name, 0, aligned_to)
+    _check_aligned(eligible, name, 1, servers)
     arr = np.asarray(eligible)
     if arr.shape != (n_users, n_servers):
         raise InvalidInputError(

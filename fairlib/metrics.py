@@ -11,7 +11,15 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
-from ._validate import InvalidInputError, as_array, as_integers, as_number, as_values
+from ._validate import (
+    InvalidInputError,
+    _check_aligned,
+    as_array,
+    as_integers,
+    as_number,
+    as_values,
+    check_labels,
+)
 
 __all__ = [
     "bundle_values",
@@ -49,8 +57,8 @@ def bundle_values(
     Raises
     ------
     InvalidInputError
-        On non-finite or negative entries, mismatched machine columns, or a parallelism that is not
-        an integer >= 1 per user.
+        On non-finite or negative entries, mismatched machine columns (or pandas machine labels),
+        or a parallelism that is not an integer >= 1 per user (or has other pandas user labels).
 
     References
     ----------
@@ -62,6 +70,7 @@ def bundle_values(
     >>> bundle_values([[1, 0], [0, 1]], [[1, 0], [0, 1]]).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
+    _check_metric_labels(weights, shares, parallelism, users=False)
     w, r = _weights_and_shares(weights, shares)
     if parallelism is None:
         return w @ r.T
@@ -77,6 +86,16 @@ def bundle_values(
             else np.partition(v, n - kk, axis=2)[:, :, n - kk :].sum(axis=2)
         )
     return out
+
+
+def _check_metric_labels(weights, shares, parallelism, *, users: bool) -> None:
+    """Refuse pandas ``shares`` whose machines (columns) or, when they are one row per user
+    (``users``), users (index) are not the weights', and a pandas ``parallelism`` whose users are
+    not the weights': every matrix is read by position."""
+    _check_aligned(shares, "shares", 1, ("weights", weights, 1))
+    if users:
+        _check_aligned(shares, "shares", 0, ("weights", weights, 0))
+    check_labels(("weights", weights, 0), parallelism=parallelism)
 
 
 def _weights_and_shares(weights, shares):
@@ -149,9 +168,9 @@ def utilities(
     Raises
     ------
     InvalidInputError
-        When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or
-        negative entries, a machine's shares add up to more than 1, or ``parallelism`` is not an
-        integer >= 1 per user.
+        When ``weights`` and ``shares`` are not two matrices of one shape (and, when pandas, of
+        the same labels), hold non-finite or negative entries, a machine's shares add up to more
+        than 1, or ``parallelism`` is not an integer >= 1 per user (in the weights' user order).
 
     References
     ----------
@@ -163,6 +182,7 @@ def utilities(
     >>> utilities([[1, 0], [0.5, 0.5]], [[1, 0], [0, 1]]).tolist()
     [1.0, 0.5]
     """
+    _check_metric_labels(weights, shares, parallelism, users=True)
     w, r = _user_machine_matrices(weights, shares)
     if parallelism is None:
         return np.einsum("ij,ij->i", w, r)
@@ -280,9 +300,9 @@ def envy_freeness(
     Raises
     ------
     InvalidInputError
-        When ``weights`` and ``shares`` are not two matrices of one shape, hold non-finite or
-        negative entries, a machine's shares add up to more than 1, or ``parallelism`` is not an
-        integer >= 1 per user.
+        When ``weights`` and ``shares`` are not two matrices of one shape (and, when pandas, of
+        the same labels), hold non-finite or negative entries, a machine's shares add up to more
+        than 1, or ``parallelism`` is not an integer >= 1 per user (in the weights' user order).
 
     References
     ----------
@@ -297,6 +317,7 @@ def envy_freeness(
     >>> envy_freeness([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])
     1.0
     """
+    _check_metric_labels(weights, shares, parallelism, users=True)
     w, r = _user_machine_matrices(weights, shares)
     V = bundle_values(w, r, parallelism)
     own = np.diagonal(V)[:, None]

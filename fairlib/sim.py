@@ -37,6 +37,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ._validate import (
+    _check_aligned,
     as_labels,
     as_flag,
     InvalidInputError,
@@ -152,12 +153,16 @@ def _check_fleet_and_workload(fleet: Fleet, workload: Workload) -> None:
 
 
 def _per_user_rows(
-    values: npt.ArrayLike | None, name: str, n_users: int, width: int | None = None
+    values: npt.ArrayLike | None, name: str, workload: Workload, width: int | None = None
 ) -> np.ndarray | None:
     """None, or an array with one row (or entry) per workload user, indexable by the active
-    users."""
+    users; a pandas one indexed by the workload's users in their order (labels are not
+    reindexed)."""
     if values is None:
         return None
+    n_users = workload.n_users
+    users = workload.users.tolist()
+    _check_aligned(values, name, 0, ("workload.users", users, None))
     arr = as_array(values, name)
     want = (n_users,) if width is None else (n_users, width)
     if arr.shape != want:
@@ -209,11 +214,12 @@ def snapshot_cluster(
     Raises
     ------
     InvalidInputError
-        When the fleet and workload disagree on their resources or an array has the wrong shape.
+        When the fleet and workload disagree on their resources, an array has the wrong shape, or
+        a pandas ``eligible`` or ``weight`` is not indexed by the workload's users in their order.
     """
     _check_fleet_and_workload(fleet, workload)
-    eligible = _per_user_rows(eligible, "eligible", workload.n_users, fleet.n_servers)
-    weight = _per_user_rows(weight, "weight", workload.n_users)
+    eligible = _per_user_rows(eligible, "eligible", workload, fleet.n_servers)
+    weight = _per_user_rows(weight, "weight", workload)
     # t is checked by active_at, under the same name
     idx = np.flatnonzero(workload.active_at(t) & (workload.demand > 0).any(axis=1))
     if idx.size == 0:
@@ -1088,7 +1094,9 @@ def replay(
         interval, "interval", minimum=MIN_INTERVAL_S, inclusive=True, maximum=MAX_SECONDS
     )
     n = jobs.n_jobs
-    elig = as_eligibility(eligible, n, fleet.n_servers)
+    elig = as_eligibility(
+        eligible, n, fleet.n_servers, aligned_to=("jobs.ids", jobs.ids.tolist(), None)
+    )
     segment_cap = jobs.segment_cap if caps else None
     start = float(jobs.arrival.min()) if start is None else as_time(start, "start")
     horizon = float(jobs.trace_end.max()) if horizon is None else as_time(horizon, "horizon")
@@ -1345,7 +1353,9 @@ def open_loop(
     )
     seg_start, seg_end = np.asarray(jobs.segment_start, float), np.asarray(jobs.segment_end, float)
     seg_job = np.repeat(np.arange(jobs.n_jobs), np.diff(jobs.offsets))
-    elig = as_eligibility(eligible, jobs.n_jobs, fleet.n_servers)
+    elig = as_eligibility(
+        eligible, jobs.n_jobs, fleet.n_servers, aligned_to=("jobs.ids", jobs.ids.tolist(), None)
+    )
     start = float(seg_start.min()) if start is None else as_time(start, "start")
     horizon = float(seg_end.max()) if horizon is None else as_time(horizon, "horizon")
     if not horizon > start:

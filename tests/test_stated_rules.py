@@ -248,13 +248,237 @@ def _labelled_calls():
             lambda: weight_proportional_bids(game_weights, users_swapped),
             "budgets",
         ),
+        **_labelled_calls_sharing_an_axis(),
+    }
+
+
+def _labelled_calls_sharing_an_axis():
+    """Every other public callable reading two labelled arguments along one axis: the pools and
+    clusters (and the mechanisms on them), quotas, per-user options, sorters, games, metrics and
+    the trace containers."""
+    from fairlib import Cluster, drf, edrf, hierarchical_drf
+    from fairlib.market import (
+        Game,
+        GameOutcome,
+        best_response,
+        best_response_finite,
+        run_dynamics,
+        utility,
+        weight_proportional_bids,
+    )
+    from fairlib.multires import Quotas
+    from fairlib.multires.lp import quota_maxmin_lp
+    from fairlib.multires.cluster import monopoly_tasks
+    from fairlib.repro.experiments.mechanism_atlas import Cell
+    from fairlib.repro.experiments.precomputed_drf import (
+        first_blocked_deviation_bound,
+        pdrf_edrf_identity,
+    )
+    from fairlib.traces import Fleet, Workload
+
+    cpu_mem, mem_cpu = ["cpu", "mem"], ["mem", "cpu"]
+    demands = pd.DataFrame([[1.0, 4.0], [3.0, 1.0]], columns=cpu_mem, index=["a", "b"])
+    unnamed_users = pd.DataFrame([[1.0, 4.0], [3.0, 1.0]], columns=cpu_mem)
+    crosswise = pd.Series([18.0, 9.0], index=mem_cpu)
+    swapped = pd.Series([1, 2], index=["b", "a"])
+    quota = pd.DataFrame([[0.0, 0.0], [4.0, 16.0]], index=["b", "a"], columns=cpu_mem)
+    game_weights = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], index=["a", "b"])
+    bids = pd.DataFrame([[0.5, 0.5], [0.5, 0.5]], index=["b", "a"])
+    machines = pd.Series([1.0, 2.0], index=["m1", "m2"])
+    machines_swapped = pd.Series([1.0, 2.0], index=["m2", "m1"])
+    eligible = pd.DataFrame([[1, 0], [0, 1]], index=["b", "a"])
+    fleet = Fleet(np.array([[64.0, 64.0]]), ("cpu", "mem"), np.array(["A"]), "given")
+    workload = Workload(
+        np.array([1, 2]), np.array([[1.0, 1.0], [2.0, 2.0]]), [0.0, 0.0], [100.0, 100.0],
+        ("cpu", "mem"), "synthetic",
+    )  # fmt: skip
+
+    def sorter(call):
+        s = DRFSorter([10, 10], resources=cpu_mem)
+        s.add("a")
+        s.allocated("a", [1, 1])
+        return getattr(s, call)
+
+    def sorter_of_a_series():
+        s = DRFSorter(pd.Series([10.0, 10.0], index=cpu_mem))
+        s.add("a")
+        s.allocated("a", crosswise)
+
+    return {
+        "Cluster.single_pool capacity": (
+            lambda: drf(Cluster.single_pool(crosswise, unnamed_users)),
+            "capacity",
+        ),
+        "monopoly_tasks demand": (
+            lambda: monopoly_tasks(pd.DataFrame([[1, 2]], columns=mem_cpu), demands),
+            "demand",
+        ),
+        "Cluster eligible users": (
+            lambda: Cluster([[9.0, 18.0], [9.0, 18.0]], demands, eligible=eligible),
+            "eligible",
+        ),
+        "Cluster eligible servers": (
+            lambda: Cluster(
+                pd.DataFrame([[9.0, 18.0], [9.0, 18.0]], index=["s1", "s2"]),
+                demands,
+                eligible=pd.DataFrame([[1, 0], [0, 1]], columns=["s2", "s1"]),
+            ),
+            "eligible",
+        ),
+        "drf quotas": (
+            lambda: drf(demands, [9, 18], quotas=Quotas.yarn(min_share=quota)),
+            "min_share",
+        ),
+        "drf quotas on a cluster": (
+            lambda: drf(Cluster.single_pool([9, 18], demands), quotas=Quotas.yarn(min_share=quota)),
+            "min_share",
+        ),
+        "Quotas limit against guarantee": (
+            lambda: Quotas(quota.reindex(["a", "b"]), limit=quota + 1),
+            "quotas.limit",
+        ),
+        "Quotas.kueue borrowing_limit": (
+            lambda: Quotas.kueue(quota.reindex(["a", "b"]), borrowing_limit=quota),
+            "borrowing_limit",
+        ),
+        "quota_maxmin_lp quotas": (
+            lambda: quota_maxmin_lp(demands, [9, 18], Quotas.yarn(min_share=quota)),
+            "min_share",
+        ),
+        "quota_maxmin_lp max_tasks": (
+            lambda: quota_maxmin_lp(demands, [9, 18], Quotas(), max_tasks=swapped),
+            "max_tasks",
+        ),
+        "hierarchical_drf quotas": (
+            lambda: hierarchical_drf(
+                demands, [9, 18], ["q/a", "q/b"], quotas=Quotas.yarn(min_share=quota)
+            ),
+            "min_share",
+        ),
+        "hierarchical_drf paths": (
+            lambda: hierarchical_drf(demands, [9, 18], pd.Series(["q/a", "q/b"], index=["b", "a"])),
+            "paths",
+        ),
+        "drf max_tasks": (lambda: drf(demands, [9, 18], max_tasks=swapped), "max_tasks"),
+        "drf start": (lambda: drf(demands, [9, 18], start=swapped), "start"),
+        "drf zeros max_tasks": (
+            lambda: drf(demands, [9, 18], max_tasks=swapped, zeros="scheduler"),
+            "max_tasks",
+        ),
+        "drf start on a cluster": (
+            lambda: drf(Cluster.single_pool([9, 18], demands), start=swapped),
+            "start",
+        ),
+        "edrf max_tasks": (lambda: edrf(demands, [9, 18], max_tasks=swapped), "max_tasks"),
+        "edrf start": (lambda: edrf(demands, [9, 18], start=swapped), "start"),
+        "first_blocked_deviation_bound capacity": (
+            lambda: first_blocked_deviation_bound(demands, crosswise),
+            "capacity",
+        ),
+        "pdrf_edrf_identity capacity": (
+            lambda: pdrf_edrf_identity(demands, crosswise),
+            "capacity",
+        ),
+        "DRFSorter capacity": (
+            lambda: DRFSorter(crosswise, resources=cpu_mem),
+            "capacity",
+        ),
+        "DRFSorter allocated": (
+            lambda: sorter("allocated")("a", crosswise),
+            "amounts of allocated('a')",
+        ),
+        "DRFSorter unallocated": (
+            lambda: sorter("unallocated")("a", crosswise),
+            "amounts of unallocated('a')",
+        ),
+        "DRFSorter set_capacity": (lambda: sorter("set_capacity")(crosswise), "capacity"),
+        "DRFSorter of a labelled capacity": (sorter_of_a_series, "amounts of allocated('a')"),
+        "Game parallelism": (lambda: Game(game_weights, parallelism=swapped), "parallelism"),
+        "weight_proportional_bids parallelism": (
+            lambda: weight_proportional_bids(game_weights, parallelism=swapped),
+            "parallelism",
+        ),
+        "run_dynamics initial_bids": (
+            lambda: run_dynamics(Game(game_weights, reserve=1e-6), initial_bids=bids),
+            "initial_bids",
+        ),
+        "GameOutcome bids": (lambda: GameOutcome(Game(game_weights), bids, "x"), "bids"),
+        "best_response y": (lambda: best_response(machines_swapped, machines, 1.0), "y"),
+        "best_response_finite y": (
+            lambda: best_response_finite(machines_swapped, machines, 1.0, 1),
+            "y",
+        ),
+        "utility x": (lambda: utility(machines, machines_swapped, machines), "x"),
+        "envy_freeness shares": (
+            lambda: metrics.envy_freeness(game_weights, bids),
+            "shares",
+        ),
+        "utilities parallelism": (
+            lambda: metrics.utilities(game_weights, bids.reindex(["a", "b"]), swapped),
+            "parallelism",
+        ),
+        "bundle_values shares": (
+            lambda: metrics.bundle_values(
+                pd.DataFrame([[1.0, 2.0]], columns=["m1", "m2"]),
+                pd.DataFrame([[1.0, 0.0]], columns=["m2", "m1"]),
+            ),
+            "shares",
+        ),
+        "snapshot_cluster weight": (
+            lambda: sim.snapshot_cluster(
+                fleet, workload, 50.0, weight=pd.Series([1.0, 2.0], index=[2, 1])
+            ),
+            "weight",
+        ),
+        "snapshot_cluster eligible": (
+            lambda: sim.snapshot_cluster(
+                fleet, workload, 50.0, eligible=pd.DataFrame([[1], [1]], index=[2, 1])
+            ),
+            "eligible",
+        ),
+        "Fleet capacity": (
+            lambda: Fleet(
+                pd.DataFrame([[8.0, 4.0]], columns=mem_cpu), ("cpu", "mem"), ["A"], "given"
+            ),
+            "capacity",
+        ),
+        "Cell eligible": (
+            lambda: Cell(
+                "google",
+                0.0,
+                [[9.0, 18.0], [9.0, 18.0]],
+                ("cpu", "mem"),
+                demands,
+                None,
+                eligible,
+                "synthetic",
+            ),  # fmt: skip
+            "eligible",
+        ),
+        "Cell demand": (
+            lambda: Cell(
+                "google", 0.0, [[9.0, 18.0]], ("mem", "cpu"), demands, None, None, "synthetic"
+            ),
+            "demand",
+        ),
+        "Workload demand": (
+            lambda: Workload(
+                [1],
+                pd.DataFrame([[8.0, 4.0]], columns=mem_cpu),
+                [0.0],
+                [1.0],
+                ("cpu", "mem"),
+                "synthetic",
+            ),  # fmt: skip
+            "demand",
+        ),
     }
 
 
 @pytest.mark.parametrize("case", list(_labelled_calls()))
 def test_labels_that_disagree_with_another_arguments_are_refused_not_read_by_position(case):
     call, name = _labelled_calls()[case]
-    with pytest.raises(InvalidInputError, match=rf"^{name}: label"):
+    with pytest.raises(InvalidInputError, match=rf"^{re.escape(name)}: label"):
         call()
 
 
@@ -270,6 +494,29 @@ def test_labels_in_the_same_order_or_none_at_all_are_read_by_position():
         drf(demands, pd.Series([18.0, 9.0], index=["mem", "cpu"]))
     with pytest.raises(InvalidInputError, match=r"label 'gpu' at position 1 is not 'mem'"):
         drf(demands, pd.Series([9.0, 18.0], index=["cpu", "gpu"]))
+
+
+def test_labels_kept_by_a_cluster_a_game_and_a_sorter_accept_the_same_order():
+    from fairlib import Cluster, drf
+    from fairlib.market import Game, GameOutcome, weight_proportional_bids
+    from fairlib.multires import Quotas
+
+    demands = pd.DataFrame([[1.0, 4.0], [3.0, 1.0]], columns=["cpu", "mem"], index=["a", "b"])
+    pool = Cluster.single_pool(pd.Series([9.0, 18.0], index=["cpu", "mem"]), demands.to_numpy())
+    assert pool.labels == (None, ("cpu", "mem"))  # the capacity's labels, kept
+    assert Cluster.single_pool([9, 18], demands).labels == (("a", "b"), ("cpu", "mem"))
+    quota = pd.DataFrame([[4.0, 16.0], [0.0, 0.0]], index=["a", "b"], columns=["cpu", "mem"])
+    on_cluster = drf(Cluster.single_pool([9, 18], demands), quotas=Quotas.yarn(min_share=quota))
+    assert on_cluster.tasks.ravel().tolist() == [4, 1]
+    assert drf(demands, [9, 18], quotas=Quotas.yarn(min_share=quota)).tasks.tolist() == [4, 1]
+    weights = pd.DataFrame([[1.0, 2.0], [3.0, 4.0]], index=["a", "b"])
+    game = Game(weights, parallelism=pd.Series([2, 2], index=["a", "b"]))
+    bids = pd.DataFrame(weight_proportional_bids(weights), index=["a", "b"])
+    assert GameOutcome(game, bids, "x").bids.shape == (2, 2)
+    sorter = DRFSorter([10, 10], resources=["cpu", "mem"])
+    sorter.add("a")
+    sorter.allocated("a", pd.Series([4.0, 1.0], index=["cpu", "mem"]))
+    assert sorter.allocation("a").tolist() == [4.0, 1.0]
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, _short, as_array, as_count, as_values
+from .._validate import InvalidInputError, _short, as_array, as_count, as_values, check_labels
 
 __all__ = ["best_response", "best_response_finite", "utility", "finite_utility"]
 
@@ -713,6 +713,7 @@ def _coerce_inputs(
         and 0.0 < budget < math.inf
     ):
         return w, y, budget
+    check_labels(("w", w, 0), y=y)  # labelled machines: the same in both, in the same order
     for name, value in (("w", w), ("y", y)):
         dtype = as_array(value, name).dtype  # ragged lists, None and objects: named, with the value
         if dtype.kind not in "iuf":
@@ -825,8 +826,9 @@ def best_response(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArray[np.f
     Raises
     ------
     InvalidInputError
-        On vectors of different lengths, negative or non-finite entries, all-zero weights, y_j = 0
-        where w_j > 0, a budget <= 0, or magnitudes too far apart for double precision.
+        On vectors of different lengths, pandas vectors whose machine labels differ, negative or
+        non-finite entries, all-zero weights, y_j = 0 where w_j > 0, a budget <= 0, or magnitudes
+        too far apart for double precision.
 
     References
     ----------
@@ -919,6 +921,7 @@ def _machine_vectors(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(w, x, y) as three float vectors of one length, one entry per machine, finite and >= 0, or a
     named error."""
+    check_labels(("w", w, 0), x=x, y=y)
     w = as_values(w, "w", ndim=1)
     if w.size == 0:
         raise InvalidInputError("w: expected one weight per machine, got an empty vector")
@@ -946,7 +949,8 @@ def utility(w: ArrayLike, x: ArrayLike, y: ArrayLike) -> float:
     Raises
     ------
     InvalidInputError
-        On an empty ``w``, vectors of different lengths, or negative or non-finite entries.
+        On an empty ``w``, vectors of different lengths or (pandas) machine labels, or negative or
+        non-finite entries.
 
     References
     ----------
@@ -981,8 +985,8 @@ def finite_utility(w: ArrayLike, x: ArrayLike, y: ArrayLike, k: int) -> float:
     Raises
     ------
     InvalidInputError
-        On an empty ``w``, vectors of different lengths, negative or non-finite entries, or ``k``
-        not an integer >= 1.
+        On an empty ``w``, vectors of different lengths or (pandas) machine labels, negative or
+        non-finite entries, or ``k`` not an integer >= 1.
 
     References
     ----------

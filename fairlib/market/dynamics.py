@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 
 from .._jit import njit
 from .._validate import (
+    _check_aligned,
     as_flag,
     MAX_ITERATIONS,
     InvalidInputError,
@@ -451,7 +452,8 @@ def run_dynamics(
     ------
     InvalidInputError
         On an invalid argument, a game without a reserve, local greedy with finite parallelism,
-        initial bids of the wrong shape or not spending the budgets, or an option the chosen rule
+        initial bids of the wrong shape, not spending the budgets or with pandas labels that are
+        not the game's weights', or an option the chosen rule
         does not read (``step`` or ``gap_tol`` with best response, ``rng`` without
         ``order="random"``).
 
@@ -494,6 +496,8 @@ def run_dynamics(
         )
     m, n = game.weights.shape
     k = game.parallelism if game.parallelism is not None else np.full(m, n, dtype=np.int64)
+    for axis in (0, 1):  # users and machines, as the game's weights label them
+        _check_aligned(initial_bids, "initial_bids", axis, ("game.weights", game.labels, axis))
     x0 = (
         weight_proportional_bids(game.weights, game.budgets, game.parallelism)
         if initial_bids is None

@@ -8,7 +8,7 @@ perturbation, reconstructions §4.1): prices become Y_j + ε and a best response
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -17,6 +17,9 @@ from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
 from .._validate import (
+    Aligned,
+    Labels,
+    _check_aligned,
     as_amount,
     as_flag,
     InvalidInputError,
@@ -76,6 +79,8 @@ class Game:
     budgets: np.ndarray
     parallelism: np.ndarray | None = None
     reserve: float = 0.0
+    #: the pandas labels of ``weights`` (users, machines); None where none were given
+    labels: Labels = field(default=Labels(None, None), repr=False, compare=False)
 
     def __init__(
         self,
@@ -87,7 +92,7 @@ class Game:
         w = as_weight_matrix(weights)
         m, n = w.shape
         X = as_budgets(budgets, m, aligned_to=("weights", weights, 0))
-        k = as_parallelism(parallelism, m, n)
+        k = as_parallelism(parallelism, m, n, aligned_to=("weights", weights, 0))
         reserve = as_amount(
             reserve, "reserve", scale=float(X.max()), zero=True, of="the largest budget"
         )
@@ -104,6 +109,8 @@ class Game:
         # read-only copies: a frozen game that its caller's arrays, or a reader, could change
         # would change its equilibrium under it
         _store_read_only(self, weights=w, budgets=X, parallelism=k, reserve=float(reserve))
+        # the users' and machines' pandas labels, against which bids given later are checked
+        object.__setattr__(self, "labels", Labels.of(weights))
 
     @property
     def n_users(self) -> int:
@@ -148,13 +155,22 @@ def as_weight_matrix(weights, name: str = "weights") -> np.ndarray:
     return w
 
 
-def as_parallelism(parallelism, m: int, n: int, *, at_most_machines: bool = True):
+def as_parallelism(
+    parallelism,
+    m: int,
+    n: int,
+    *,
+    at_most_machines: bool = True,
+    aligned_to: Aligned | None = None,
+):
     """``None`` (infinite parallelism) or one integer bound per user, checked.
 
     Each bound is >= 1 and (``at_most_machines``) at most n_machines; the helpers that only use it
-    as a cap accept larger bounds (they do not bind)."""
+    as a cap accept larger bounds (they do not bind). ``aligned_to``: the weights (name, value,
+    axis of the users), whose pandas user labels a pandas ``parallelism`` must repeat."""
     if parallelism is None:
         return None
+    _check_aligned(parallelism, "parallelism", 0, aligned_to)
     if at_most_machines:
         return as_integers(
             parallelism,
@@ -309,7 +325,9 @@ def social_optimum(weights: ArrayLike, parallelism: int | ArrayLike | None = Non
     """
     w = as_weight_matrix(weights)
     m, n = w.shape
-    parallelism = as_parallelism(parallelism, m, n, at_most_machines=False)
+    parallelism = as_parallelism(
+        parallelism, m, n, at_most_machines=False, aligned_to=("weights", weights, 0)
+    )
     r = np.zeros((m, n))
     if parallelism is None:
         r[w.argmax(axis=0), np.arange(n)] = 1.0
@@ -352,7 +370,9 @@ def weight_proportional_bids(
     w = as_weight_matrix(weights).copy()
     m, n = w.shape
     X = as_budgets(budgets, m, aligned_to=("weights", weights, 0))
-    parallelism = as_parallelism(parallelism, m, n, at_most_machines=False)
+    parallelism = as_parallelism(
+        parallelism, m, n, at_most_machines=False, aligned_to=("weights", weights, 0)
+    )
     if parallelism is not None:
         k = np.broadcast_to(np.asarray(parallelism, dtype=np.int64), (m,))
         rank = np.argsort(np.argsort(-w, axis=1, kind="stable"), axis=1)

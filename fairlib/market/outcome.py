@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small
-from .._validate import InvalidInputError, as_instance, as_values, result_type
+from .._validate import InvalidInputError, _check_aligned, as_instance, as_values, result_type
 from ..metrics import utilities as _utilities
 from .best_response import best_response_finite, finite_utility
 from .equilibrium import equilibrium_violation
@@ -40,6 +40,8 @@ def _game_bids(game, bids) -> tuple[Game, np.ndarray]:
     and one column per machine, each row summing to the user's budget, on at most ``parallelism[i]``
     machines."""
     game = as_instance(game, Game, "game")
+    for axis in (0, 1):  # users and machines, as the game's weights label them
+        _check_aligned(bids, "bids", axis, ("game.weights", game.labels, axis))
     x = as_values(bids, "bids", ndim=2, shape=game.weights.shape)
     spent = x.sum(axis=1)
     off = ~np.isclose(spent, game.budgets, rtol=BUDGET_RTOL, atol=0.0)
@@ -182,7 +184,8 @@ class GameOutcome:
     Raises
     ------
     InvalidInputError
-        When ``game`` is not a Game, the bids do not fit it, or ``method`` is not a str.
+        When ``game`` is not a Game, the bids do not fit it (or their pandas labels are not those
+        of the game's weights), or ``method`` is not a str.
 
     Examples
     --------

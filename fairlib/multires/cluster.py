@@ -28,6 +28,9 @@ from numpy.typing import ArrayLike
 from .._validate import (
     as_flag,
     InvalidInputError,
+    Labels,
+    _check_aligned,
+    _labels,
     Seed,
     _short,
     as_array,
@@ -119,8 +122,10 @@ class Cluster:
     Raises
     ------
     InvalidInputError
-        On an invalid array, a user with no usable server, or a monopoly task count γ outside
-        [1e-30, 1e30].
+        On an invalid array, a user with no usable server, a monopoly task count γ outside
+        [1e-30, 1e30], or pandas labels that disagree between arguments (the users of ``demand``,
+        ``weight``, ``max_tasks`` and ``eligible``, the resources of ``capacity`` and ``demand``,
+        the servers of ``capacity`` and ``eligible``).
 
     References
     ----------
@@ -146,6 +151,10 @@ class Cluster:
     lacking: np.ndarray = field(init=False, repr=False)
     gamma: np.ndarray = field(init=False, repr=False)
     dominant: np.ndarray = field(init=False, repr=False)
+    #: the pandas labels given: users (the index of ``demand``, or else of ``weight``, ``max_tasks``
+    #: or ``eligible``) and resources (the columns of ``demand``, or else of ``capacity``); None
+    #: where none were given. A mechanism checks its other labelled arguments against them.
+    labels: Labels = field(init=False, repr=False)
 
     def __post_init__(self):
         """Validate, derive usable pairs, γ and dominant resources, and freeze every array."""
@@ -161,7 +170,31 @@ class Cluster:
         users = ("demand", self.demand, 0)
         w = as_weights(self.weight, n, "weight", aligned_to=users)
         caps = as_task_caps(self.max_tasks, n, "max_tasks", aligned_to=users)
-        declared = as_eligibility(self.eligible, n, k, "eligible")
+        declared = as_eligibility(
+            self.eligible,
+            n,
+            k,
+            "eligible",
+            aligned_to=users,
+            servers=("capacity", self.capacity, 0),
+        )
+        # labels that agree (checked above) name the users and resources: the first one given
+        user_labels = next(
+            (
+                tuple(found)
+                for found in (
+                    _labels(v, 0) for v in (self.demand, self.weight, self.max_tasks, self.eligible)
+                )
+                if found is not None
+            ),
+            None,
+        )
+        resource_labels = _labels(self.demand, 1) or _labels(self.capacity, 1)
+        object.__setattr__(
+            self,
+            "labels",
+            Labels(user_labels, None if resource_labels is None else tuple(resource_labels)),
+        )
         needs = dem > 0
         # server i has every resource user n needs  <=>  no (needed, missing) pair
         has_all = ~(needs[:, None, :] & (cap[None, :, :] <= 0)).any(axis=2)
@@ -286,14 +319,25 @@ class Cluster:
         Raises
         ------
         InvalidInputError
-            On an invalid argument.
+            On an invalid argument, or a pandas ``capacity`` whose labels are not the columns of
+            ``demand`` (same labels, same order).
 
         Examples
         --------
         >>> Cluster.single_pool([9, 18], [[1, 4], [3, 1]]).capacity.tolist()
         [[9.0, 18.0]]
         """
-        cap = as_capacities(capacity, "capacity")
+        cap = as_capacities(capacity, "capacity", aligned_to=("demand", demand, 1))
+        resources = _labels(capacity, 0)
+        if resources is not None:  # the one server keeps the capacity's resource labels
+            import pandas as pd
+
+            return cls(
+                pd.DataFrame(cap[None, :], columns=resources),
+                demand,
+                weight=weight,
+                max_tasks=max_tasks,
+            )
         return cls(cap[None, :], demand, weight=weight, max_tasks=max_tasks)
 
     @property
@@ -711,9 +755,10 @@ def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.flo
     Raises
     ------
     InvalidInputError
-        On a wrong shape, a negative or non-finite entry, or a ratio capacity / demand that
+        On a wrong shape, a negative or non-finite entry, a ratio capacity / demand that
         overflows or underflows float64 (it would read as a user demanding nothing, or a server
-        lacking the resource).
+        lacking the resource), or pandas resource labels (columns) of ``demand`` that are not
+        those of ``capacity``.
 
     References
     ----------
@@ -726,6 +771,7 @@ def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.flo
     >>> monopoly_tasks([[4.0, 4.0]], [[1.0, 2.0], [2.0, 1.0]]).tolist()
     [[2.0], [2.0]]
     """
+    _check_aligned(demand, "demand", 1, ("capacity", capacity, 1))
     capacity = as_values(capacity, "capacity", ndim=2)
     demand = as_values(demand, "demand", ndim=2, shape=(-1, capacity.shape[1]))
     gamma = np.full((demand.shape[0], capacity.shape[0]), np.inf)

@@ -20,6 +20,7 @@ from .._validate import (
     as_task_caps,
     as_weights,
     check_choice,
+    check_labels,
     check_task_bound,
     result_type,
 )
@@ -398,6 +399,7 @@ def edrf(
             )
         return edrf_allocation(demands, start=start)
     d, cap, w = _as_pool(demands, capacity, weights)
+    check_labels(("demands", demands, 0), start=start, max_tasks=max_tasks)
     n, m = d.shape
     ok, per_task, rate, any_zero = _scan_rows(d, cap, w)
     if not ok:
@@ -750,6 +752,7 @@ def edrf_allocation(cluster: Cluster, start: ArrayLike | None = None) -> Allocat
     """
     as_instance(cluster, Cluster, "cluster")
     cap, dem, w = pool_arrays(cluster, "edrf", caps=True)
+    check_labels(("cluster.demand", cluster.labels, 0), start=start)
     res = edrf(
         dem, cap, weights=w, start=start, max_tasks=cluster.max_tasks if cluster.capped else None
     )

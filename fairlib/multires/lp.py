@@ -17,6 +17,7 @@ from .._validate import (
     as_real_array,
     as_weights,
     as_tolerance,
+    check_labels,
 )
 from .schedulers.quotas import Quotas, divisible_bounds
 
@@ -134,6 +135,7 @@ def quota_maxmin_lp(
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m, aligned_to=("demands", demands, 1))
     w = as_weights(weights, n, aligned_to=("demands", demands, 0))
+    check_labels(("demands", demands, 0), max_tasks=max_tasks, per_task_share=per_task_share)
     tol = as_tolerance(tol, "tol", zero=True)
     if not isinstance(quotas, Quotas) or quotas.share != "dominant":
         raise InvalidInputError(
@@ -153,6 +155,7 @@ def quota_maxmin_lp(
         i = int(np.argmax(bad))
         raise InvalidInputError(f"per_task_share[{i}] = {share[i]}: must be finite and > 0")
     coef = share / w  # weighted share per task
+    quotas._check_labels("demands", demands)
     reserved = quotas.resolve(d, cap).reserved
     lower, upper = divisible_bounds(quotas, d, max_tasks)
     # variables: x (n), then with reservations y (n m, row-major by user), then M

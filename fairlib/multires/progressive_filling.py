@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 from .._jit import interpreted_when_small, njit
 from .._validate import (
     as_flag,
+    check_labels,
     InvalidInputError,
     as_capacities,
     as_count,
@@ -619,10 +620,11 @@ def drf(
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m, aligned_to=("demands", demands, 1))
     w = as_weights(weights, n, aligned_to=("demands", demands, 0))
+    check_labels(("demands", demands, 0), max_tasks=max_tasks, start=start)
     check_choice(stop, STOP_RULES, "stop")
     check_choice(tie_break, TIE_BREAKS, "tie_break")
     per_task, alone, dominant = pool_summary(d, cap)
-    quota = _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic)
+    quota = _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic, demands)
     step, share_num, share_den, accumulate, arithmetic = share_steps(
         d, cap, w, share_arithmetic, per_task=per_task
     )
@@ -680,7 +682,7 @@ def drf(
     )
 
 
-def _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic):
+def _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic, demands=None):
     """``drf``'s ``quotas`` checked against the instance and the options it can be combined with (or
     ``None``)."""
     if quotas is None:
@@ -694,6 +696,7 @@ def _resolve_quotas(quotas, d, cap, tie_break, share_arithmetic):
             f"quotas.share = 'borrowed' (Kueue) orders equal shares by index and compares floats: "
             f"tie_break = {tie_break!r} and share_arithmetic = {share_arithmetic!r} do not apply"
         )
+    quotas._check_labels("demands", demands)
     return quotas.resolve(d, cap)
 
 
@@ -719,6 +722,7 @@ def _drf_with_zeros(
         capacity, n_resources=m, allow_zero=True, aligned_to=("demands", demands, 1)
     )
     w = as_weights(weights, n, allow_zero=True, aligned_to=("demands", demands, 0))
+    check_labels(("demands", demands, 0), max_tasks=max_tasks, start=start)
     usable = cap > 0
     if not usable.any():
         raise InvalidInputError(
@@ -845,6 +849,13 @@ def drf_allocation(cluster: Cluster, **options: Any) -> Allocation:
             "weights: on a cluster the weights are the cluster's (Cluster(..., weight=...))"
         )
     cap, dem, w = pool_arrays(cluster, "drf", caps=True)
+    check_labels(
+        ("cluster.demand", cluster.labels, 0),
+        max_tasks=options.get("max_tasks"),
+        start=options.get("start"),
+    )
+    if isinstance(options.get("quotas"), Quotas):
+        options["quotas"]._check_labels("cluster.demand", cluster.labels)
     if cluster.capped:  # at most floor(cap) whole tasks
         if options.get("max_tasks") is not None:
             raise InvalidInputError(

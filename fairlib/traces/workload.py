@@ -31,6 +31,7 @@ from .._validate import (
     as_labels,
     INT64_MAX,
     InvalidInputError,
+    _check_aligned,
     _short,
     _store_read_only,
     as_count,
@@ -127,7 +128,8 @@ class Fleet:
     Raises
     ------
     InvalidInputError
-        When a field has the wrong type, shape or value, naming the field and the server.
+        When a field has the wrong type, shape or value, naming the field and the server, or a
+        pandas ``capacity`` whose columns are not ``resources`` (same names, same order).
     """
 
     capacity: np.ndarray
@@ -140,6 +142,7 @@ class Fleet:
     def __post_init__(self):
         """Validates every field (shapes, values, labels) and stores read-only copies."""
         resources = _check_resources(self.resources)
+        _check_aligned(self.capacity, "capacity", 1, ("resources", resources, None))
         cap = as_values(self.capacity, "capacity", ndim=2)
         if cap.shape[1] != len(resources):
             raise InvalidInputError(
@@ -204,7 +207,8 @@ class Workload:
     Raises
     ------
     InvalidInputError
-        When a field has the wrong type, shape or value, naming the field and the user.
+        When a field has the wrong type, shape or value, naming the field and the user, or a
+        pandas ``demand`` whose columns are not ``resources`` (same names, same order).
     """
 
     users: np.ndarray
@@ -221,6 +225,7 @@ class Workload:
         users = as_identifiers(self.users, "users", allow_empty=True)
         n = users.size
         resources = _check_resources(self.resources)
+        _check_aligned(self.demand, "demand", 1, ("resources", resources, None))
         d = as_values(self.demand, "demand", ndim=2)
         if d.shape != (n, len(resources)):
             raise InvalidInputError(

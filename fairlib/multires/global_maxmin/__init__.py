@@ -295,6 +295,7 @@ def _with_quotas(cluster: Cluster, quotas) -> tuple[Cluster, np.ndarray | None]:
             f"quotas.share = {quotas.share!r}: Kueue's borrowed share is a pooled rule (drf); "
             "on heterogeneous servers the mechanism's own share decides"
         )
+    quotas._check_labels("cluster.demand", cluster.labels)
     resolved = quotas.resolve(cluster.demand, cluster.pooled_capacity)
     if resolved.reserved.shape[0]:
         raise InvalidInputError(

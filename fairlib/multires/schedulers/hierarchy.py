@@ -75,6 +75,7 @@ from ..._validate import (
     as_demands,
     as_sequence,
     check_choice,
+    check_labels,
     result_type,
 )
 from .._engine.filling import (
@@ -1234,6 +1235,7 @@ def hierarchical_drf(
     d = as_demands(demands)
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m, aligned_to=("demands", demands, 1))
+    check_labels(("demands", demands, 0), paths=paths, max_tasks=max_tasks, start=start)
     if isinstance(paths, QueueTree):
         if weights is not None:
             raise InvalidInputError(
@@ -1265,6 +1267,7 @@ def hierarchical_drf(
                 f"quotas.share = {quotas.share!r}: hierarchical_drf compares queues by dominant "
                 "shares; Kueue's borrowed share over a tree of cohorts is not modelled"
             )
+        quotas._check_labels("demands", demands)
         quota = quotas.resolve(d, cap)
         caps = np.minimum(caps, quota.limit_tasks)
         reserved = quota.reserved

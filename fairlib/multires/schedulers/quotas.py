@@ -37,7 +37,7 @@ A continuous (divisible-task) reference by repeated LPs is :func:`~.lp.quota_max
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -48,6 +48,8 @@ from ..._jit import njit
 from ..._validate import (
     as_labels,
     InvalidInputError,
+    Labels,
+    _check_aligned,
     _short,
     _store_read_only,
     as_array,
@@ -216,8 +218,8 @@ class Quotas:
     Raises
     ------
     InvalidInputError
-        On an unknown ``share`` or a quota matrix that is not 2-D, non-empty and >= 0 (finite but
-        for limits).
+        On an unknown ``share``, a quota matrix that is not 2-D, non-empty and >= 0 (finite but
+        for limits), or pandas matrices whose labels (users, resources) disagree with each other.
 
     Examples
     --------
@@ -239,10 +241,24 @@ class Quotas:
     #: how the three are named in error messages (the scheduler's own terms when built by a
     #: constructor)
     names: tuple[str, str, str] = ("quotas.guarantee", "quotas.limit", "quotas.lending_limit")
+    #: the pandas labels of the three matrices as given (users, resources), checked against the
+    #: demands' when the quotas meet an instance
+    labels: tuple[Labels, Labels, Labels] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         check_choice(self.share, QUOTA_SHARES, "quotas.share")
         names = as_labels(self.names, "quotas.names", length=3)
+        given = [
+            (name, value)
+            for name, value in zip(names, (self.guarantee, self.limit, self.lending_limit))
+            if value is not None
+        ]
+        for name, value in given[1:]:  # the matrices label users and resources alike
+            for axis in (0, 1):
+                _check_aligned(value, name, axis, (given[0][0], given[0][1], axis))
+        labels = tuple(
+            Labels.of(value) for value in (self.guarantee, self.limit, self.lending_limit)
+        )
         # refused when built, not first when a mechanism resolves them against an instance; kept
         # as read-only copies, so the caller's arrays changed afterwards change no quota
         checked = [
@@ -257,6 +273,7 @@ class Quotas:
             limit=checked[1],
             lending_limit=checked[2],
             names=names,
+            labels=labels,
         )
 
     @classmethod
@@ -353,16 +370,40 @@ class Quotas:
         )
         limit = None
         if borrowing_limit is not None:
+            for axis in (0, 1):
+                _check_aligned(borrowing_limit, "borrowing_limit", axis, ("nominal", nominal, axis))
             limit = nominal_arr + _matrix(
                 borrowing_limit, "borrowing_limit", nominal_arr.shape, allow_inf=True
             )
         return cls(
-            nominal_arr,
+            nominal,  # as given: its labels are kept
             limit,
             lending_limit,
             "borrowed",
             ("nominal", "nominal + borrowing_limit", "lending_limit"),
         )
+
+    def _check_labels(self, name: str, demands: object) -> None:
+        """Refuse quota matrices whose pandas labels are not the demands' (index: users, columns:
+        resources; same labels, same order): the quotas are read by position.
+
+        Parameters
+        ----------
+        name : str
+            The demands' name, for the message.
+        demands : object
+            The demands as the caller gave them: a pandas DataFrame, or the
+            :class:`~fairlib._validate.Labels` a :class:`~.cluster.Cluster` kept; anything
+            unlabelled is read by position.
+
+        Raises
+        ------
+        InvalidInputError
+            Naming the first quota matrix whose labels disagree with the demands'.
+        """
+        for kept, matrix in zip(self.labels, self.names):
+            for axis in (0, 1):
+                _check_aligned(kept, matrix, axis, (name, demands, axis))
 
     def resolve(self, demands: np.ndarray, capacity: np.ndarray) -> ResolvedQuotas:
         """Check the quotas against an instance and express them in tasks and reservations.

@@ -78,6 +78,8 @@ from numpy.typing import ArrayLike
 from ..._validate import (
     InvalidInputError,
     _short,
+    Labels,
+    _check_aligned,
     as_capacities,
     as_flag,
     as_labels,
@@ -132,8 +134,11 @@ class DRFSorter:
     Raises
     ------
     InvalidInputError
-        On invalid capacities, an unknown ``semantics``, or resource names that are not one distinct
-        text name per capacity entry, or are given as a set.
+        On invalid capacities, an unknown ``semantics``, resource names that are not one distinct
+        text name per capacity entry, or are given as a set, or a pandas ``capacity`` whose labels
+        are not ``resources`` (same names, same order). Every resource vector given later
+        (``allocated``, ``unallocated``, ``update``, ``set_capacity``, quotas) is checked alike,
+        against ``resources`` or else a pandas ``capacity``'s labels.
 
     Examples
     --------
@@ -161,6 +166,7 @@ class DRFSorter:
         total = as_capacities(capacity, allow_zero=True)
         self._total = total
         n = len(total)
+        given_names = resources is not None
         if resources is None:
             resources = [f"r{r}" for r in range(n)]
         # names as given: b"cpu" or 0 made into "b'cpu'" or "0" would name no resource the caller
@@ -171,6 +177,15 @@ class DRFSorter:
                 f"resources: expected {n} distinct names (one per capacity entry), got "
                 f"{list(resources)!r}"
             )
+        # the labels every resource vector given later must repeat: the names given, else a pandas
+        # capacity's labels (the default names r0, r1, ... label nothing)
+        self._aligned: tuple[str, object, int | None] = (
+            ("resources", tuple(resources), None)
+            if given_names
+            else ("capacity", Labels.of(capacity), 0)
+        )
+        if given_names:
+            _check_aligned(capacity, "capacity", 0, self._aligned)
         self.resources = resources
         self._clients: dict[str, _Client] = {}
         self._role_weights: dict[
@@ -181,6 +196,7 @@ class DRFSorter:
     # ---- input checks ----------------------------------------------------------------------------
     def _vector(self, values, name: str) -> np.ndarray:
         """A resource vector: one finite entry >= 0 per resource."""
+        _check_aligned(values, name, 0, self._aligned)
         arr = as_capacities(values, name, allow_zero=True)  # 1-D, finite, >= 0
         if arr.shape != self._total.shape:
             raise InvalidInputError(

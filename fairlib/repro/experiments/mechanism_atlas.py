@@ -53,6 +53,7 @@ from ... import mechanisms as registry
 from ..._validate import (
     MAX_SECONDS,
     InvalidInputError,
+    _check_aligned,
     as_count,
     as_eligibility,
     as_flag,
@@ -62,6 +63,7 @@ from ..._validate import (
     as_rng,
     as_values,
     check_choice,
+    check_labels,
     as_sequence,
     _store_read_only,
 )
@@ -239,12 +241,22 @@ class Cell:
         resources = as_labels(
             self.resources, "resources", length=capacity.shape[1], allow_empty=False
         )
+        for name, frame in (("capacity", self.capacity), ("demand", self.demand)):
+            _check_aligned(frame, name, 1, ("resources", resources, None))
         demand = as_values(self.demand, "demand", ndim=2, shape=(-1, capacity.shape[1]))
+        users = ("demand", self.demand, 0)
+        check_labels(users, caps=self.caps)
         caps = eligible = None
         if self.caps is not None:
             caps = as_values(self.caps, "caps", ndim=1, shape=(demand.shape[0],))
         if self.eligible is not None:
-            eligible = as_eligibility(self.eligible, demand.shape[0], capacity.shape[0])
+            eligible = as_eligibility(
+                self.eligible,
+                demand.shape[0],
+                capacity.shape[0],
+                aligned_to=users,
+                servers=("capacity", self.capacity, 0),
+            )
         check_choice(self.source, _SOURCES, "source")
         # the validated arrays, as read-only copies (the caller's, shared, could change a cell
         # already checked)

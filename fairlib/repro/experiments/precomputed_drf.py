@@ -738,7 +738,7 @@ def first_blocked_deviation_bound(
         -1, inclusive).
     """
     d = as_demands(demands)
-    cap = as_capacities(capacity, n_resources=d.shape[1])
+    cap = as_capacities(capacity, n_resources=d.shape[1], aligned_to=("demands", demands, 1))
     if (d <= 0).any():
         raise InvalidInputError("demands: the bound is derived for strictly positive demands")
     ds = (d / cap).max(axis=1)
@@ -777,8 +777,11 @@ def pdrf_edrf_identity(
         When an argument is malformed, naming it.
     """
     # variant is checked by pdrf, with this name
+    given = demands  # its labels, if any, for the capacity's
     demands = as_demands(demands)
-    capacity = as_capacities(capacity, n_resources=demands.shape[1])
+    capacity = as_capacities(
+        capacity, n_resources=demands.shape[1], aligned_to=("demands", given, 1)
+    )
     p = pdrf(demands, capacity, variant=variant).tasks
     e = edrf(demands, capacity).tasks
     f = np.floor(e)
@@ -2065,8 +2068,11 @@ def variant_time_ratios(
 
     from ...timing import median_time
 
+    given = demands  # its labels, if any, for the capacity's
     demands = as_demands(demands)
-    capacity = as_capacities(capacity, n_resources=demands.shape[1])
+    capacity = as_capacities(
+        capacity, n_resources=demands.shape[1], aligned_to=("demands", given, 1)
+    )
     repetitions = as_count(repetitions, "repetitions", maximum=MAX_ROUNDS)
     # repeat is checked by median_time, which every round calls, with this name and range
 
