@@ -505,7 +505,7 @@ def google_workload(
     _check_event_times(task_events, "task_events")
     check_columns(task_events, "task_events", ["cpu_request", "memory_request"])
     _check_codes(task_events, "task_events", ("event_type", "scheduling_class"))
-    check_choice(source, ("real", "synthetic"), "source")
+    # source is Workload's to check (the same choice, by the same name)
     ev = task_events
     last_event = int(ev.time.max())
     if horizon is None:
