@@ -289,13 +289,53 @@ def _fallback_color(name: str) -> str:
 
 
 def _check_display(label, color) -> None:
-    """``label`` and ``color`` of a registration: text or None (a legend's entry and a matplotlib
-    colour)."""
+    """``label`` and ``color`` of a registration: None, or text that is a legend's entry (not
+    blank) and a matplotlib colour (``matplotlib.colors.is_color_like``)."""
+    from matplotlib.colors import is_color_like
+
     for argument, value in (("label", label), ("color", color)):
         if value is not None and not isinstance(value, str):
             raise InvalidInputError(
                 f"{argument} = {_short(value)}: expected text or None, got {type(value).__name__}"
             )
+    if label is not None and not label.strip():
+        raise InvalidInputError(f"label = {label!r}: must be a non-blank legend entry or None")
+    if color is not None and not is_color_like(color):
+        raise InvalidInputError(
+            f"color = {color!r}: not a matplotlib colour (a name such as 'tab:blue', or '#0072b2')"
+        )
+
+
+def _check_name(name, argument: str) -> None:
+    """A registered name (a mechanism's, a game's, a variant's): non-empty text without surrounding
+    spaces."""
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise InvalidInputError(
+            f"{argument} = {_short(name)}: must be a non-empty string without surrounding spaces"
+        )
+
+
+def _check_variants(variants, function: Callable, name: str, options: Mapping) -> dict:
+    """``variants`` of a registration: a mapping of run names (each a name for :func:`_check_name`,
+    distinct case-insensitively, no other mechanism's) to option mappings the function takes."""
+    if variants is None:
+        return {}
+    as_instance(variants, Mapping, "variants")
+    seen: dict[str, str] = {}
+    for run, opts in variants.items():
+        _check_name(run, "variants key")
+        if run.lower() in seen:
+            raise InvalidInputError(
+                f"variants: {seen[run.lower()]!r} and {run!r} name one run (names are "
+                "case-insensitive)"
+            )
+        seen[run.lower()] = run
+        as_instance(opts, Mapping, f"variants[{run!r}]")
+        _check_callable_with(function, name, {**options, **opts}, "cluster")
+    clash = [v for v in variants if v.lower() in _REGISTRY and v.lower() != name.lower()]
+    if clash:
+        raise InvalidInputError(f"variants: {clash} are registered mechanisms' names")
+    return dict(variants)
 
 
 def register(
@@ -340,12 +380,13 @@ def register(
     Raises
     ------
     InvalidInputError
-        On an empty name, a function that is not callable as ``function(cluster, **options)``,
-        unknown or inconsistent capabilities, a name
-        already registered (without ``replace``) or a variant named as another mechanism.
+        On an empty name, a function that is not callable as ``function(cluster, **options)``
+        (with each variant's options too), a blank label, a colour matplotlib does not know,
+        unknown or inconsistent capabilities, a name already registered (without ``replace``), or
+        variants that are not a mapping of run names (non-empty, distinct case-insensitively, no
+        other mechanism's) to option mappings.
     """
-    if not isinstance(name, str) or not name or name != name.strip():
-        raise InvalidInputError(f"name = {name!r}: must be a non-empty string")
+    _check_name(name, "name")
     if not callable(function):
         raise InvalidInputError(
             f"function = {_short(function)}: {name!r} needs a callable, got "
@@ -381,12 +422,7 @@ def register(
         )
     if name.lower() in _REGISTRY and not replace:
         raise InvalidInputError(f"name = {name!r}: already registered (replace=True to override)")
-    if variants is not None:
-        as_instance(variants, Mapping, "variants")
-    variants = dict(variants or {})
-    clash = [v for v in variants if v.lower() in _REGISTRY and v.lower() != name.lower()]
-    if clash:
-        raise InvalidInputError(f"variants: {clash} are registered mechanisms' names")
+    variants = _check_variants(variants, function, name, dict(options or {}))
     mech = Mechanism(
         name,
         function,

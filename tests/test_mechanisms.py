@@ -167,6 +167,41 @@ def test_registry_errors_name_the_problem():
         color("nope")
 
 
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(variants={1: {}}), "variants key = 1: must be a non-empty string"),
+        (dict(variants={"": {}}), "variants key = '': must be a non-empty string"),
+        (dict(variants={" v": {}}), "variants key = ' v'"),
+        (dict(variants={"v": 5}), r"variants\['v'\]"),
+        (dict(variants={"v": {}, "V": {}}), "'v' and 'V' name one run"),
+        (dict(variants={"v": {"nope": 1}}), "must be callable as"),
+        (dict(variants={"drf": {}}), "registered mechanisms' names"),
+        (dict(variants=[("v", {})]), "variants"),
+        (dict(color="notacolor"), "color = 'notacolor': not a matplotlib colour"),
+        (dict(color=""), "color = '': not a matplotlib colour"),
+        (dict(label=" "), "label = ' ': must be a non-blank"),
+        (dict(name=" "), "name = ' '"),
+    ],
+)
+def test_register_refuses_malformed_variants_and_display_by_name(kwargs, message):
+    def myx(cluster, alpha=1.0):
+        return equal_split(cluster)
+
+    args = dict(name="myx", function=myx, capabilities=["pooled"]) | kwargs
+    before = mechanisms.names()
+    with pytest.raises(InvalidInputError, match=message):
+        mechanisms.register(**args)
+    assert mechanisms.names() == before
+    if "name" not in kwargs:
+        from fairlib import games
+
+        game_args = {k: v for k, v in kwargs.items() if k in ("color", "label")}
+        if game_args:
+            with pytest.raises(InvalidInputError, match=message):
+                games.register_game("toyx", lambda game: None, **game_args)
+
+
 def equal_split(cluster, **options):
     """A toy mechanism: every server's time split equally among the users who can use it."""
     share = cluster.eligible / np.maximum(cluster.eligible.sum(axis=0), 1)
