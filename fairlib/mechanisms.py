@@ -517,6 +517,15 @@ def _lookup(name, argument: str) -> Mechanism:
     )
 
 
+def _run_of(name, argument: str) -> Callable:
+    """The run registered as ``name``: a mechanism, or one of its variants with its options bound
+    (:meth:`Mechanism.runs`), with the caller's argument named in the error."""
+    mech = _lookup(name, argument)
+    if name.lower() == mech.name.lower():
+        return mech
+    return next(run for key, run in mech.runs().items() if key.lower() == name.lower())
+
+
 def select(*capabilities: str) -> list[Mechanism]:
     """Registered mechanisms having every capability given, in registration order.
 
@@ -596,7 +605,8 @@ def resolve(mechanism: str | Callable | None, name: str = "mechanism") -> Callab
     Returns
     -------
     Mechanism, callable or None
-        The registry entry for a name; ``mechanism`` itself otherwise.
+        The registry entry for a mechanism's name, the run for a variant's (its options bound,
+        :meth:`Mechanism.runs`); ``mechanism`` itself otherwise.
 
     Raises
     ------
@@ -611,7 +621,7 @@ def resolve(mechanism: str | Callable | None, name: str = "mechanism") -> Callab
     if mechanism is None or callable(mechanism):
         return mechanism
     if isinstance(mechanism, str):
-        return _lookup(mechanism, name)
+        return _run_of(mechanism, name)
     raise InvalidInputError(
         f"{name} = {_short(mechanism)}: expected a registered name or a callable Cluster -> "
         f"Allocation, got {type(mechanism).__name__}"
@@ -639,8 +649,9 @@ def resolve_runs(
     Raises
     ------
     InvalidInputError
-        On a mapping value that is not callable, an unknown or repeated name, or an argument of
-        another kind.
+        On a mapping key that is not a name (non-empty text without surrounding spaces), a mapping
+        value that is not callable, an unknown or repeated name (names are case-insensitive:
+        ``["edrf", "EDRF"]`` repeats one), or an argument of another kind.
     """
     if mechanisms is None:
         return runs(*capabilities)
@@ -651,6 +662,8 @@ def resolve_runs(
                 f"mechanisms: key {_short(label)} must be text (the label of its rows), got "
                 f"{type(label).__name__}"
             )
+        for label in mechanisms:
+            _check_name(label, "mechanisms key")
         bad = next(((name, fn) for name, fn in mechanisms.items() if not callable(fn)), None)
         if bad is not None:
             raise InvalidInputError(
@@ -666,11 +679,16 @@ def resolve_runs(
         what="expected a list of registered names, a dict name -> callable, or None",
     )
     resolved: dict[str, Callable] = {}
+    first: dict[str, int] = {}
     for i, name in enumerate(mechanisms):
-        run = _lookup(name, f"mechanisms[{i}]")
-        if str(name) in resolved:
-            # a dict would keep one: the caller asked for two rows of one mechanism
-            raise InvalidInputError(f"mechanisms[{i}] = {name!r}: repeated (each mechanism once)")
+        run = _run_of(name, f"mechanisms[{i}]")
+        # names are case-insensitive: "edrf" and "EDRF" are two rows of one mechanism
+        if str(name).lower() in first:
+            raise InvalidInputError(
+                f"mechanisms[{i}] = {name!r}: repeated (mechanisms[{first[str(name).lower()]}] "
+                "names the same run; each mechanism once, names are case-insensitive)"
+            )
+        first[str(name).lower()] = i
         resolved[str(name)] = run
     return resolved
 
