@@ -261,8 +261,7 @@ def register_game(
     ...     "even_split" in names()
     True
     """
-    if not isinstance(name, str) or not name or name != name.strip():
-        raise InvalidInputError(f"name = {_short(name)}: must be a non-empty string")
+    mechanisms._check_name(name, "name")
     if not callable(function):
         raise InvalidInputError(
             f"function = {_short(function)}: {name!r} needs a callable, got "

@@ -289,13 +289,53 @@ def _fallback_color(name: str) -> str:
 
 
 def _check_display(label, color) -> None:
-    """``label`` and ``color`` of a registration: text or None (a legend's entry and a matplotlib
-    colour)."""
+    """``label`` and ``color`` of a registration: None, or text that is a legend's entry (not
+    blank) and a matplotlib colour (``matplotlib.colors.is_color_like``)."""
+    from matplotlib.colors import is_color_like
+
     for argument, value in (("label", label), ("color", color)):
         if value is not None and not isinstance(value, str):
             raise InvalidInputError(
                 f"{argument} = {_short(value)}: expected text or None, got {type(value).__name__}"
             )
+    if label is not None and not label.strip():
+        raise InvalidInputError(f"label = {label!r}: must be a non-blank legend entry or None")
+    if color is not None and not is_color_like(color):
+        raise InvalidInputError(
+            f"color = {color!r}: not a matplotlib colour (a name such as 'tab:blue', or '#0072b2')"
+        )
+
+
+def _check_name(name, argument: str) -> None:
+    """A registered name (a mechanism's, a game's, a variant's): non-empty text without surrounding
+    spaces."""
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise InvalidInputError(
+            f"{argument} = {_short(name)}: must be a non-empty string without surrounding spaces"
+        )
+
+
+def _check_variants(variants, function: Callable, name: str, options: Mapping) -> dict:
+    """``variants`` of a registration: a mapping of run names (each a name for :func:`_check_name`,
+    distinct case-insensitively, no other mechanism's) to option mappings the function takes."""
+    if variants is None:
+        return {}
+    as_instance(variants, Mapping, "variants")
+    seen: dict[str, str] = {}
+    for run, opts in variants.items():
+        _check_name(run, "variants key")
+        if run.lower() in seen:
+            raise InvalidInputError(
+                f"variants: {seen[run.lower()]!r} and {run!r} name one run (names are "
+                "case-insensitive)"
+            )
+        seen[run.lower()] = run
+        as_instance(opts, Mapping, f"variants[{run!r}]")
+        _check_callable_with(function, name, {**options, **opts}, "cluster")
+    clash = [v for v in variants if v.lower() in _REGISTRY and v.lower() != name.lower()]
+    if clash:
+        raise InvalidInputError(f"variants: {clash} are registered mechanisms' names")
+    return dict(variants)
 
 
 def register(
@@ -340,12 +380,13 @@ def register(
     Raises
     ------
     InvalidInputError
-        On an empty name, a function that is not callable as ``function(cluster, **options)``,
-        unknown or inconsistent capabilities, a name
-        already registered (without ``replace``) or a variant named as another mechanism.
+        On an empty name, a function that is not callable as ``function(cluster, **options)``
+        (with each variant's options too), a blank label, a colour matplotlib does not know,
+        unknown or inconsistent capabilities, a name already registered (without ``replace``), or
+        variants that are not a mapping of run names (non-empty, distinct case-insensitively, no
+        other mechanism's) to option mappings.
     """
-    if not isinstance(name, str) or not name or name != name.strip():
-        raise InvalidInputError(f"name = {name!r}: must be a non-empty string")
+    _check_name(name, "name")
     if not callable(function):
         raise InvalidInputError(
             f"function = {_short(function)}: {name!r} needs a callable, got "
@@ -381,12 +422,7 @@ def register(
         )
     if name.lower() in _REGISTRY and not replace:
         raise InvalidInputError(f"name = {name!r}: already registered (replace=True to override)")
-    if variants is not None:
-        as_instance(variants, Mapping, "variants")
-    variants = dict(variants or {})
-    clash = [v for v in variants if v.lower() in _REGISTRY and v.lower() != name.lower()]
-    if clash:
-        raise InvalidInputError(f"variants: {clash} are registered mechanisms' names")
+    variants = _check_variants(variants, function, name, dict(options or {}))
     mech = Mechanism(
         name,
         function,
@@ -481,6 +517,15 @@ def _lookup(name, argument: str) -> Mechanism:
     )
 
 
+def _run_of(name, argument: str) -> Callable:
+    """The run registered as ``name``: a mechanism, or one of its variants with its options bound
+    (:meth:`Mechanism.runs`), with the caller's argument named in the error."""
+    mech = _lookup(name, argument)
+    if name.lower() == mech.name.lower():
+        return mech
+    return next(run for key, run in mech.runs().items() if key.lower() == name.lower())
+
+
 def select(*capabilities: str) -> list[Mechanism]:
     """Registered mechanisms having every capability given, in registration order.
 
@@ -560,7 +605,8 @@ def resolve(mechanism: str | Callable | None, name: str = "mechanism") -> Callab
     Returns
     -------
     Mechanism, callable or None
-        The registry entry for a name; ``mechanism`` itself otherwise.
+        The registry entry for a mechanism's name, the run for a variant's (its options bound,
+        :meth:`Mechanism.runs`); ``mechanism`` itself otherwise.
 
     Raises
     ------
@@ -575,7 +621,7 @@ def resolve(mechanism: str | Callable | None, name: str = "mechanism") -> Callab
     if mechanism is None or callable(mechanism):
         return mechanism
     if isinstance(mechanism, str):
-        return _lookup(mechanism, name)
+        return _run_of(mechanism, name)
     raise InvalidInputError(
         f"{name} = {_short(mechanism)}: expected a registered name or a callable Cluster -> "
         f"Allocation, got {type(mechanism).__name__}"
@@ -603,8 +649,9 @@ def resolve_runs(
     Raises
     ------
     InvalidInputError
-        On a mapping value that is not callable, an unknown or repeated name, or an argument of
-        another kind.
+        On a mapping key that is not a name (non-empty text without surrounding spaces), a mapping
+        value that is not callable, an unknown or repeated name (names are case-insensitive:
+        ``["edrf", "EDRF"]`` repeats one), or an argument of another kind.
     """
     if mechanisms is None:
         return runs(*capabilities)
@@ -615,6 +662,8 @@ def resolve_runs(
                 f"mechanisms: key {_short(label)} must be text (the label of its rows), got "
                 f"{type(label).__name__}"
             )
+        for label in mechanisms:
+            _check_name(label, "mechanisms key")
         bad = next(((name, fn) for name, fn in mechanisms.items() if not callable(fn)), None)
         if bad is not None:
             raise InvalidInputError(
@@ -630,11 +679,16 @@ def resolve_runs(
         what="expected a list of registered names, a dict name -> callable, or None",
     )
     resolved: dict[str, Callable] = {}
+    first: dict[str, int] = {}
     for i, name in enumerate(mechanisms):
-        run = _lookup(name, f"mechanisms[{i}]")
-        if str(name) in resolved:
-            # a dict would keep one: the caller asked for two rows of one mechanism
-            raise InvalidInputError(f"mechanisms[{i}] = {name!r}: repeated (each mechanism once)")
+        run = _run_of(name, f"mechanisms[{i}]")
+        # names are case-insensitive: "edrf" and "EDRF" are two rows of one mechanism
+        if str(name).lower() in first:
+            raise InvalidInputError(
+                f"mechanisms[{i}] = {name!r}: repeated (mechanisms[{first[str(name).lower()]}] "
+                "names the same run; each mechanism once, names are case-insensitive)"
+            )
+        first[str(name).lower()] = i
         resolved[str(name)] = run
     return resolved
 

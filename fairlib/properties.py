@@ -19,6 +19,7 @@ import numpy as np
 from ._validate import InvalidInputError, Seed, as_flag, as_instance, as_rng
 from .mechanisms import resolve
 from .multires import Allocation, Cluster, leontief_tasks, misreports, property_violations
+from .multires.cluster import _checked_run
 
 __all__ = ["mechanism_properties", "strategyproofness_violation"]
 
@@ -32,13 +33,7 @@ def _resolve(mechanism):
 
 
 def _run(mechanism, cluster: Cluster) -> np.ndarray:
-    res = mechanism(cluster)
-    if not isinstance(res, Allocation):
-        raise InvalidInputError(
-            f"mechanism {getattr(mechanism, 'name', mechanism)!r} returned "
-            f"{type(res).__name__}, not an Allocation (the mechanism contract)"
-        )
-    return res.tasks
+    return _checked_run(mechanism, cluster).tasks
 
 
 def strategyproofness_violation(

@@ -59,7 +59,7 @@ from ._validate import (
     result_type,
 )
 from .metrics import jain_index
-from .multires.cluster import Allocation, Cluster, on_merged_servers
+from .multires.cluster import Allocation, Cluster, _checked_run, on_merged_servers
 from .sweep import sweep
 from .traces.google import JobDemands
 from .traces.workload import Fleet, Workload
@@ -245,7 +245,7 @@ def _snapshot_cell(seed, run, fleet, workload, mechanisms, reach, topology, merg
         return []
     rows = []
     for name, mechanism in mechanisms.items():
-        alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
+        alloc = on_merged_servers(mechanism, cluster) if merge else _checked_run(mechanism, cluster)
         util = alloc.utilisation  # the snapshot cluster has the fleet's capacities
         rows += [
             {
@@ -1149,7 +1149,9 @@ def replay(
                     None if segment_cap is None else segment_cap[seg]  # type: ignore[arg-type]
                 ),
             )
-            alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
+            alloc = (
+                on_merged_servers(mechanism, cluster) if merge else _checked_run(mechanism, cluster)
+            )
             unconverged.see(name, alloc)
             used = alloc.used
             assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), f"over capacity at t = {t}"
@@ -1159,7 +1161,11 @@ def replay(
             rate[active] = alloc.totals
             row.update(usage.columns(used))
             if reference is not None:
-                ref = on_merged_servers(reference, cluster) if merge else reference(cluster)
+                ref = (
+                    on_merged_servers(reference, cluster)
+                    if merge
+                    else _checked_run(reference, cluster)
+                )
                 unconverged.see(f"reference {getattr(reference, 'name', 'reference')}", ref)
                 dev = np.abs(alloc.totals - ref.totals) / np.maximum(ref.totals, 1e-300)
                 row.update(deviation_mean=float(dev.mean()), deviation_max=float(dev.max()))
@@ -1470,7 +1476,7 @@ def _open_loop_epoch(
     )
     out = {}
     for name, mechanism in mechanisms.items():
-        alloc = on_merged_servers(mechanism, cluster) if merge else mechanism(cluster)
+        alloc = on_merged_servers(mechanism, cluster) if merge else _checked_run(mechanism, cluster)
         unconverged.see(name, alloc)
         used = alloc.used
         assert (used <= fleet.capacity * (1 + 1e-7) + 1e-12).all(), (

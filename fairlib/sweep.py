@@ -284,13 +284,32 @@ def _grid_points(grid: object) -> list[dict]:
                 raise InvalidInputError(
                     f"grid point {i}: parameter name {reserved!r} is reserved by the sweep"
                 )
-    keys = [_canonical(p) for p in points]
-    if len(set(keys)) != len(keys):
-        dup = next(k for k in keys if keys.count(k) > 1)
-        raise InvalidInputError(
-            f"grid: the point {dup} appears more than once (it would get the same seeds)"
-        )
+    # equal values are one point: 1 and 1.0 would be two rows of x = 1.0, and NaN is NaN
+    keys = [json.dumps(_by_value(_plain(p)), sort_keys=True) for p in points]
+    first: dict[str, int] = {}
+    for i, key in enumerate(keys):
+        if key in first:
+            raise InvalidInputError(
+                f"grid: the point {_short(points[i])} appears more than once (points "
+                f"{first[key]} and {i} are equal; it would get the same seeds)"
+            )
+        first[key] = i
     return points
+
+
+def _by_value(plain: object) -> object:
+    """A canonical form (:func:`_plain`) with numbers compared by value: an integral float is its
+    integer (``1.0`` is ``1``, ``-0.0`` is ``0``), NaN and infinities their names; a bool stays
+    itself."""
+    if isinstance(plain, float):
+        if not math.isfinite(plain):
+            return ["float", repr(plain)]
+        return int(plain) if plain.is_integer() else plain
+    if isinstance(plain, list):
+        return [_by_value(v) for v in plain]
+    if isinstance(plain, dict):
+        return {k: _by_value(v) for k, v in plain.items()}
+    return plain
 
 
 # --- cache ----------------------------------------------------------------------------------------
@@ -401,15 +420,28 @@ def _run_chunk(fn, fixed, cells):
 
 def _as_rows(out: object) -> list[dict]:
     if isinstance(out, pd.DataFrame):
-        return out.to_dict("records")
-    if isinstance(out, Mapping):
-        return [dict(out)]
-    if isinstance(out, (list, tuple)) and all(isinstance(r, Mapping) for r in out):
-        return [dict(r) for r in out]
-    raise TypeError(
-        "a sweep function must return a dict, a list of dicts or a DataFrame, got "
-        f"{type(out).__name__}"
-    )
+        rows = out.to_dict("records")
+        names = list(out.columns)
+    elif isinstance(out, Mapping):
+        rows = [dict(out)]
+        names = list(out)
+    elif isinstance(out, (list, tuple)) and all(isinstance(r, Mapping) for r in out):
+        rows = [dict(r) for r in out]
+        names = [k for r in rows for k in r]
+    else:
+        raise TypeError(
+            "a sweep function must return a dict, a list of dicts or a DataFrame, got "
+            f"{type(out).__name__}"
+        )
+    # a column is named by text: a blank name has no header, a number one mixes with the
+    # parameters' names
+    bad = [k for k in names if not isinstance(k, str) or not k.strip()]
+    if bad:
+        raise ValueError(
+            f"a sweep function's columns are named by non-blank text; it returned a column "
+            f"named {bad[0]!r}"
+        )
+    return rows
 
 
 class Backend(NamedTuple):

@@ -126,7 +126,10 @@ def check_converges_on_the_drf_example(mech: mechanisms.Mechanism) -> None:
     """
     cluster = _drf_example(mech)
     for run_name, run in mech.runs().items():
-        res = run(cluster)
+        try:
+            res = run(cluster)
+        except InvalidInputError as exc:  # an Allocation refusing what it was given, among others
+            raise AssertionError(f"{run_name} raised on the DRF example: {exc}") from exc
         assert isinstance(res, Allocation), (
             f"{run_name} returned {type(res).__name__}, not an Allocation"
         )

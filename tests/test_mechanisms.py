@@ -167,6 +167,41 @@ def test_registry_errors_name_the_problem():
         color("nope")
 
 
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(variants={1: {}}), "variants key = 1: must be a non-empty string"),
+        (dict(variants={"": {}}), "variants key = '': must be a non-empty string"),
+        (dict(variants={" v": {}}), "variants key = ' v'"),
+        (dict(variants={"v": 5}), r"variants\['v'\]"),
+        (dict(variants={"v": {}, "V": {}}), "'v' and 'V' name one run"),
+        (dict(variants={"v": {"nope": 1}}), "must be callable as"),
+        (dict(variants={"drf": {}}), "registered mechanisms' names"),
+        (dict(variants=[("v", {})]), "variants"),
+        (dict(color="notacolor"), "color = 'notacolor': not a matplotlib colour"),
+        (dict(color=""), "color = '': not a matplotlib colour"),
+        (dict(label=" "), "label = ' ': must be a non-blank"),
+        (dict(name=" "), "name = ' '"),
+    ],
+)
+def test_register_refuses_malformed_variants_and_display_by_name(kwargs, message):
+    def myx(cluster, alpha=1.0):
+        return equal_split(cluster)
+
+    args = dict(name="myx", function=myx, capabilities=["pooled"]) | kwargs
+    before = mechanisms.names()
+    with pytest.raises(InvalidInputError, match=message):
+        mechanisms.register(**args)
+    assert mechanisms.names() == before
+    if "name" not in kwargs:
+        from fairlib import games
+
+        game_args = {k: v for k, v in kwargs.items() if k in ("color", "label")}
+        if game_args:
+            with pytest.raises(InvalidInputError, match=message):
+                games.register_game("toyx", lambda game: None, **game_args)
+
+
 def equal_split(cluster, **options):
     """A toy mechanism: every server's time split equally among the users who can use it."""
     share = cluster.eligible / np.maximum(cluster.eligible.sum(axis=0), 1)
@@ -218,3 +253,106 @@ def test_the_pool_property_table_lists_every_registered_mechanism_it_can_run():
     assert (
         (edrf_rows[["SI", "EF", "PO"]] <= 1e-7).all().all()
     )  # DRF's properties on divisible tasks
+
+
+def _five(cluster):
+    """Not a mechanism: it returns a number, not an Allocation."""
+    return 5
+
+
+def _transposed(cluster):
+    """Not a mechanism: an Allocation of another cluster's shape."""
+    other = Cluster(np.ones((cluster.n_servers, 2)), np.full((cluster.n_users + 1, 2), 0.1))
+    return Allocation(other, np.zeros((cluster.n_users + 1, cluster.n_servers)), "transposed")
+
+
+def _every_caller_of_a_mechanism():
+    """Every place the library runs a mechanism its user hands it, as a call of that mechanism."""
+    from fairlib import properties, sim
+    from fairlib.multires import on_merged_servers
+    from fairlib.repro.experiments import heterogeneous_servers
+    from tests.test_mechanism_atlas_findings import _cell, atlas
+    from tests.test_sim import _jobs, _one_server_fleet, _timed_jobs
+
+    fleet, jobs = _one_server_fleet(), _jobs([0, 0], [10, 5], [[1, 0.5], [0.5, 1]])
+    cluster = Cluster([[1.0, 1.0], [2.0, 1.0]], [[0.1, 0.2], [0.2, 0.1]])
+    return {
+        "on_merged_servers": lambda m: on_merged_servers(m, cluster),
+        "sim.replay": lambda m: sim.replay(fleet, jobs, m),
+        "sim.replay merged": lambda m: sim.replay(fleet, jobs, m, merge=True),
+        "sim.replay reference": lambda m: sim.replay(fleet, jobs, "edrf", reference=m),
+        "sim.open_loop": lambda m: sim.open_loop(
+            fleet, _timed_jobs([[(0, 700, (1, 0.5))], [(0, 100, (0.5, 1))]]), {"m": m}
+        ),
+        "mechanism_properties": lambda m: properties.mechanism_properties(m, cluster),
+        "strategyproofness_violation": lambda m: properties.strategyproofness_violation(m, cluster),
+        "property_table": lambda m: heterogeneous_servers.property_table(
+            1, 0, n_users=2, n_servers=2, n_resources=2, mechanisms={"m": m}
+        ),
+        "atlas cell_rows": lambda m: _atlas_status(atlas.cell_rows(_cell(), {"m": ("edrf", m)})),
+    }
+
+
+def _atlas_status(rows):
+    """The atlas records a refused run as its row's status: raised here to compare."""
+    raise InvalidInputError(rows[0]["status"])
+
+
+@pytest.mark.parametrize(
+    "mechanism, message",
+    [
+        (_five, "returned 5 \\(int\\), not an Allocation"),
+        (_transposed, "returned an Allocation of"),
+    ],
+)
+@pytest.mark.parametrize("caller", sorted(_every_caller_of_a_mechanism()))
+def test_a_mechanism_that_breaks_the_contract_is_refused_by_name_wherever_it_runs(
+    caller, mechanism, message
+):
+    from fairlib.sweep import SweepError
+
+    call = _every_caller_of_a_mechanism()[caller]
+    with pytest.raises(
+        (InvalidInputError, SweepError), match=f"mechanism '{mechanism.__name__}' {message}"
+    ):
+        call(mechanism)
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        (dict(tasks=[[11.0, 0.0], [0.0, 10.0]]), r"server 0 uses 1.1 of resource 0, capacity 1"),
+        (dict(tasks=[[-1.0, 0.0], [0.0, 0.0]]), r"tasks\[0, 0\] = -1.0"),
+        (dict(tasks=[[np.nan, 0.0], [0.0, 0.0]]), r"tasks\[0, 0\] = nan"),
+        (dict(tasks=[[1.0, 0.0]]), r"expected shape \(2, 2\)"),
+        (dict(converged="yes"), r"converged = 'yes'"),
+        (dict(iterations=-1), r"iterations = -1"),
+        (dict(iterations=2.5), r"iterations = 2.5"),
+        (dict(residual=-1.0), r"residual = -1.0"),
+        (dict(residual="0"), r"residual = '0'"),
+        (dict(extras={1: 2}), r"extras: key 1"),
+        (dict(extras=[("a", 1)]), r"extras"),
+        (dict(method=""), r"method = ''"),
+        (dict(method=None), r"method = None"),
+        (dict(message=None), r"message = None"),
+        (dict(cluster="c"), r"cluster = 'c'"),
+    ],
+)
+def test_an_allocation_holds_what_its_fields_say(fields, message):
+    """An Allocation is feasible on its cluster (finite, >= 0, eligible, within capacity up to
+    FEASIBILITY_RTOL) and its fields are of their types: refused by name otherwise."""
+    cluster = Cluster([[1.0, 1.0], [1.0, 1.0]], [[0.1, 0.1], [0.1, 0.1]])
+    args = dict(cluster=cluster, tasks=[[1.0, 0.0], [0.0, 1.0]], method="x") | fields
+    with pytest.raises(InvalidInputError, match=message):
+        Allocation(**args)
+
+
+def test_an_allocation_tolerates_round_off_at_capacity():
+    from fairlib.multires.cluster import FEASIBILITY_RTOL
+
+    cluster = Cluster([[1.0, 1.0]], [[0.1, 0.1]])
+    Allocation(cluster, [[10.0 * (1 + FEASIBILITY_RTOL / 2)]], "x", residual=float("nan"))
+    with pytest.raises(InvalidInputError, match="server 0 uses"):
+        Allocation(cluster, [[10.0 * (1 + 10 * FEASIBILITY_RTOL)]], "x")
+    # an uncertified iterate (a penalty heuristic's) may overuse a capacity; it says so
+    assert not Allocation(cluster, [[11.0]], "x", converged=False, message="overused").converged

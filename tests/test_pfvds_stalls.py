@@ -88,10 +88,20 @@ def test_a_diverging_distributed_iteration_is_a_result_not_bad_input(seed):
     assert np.isfinite(res.tasks).all() and np.isfinite(res.diagnostics["prices"]).all()
 
 
-def test_a_converging_distributed_run_has_no_message():
+def test_a_distributed_run_that_overuses_a_server_is_not_converged_and_says_so():
+    """Its penalty prices hold the capacities only approximately: an iterate beyond a capacity (by
+    more than FEASIBILITY_RTOL) is no allocation of the cluster, and is marked so."""
+    from fairlib.multires.cluster import FEASIBILITY_RTOL
+
     cluster = random_cluster(3, 8, 3, 3)
     res = pfvds(cluster, 2.0, method="distributed", options={"iterations": 50})
-    assert res.converged and res.message == "" and res.iterations == 50
+    assert res.iterations == 50 and res.diagnostics["overuse"] > FEASIBILITY_RTOL
+    assert not res.converged and "overused by" in res.message
+    # a run whose iterate stays within every capacity claims convergence, with no message
+    within = random_cluster(1, 2, 1, 2)
+    fine = pfvds(within, 1.0, method="distributed", options={"iterations": 50})
+    if fine.diagnostics["overuse"] <= FEASIBILITY_RTOL:
+        assert fine.converged and fine.message == ""
 
 
 @pytest.mark.parametrize("seed", [7, 11, 13])

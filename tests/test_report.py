@@ -215,6 +215,44 @@ def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):
             'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = "0.5"',
             "must be a number",
         ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\npaper_value = 1\ntol = nan',
+            "claim 'a': tol = nan must be a finite number",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\npaper_value = 1\ntol = -0.1',
+            "claim 'a': tol = -0.1 must be a number >= 0",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = inf',
+            "claim 'a': at_least = inf must be a finite number",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_most = -inf',
+            "claim 'a': at_most = -inf must be a finite number",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\npaper_value = nan\ntol = 0.1',
+            "claim 'a': paper_value = nan must be a finite number",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\npaper_value = [1, nan]\n'
+            "tol = 0.1",
+            "paper_value\\[1\\] = nan must be a finite number",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\npaper_value = 1\n'
+            "se = { k = inf, sd = 1, n_paper = 10 }",
+            "se.k = inf must be a finite number",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\n'
+            'monotone = { direction = "increasing", tol = nan }',
+            "monotone.tol = nan must be a finite number",
+        ),
+        ('id = "  "\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1', "needs an id"),
+        ('id = ""\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1', "needs an id"),
+        ('id = "a b"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1', "'a b'"),
     ],
 )
 def test_registry_errors_name_the_claim_and_field(entry, message):
@@ -722,3 +760,108 @@ def test_a_claim_id_belongs_to_one_registry():
         + "; ".join(clashes)
         + ": rename one in its notebooks/claims/<key>.toml"
     )
+
+
+# --- a refused measurement or a failed finish changes nothing ------------------------------------
+
+_STATE_REGISTRY = (
+    "".join(
+        f'[[claim]]\nid = "{cid}"\nkind = "check"\nsource = "s"\nstatement = "t"\nat_least = 0\n'
+        for cid in ("a", "b", "c")
+    )
+    + '[[claim]]\nid = "nt"\nkind = "check"\nsource = "s"\nstatement = "t"\n'
+    + 'not_tested = "no data"\n'
+)
+
+
+def test_claim_log_refusals_leave_it_as_it_was(tmp_build):
+    """ClaimLog as a state machine: valid measurements interleaved with refused ones (a value its
+    rule cannot read, a not-tested claim, a claim measured before, an undeclared one: each beside
+    valid entries of one measure_all) and finishes that fail to write; every refusal leaves the
+    log's claims as they were, and a valid call afterwards still succeeds."""
+    from hypothesis import settings
+    from hypothesis import strategies as st
+    from hypothesis.stateful import RuleBasedStateMachine, rule
+
+    from fairlib.repro.ledger import Measurement
+
+    ids = st.sampled_from(["a", "b", "c"])
+    bad = st.sampled_from(["text", "nt", "twice", "undeclared", "runs"])
+
+    class Log(RuleBasedStateMachine):
+        def __init__(self):
+            super().__init__()
+            self.log = ClaimLog("state", mode="quick", registry=_STATE_REGISTRY)
+            self.blocked = False
+
+        def _snapshot(self):
+            return list(self.log.claims)
+
+        @rule(cid=ids, value=st.floats(0, 10))
+        def measure(self, cid, value):
+            done = {c.claim_id for c in self.log.claims}
+            if cid in done:
+                with pytest.raises(ValueError, match="twice"):
+                    self.log.measure(cid, value)
+            else:
+                self.log.measure(cid, value)
+
+        @rule(good=st.sets(ids, max_size=2), kind=bad)
+        def measure_all_with_one_bad_entry(self, good, kind):
+            done = {c.claim_id for c in self.log.claims}
+            entries = {cid: Measurement(1.0) for cid in sorted(good - done)}
+            if kind == "text":
+                entries["c" if "c" not in entries else "a"] = Measurement("text")
+            elif kind == "nt":
+                entries["nt"] = Measurement(1.0)
+            elif kind == "twice":
+                if not done:
+                    return
+                entries[sorted(done)[0]] = Measurement(1.0)
+            elif kind == "undeclared":
+                entries["zz"] = Measurement(1.0)
+            else:
+                entries["zz" if not entries else next(iter(entries))] = Measurement(1.0, runs=0)
+            before = self._snapshot()
+            with pytest.raises((ValueError, TypeError)):
+                self.log.measure_all(entries)
+            assert self._snapshot() == before, "a refused measure_all recorded a claim"
+
+        @rule()
+        def finish_that_cannot_write(self):
+            folder = paths.results_dir("state", "quick")
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            if folder.is_dir():
+                import shutil
+
+                shutil.rmtree(folder)
+            folder.write_text("a file where the folder goes")
+            before = self._snapshot()
+            with pytest.raises(OSError, match="claims.json"):
+                self.log.finish()
+            assert self._snapshot() == before, "a failed finish changed the claims"
+            folder.unlink()
+
+        def teardown(self):
+            # a valid measurement of every remaining claim and a finish still succeed
+            done = {c.claim_id for c in self.log.claims}
+            self.log.measure_all({cid: Measurement(2.0) for cid in "abc" if cid not in done})
+            assert self.log.finish()["total"] == 4
+
+    Log.TestCase.settings = settings(max_examples=30, stateful_step_count=12, deadline=None)
+    Log.TestCase().runTest()
+
+
+def test_finish_names_the_folder_it_cannot_write(tmp_build):
+    log = ClaimLog("state", mode="quick", registry=_STATE_REGISTRY)
+    for cid in "abc":
+        log.measure(cid, 1.0)
+    folder = paths.results_dir("state", "quick")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("")
+    with pytest.raises(OSError, match=f"{folder}.claims.json"):
+        log.finish()
+    assert [c.claim_id for c in log.claims] == ["a", "b", "c"]  # the not-tested claim not added
+    folder.unlink()
+    assert log.finish()["not_tested"] == 1
+    assert [c.claim_id for c in log.claims] == ["a", "b", "c", "nt"]

@@ -576,6 +576,14 @@ def test_a_repeated_mechanism_or_alpha_is_refused_not_collapsed_into_one_row():
 
     with pytest.raises(InvalidInputError, match=r"mechanisms\[1\] = 'drfh': repeated"):
         mechanisms.resolve_runs(["drfh", "drfh"])
+    # names are case-insensitive: two spellings of one mechanism are two rows of it
+    with pytest.raises(InvalidInputError, match=r"mechanisms\[1\] = 'EDRF': repeated"):
+        mechanisms.resolve_runs(["edrf", "EDRF"])
+    with pytest.raises(InvalidInputError, match=r"mechanisms\[1\] = 'PFVDS_2': repeated"):
+        mechanisms.resolve_runs(["pfvds_2", "PFVDS_2"])
+    for label in ("", " ", " edrf"):
+        with pytest.raises(InvalidInputError, match=f"mechanisms key = {label!r}"):
+            mechanisms.resolve_runs({label: mechanisms.get("edrf")})
     with pytest.raises(InvalidInputError, match=r"alphas\[1\] = 2\.0000001: repeats PF-VDS\(2\)"):
         route_mechanisms([2.0, 2.0000001])
     assert list(route_mechanisms([1.0, 2.0])[0]) == ["PF-VDS(1)", "PF-VDS(2)", "PS-DSF"]
@@ -770,3 +778,24 @@ def test_a_cell_sample_that_keeps_nothing_is_refused_and_its_seed_checked():
         snap.sample(1e-300, rng=0)
     with pytest.raises(InvalidInputError, match=r"^rng = 'abc'"):
         snap.sample(0.5, rng="abc")
+
+
+def test_a_variants_name_runs_the_variant_not_its_mechanisms_defaults():
+    """``"pfvds_4"`` is PF-VDS at α = 4 wherever a name is read (resolve, resolve_runs), as in
+    ``runs()``; it used to run the registered default α = 1 under the variant's name."""
+    seen = []
+
+    def probe(cluster, alpha=1.0):
+        seen.append(alpha)
+        return mechanisms.get("edrf")(cluster)
+
+    from fairlib.multires import Cluster
+
+    cluster = Cluster([[1.0, 1.0]], [[1.0, 0.5], [0.5, 1.0]])
+    with mechanisms.registered(
+        "probe_x", probe, capabilities=("multi_server",), variants={"probe_x4": {"alpha": 4.0}}
+    ):
+        mechanisms.resolve("probe_x4")(cluster)
+        mechanisms.resolve_runs(["PROBE_X4"])["PROBE_X4"](cluster)
+        mechanisms.resolve("probe_x")(cluster)
+    assert seen == [4.0, 4.0, 1.0]

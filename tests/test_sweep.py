@@ -219,6 +219,13 @@ def test_default_backend(monkeypatch):
     [
         (dict(grid={"x": 3}), r"grid\['x'\] = 3: expected a list"),
         (dict(grid={"x": [1, 1]}), r"appears more than once"),
+        # equal values are one point (both rows would read x = 1.0), whatever their types
+        (dict(grid={"x": [1, 1.0]}), r"points 0 and 1 are equal"),
+        (dict(grid={"x": [0.0, -0.0]}), r"points 0 and 1 are equal"),
+        (dict(grid={"x": [2, np.float64(2.0)]}), r"points 0 and 1 are equal"),
+        (dict(grid={"x": [(1, 2.5), [1.0, 2.5]]}), r"points 0 and 1 are equal"),
+        (dict(grid={"x": [float("nan"), float("nan")]}), r"points 0 and 1 are equal"),
+        (dict(grid=[{"x": 1, "y": "a"}, {"y": "a", "x": 1.0}]), r"points 0 and 1 are equal"),
         (dict(grid={"seed": [1]}), r"'seed' is reserved"),
         (dict(grid={"x": [object()]}), r"no canonical form"),
         (dict(grid={"x": [1]}, seeds=0), r"seeds = 0"),
@@ -262,6 +269,31 @@ def test_a_cell_function_that_cannot_take_its_arguments_is_refused_before_any_wo
 def test_bad_return_type_is_a_cell_failure():
     with pytest.raises(SweepError, match="must return a dict"):
         sweep(lambda seed, x: x, {"x": [1]}, backend="serial", progress=False)
+
+
+@pytest.mark.parametrize(
+    "out",
+    [
+        {"": 1.0},
+        {" ": 1.0},
+        {1: 1.0},
+        [{"a": 1.0}, {"": 2.0}],
+        pd.DataFrame({"": [1.0]}),
+    ],
+)
+def test_a_column_without_a_name_is_a_cell_failure(out):
+    with pytest.raises(SweepError, match="columns are named by non-blank text"):
+        sweep(lambda seed, x: out, {"x": [1]}, backend="serial", progress=False)
+
+
+def test_distinct_values_of_one_kind_are_distinct_points():
+    table = sweep(
+        lambda seed, x: {"y": 1},
+        {"x": [1, 1.5, True, "1", float("inf"), -float("inf")]},
+        backend="serial",
+        progress=False,
+    )
+    assert len(table) == 6
 
 
 @pytest.mark.parametrize(

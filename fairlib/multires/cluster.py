@@ -522,6 +522,52 @@ def _frozen(value):
     return value
 
 
+#: relative overuse of a capacity tolerated in an allocation handed to the checkers (solver
+#: round-off)
+FEASIBILITY_RTOL = 1e-7
+
+
+def checked_allocation(
+    cluster: Cluster, tasks: ArrayLike, name: str = "tasks", *, within_capacity: bool = True
+) -> np.ndarray:
+    """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``.
+
+    The right shape, finite, >= 0, zero on pairs the user cannot use, and within every capacity (up
+    to :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource. ``cluster``
+    is a Cluster: the public checkers that call this refuse anything else first, by name."""
+    x = as_real_array(tasks, name)
+    if x.shape != (cluster.n_users, cluster.n_servers):
+        raise InvalidInputError(
+            f"{name} = {_short(tasks)}: expected shape ({cluster.n_users}, {cluster.n_servers}) "
+            f"(users x servers), got {x.shape}"
+        )
+    bad = ~np.isfinite(x) | (x < 0) | ((x != 0) & ~cluster.eligible)
+    if bad.any():
+        n, i = (int(v) for v in np.argwhere(bad)[0])
+        raise InvalidInputError(
+            f"{name}[{n}, {i}] = {x[n, i]}: tasks must be finite, >= 0 and 0 where user {n} "
+            f"cannot use server {i}"
+        )
+    if not within_capacity:
+        return x
+    used = np.einsum("ni,nr->ir", x, cluster.demand)
+    over = used > cluster.capacity * (1 + FEASIBILITY_RTOL) + 1e-12
+    if over.any():
+        i, r = (int(v) for v in np.argwhere(over)[0])
+        raise InvalidInputError(
+            f"{name}: server {i} uses {used[i, r]:g} of resource {r}, capacity "
+            f"{cluster.capacity[i, r]:g}"
+        )
+    beyond = x.sum(axis=1) > cluster.max_tasks * (1 + FEASIBILITY_RTOL) + 1e-12
+    if beyond.any():
+        n = int(np.argmax(beyond))
+        raise InvalidInputError(
+            f"{name}[{n}]: user {n} is given {x[n].sum():g} tasks, above its cap max_tasks[{n}] = "
+            f"{cluster.max_tasks[n]:g}"
+        )
+    return x
+
+
 @result_type
 @dataclass(frozen=True, eq=False)
 class Allocation:
@@ -538,7 +584,9 @@ class Allocation:
         Which mechanism and solver produced it (e.g. ``"drf"``, ``"psdsf"``,
         ``"pfvds_interior_point"``).
     converged : bool, default True
-        Whether the solver met its tolerance (always True for the finite, exact algorithms).
+        Whether the solver met its tolerance (always True for the finite, exact algorithms). A
+        converged allocation is within every capacity and cap (up to :data:`FEASIBILITY_RTOL`);
+        an unconverged one may overuse them (its ``message`` says why).
     iterations : int, default 0
         Solver iterations (interior-point steps, sweeps, Newton steps; 0 for closed forms and heap
         filling).
@@ -555,7 +603,13 @@ class Allocation:
     Raises
     ------
     InvalidInputError
-        When ``tasks`` does not have the cluster's (users x servers) shape.
+        When ``cluster`` is not a :class:`Cluster`; ``tasks`` is not an allocation of it
+        (:func:`checked_allocation`: the (users x servers) shape, finite, >= 0, zero where a user
+        cannot run, and when ``converged`` within every capacity and cap up to
+        :data:`FEASIBILITY_RTOL`); ``method`` is
+        not a non-blank str; ``converged`` not a bool; ``iterations`` not an integer >= 0;
+        ``residual`` negative or not a number; ``message`` not a str; or ``extras`` not a mapping
+        with str keys.
     """
 
     cluster: Cluster
@@ -568,14 +622,46 @@ class Allocation:
     extras: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self):
+        as_instance(self.cluster, Cluster, "cluster")
         tasks = np.array(self.tasks)
-        if tasks.shape != (self.cluster.n_users, self.cluster.n_servers):
+        converged = as_flag(self.converged, "converged")
+        # one vectorised pass: the shape, finite, >= 0, eligible, and (a certified result) within
+        # capacity and caps; an uncertified one (a penalty heuristic's iterate) may overuse them
+        checked_allocation(self.cluster, tasks, within_capacity=converged)
+        if not isinstance(self.method, str) or not self.method.strip():
             raise InvalidInputError(
-                f"tasks: expected shape ({self.cluster.n_users}, {self.cluster.n_servers}) "
-                f"(users x servers), got {tasks.shape}"
+                f"method = {_short(self.method)}: must be a non-blank str naming the mechanism"
+            )
+        iterations = as_count(self.iterations, "iterations", minimum=0)
+        residual = self.residual
+        # NaN where the solver has no measure of its own; never negative
+        if (
+            isinstance(residual, (bool, np.bool_))
+            or not isinstance(residual, (int, float, np.integer, np.floating))
+            or residual < 0
+        ):
+            raise InvalidInputError(
+                f"residual = {_short(residual)}: must be a number >= 0, or NaN when the solver has "
+                "no measure of its own"
+            )
+        residual = float(residual)
+        if not isinstance(self.message, str):
+            raise InvalidInputError(
+                f"message = {_short(self.message)}: must be a str, got "
+                f"{type(self.message).__name__}"
+            )
+        as_instance(self.extras, Mapping, "extras")
+        bad = next((k for k in self.extras if not isinstance(k, str)), None)
+        if bad is not None:
+            raise InvalidInputError(
+                f"extras: key {_short(bad)} must be a str naming the value, got "
+                f"{type(bad).__name__}"
             )
         tasks.setflags(write=False)
         object.__setattr__(self, "tasks", tasks)
+        object.__setattr__(self, "converged", converged)
+        object.__setattr__(self, "iterations", iterations)
+        object.__setattr__(self, "residual", residual)
         object.__setattr__(self, "extras", _frozen(dict(self.extras)))
 
     @classmethod
@@ -1145,6 +1231,38 @@ def keeps_servers(mechanism: Callable[..., Any]) -> bool:
     return True
 
 
+def _mechanism_name(mechanism: Callable) -> str:
+    """How an error names a mechanism: its registered name, its function's name, or its repr."""
+    for target in (mechanism, getattr(mechanism, "func", None)):  # a partial: its function's
+        for attribute in ("name", "__name__"):
+            value = getattr(target, attribute, None)
+            if isinstance(value, str):
+                return value
+    return _short(mechanism)
+
+
+def _checked_run(mechanism: Callable[[Cluster], Allocation], cluster: Cluster) -> Allocation:
+    """``mechanism(cluster)``, refused naming the mechanism unless it keeps the mechanism contract:
+    an :class:`Allocation` of ``cluster``'s users and servers. Every caller of a user-supplied
+    mechanism runs it through here (:func:`on_merged_servers`, :mod:`fairlib.sim`,
+    :mod:`fairlib.properties`, the experiments), so a function returning something else is named
+    where it is called, not met later as a missing attribute."""
+    res = mechanism(cluster)
+    if not isinstance(res, Allocation):
+        raise InvalidInputError(
+            f"mechanism {_mechanism_name(mechanism)!r} returned {_short(res)} "
+            f"({type(res).__name__}), not an Allocation (the mechanism contract: "
+            "mechanism(cluster) -> Allocation)"
+        )
+    if res.tasks.shape != (cluster.n_users, cluster.n_servers):
+        raise InvalidInputError(
+            f"mechanism {_mechanism_name(mechanism)!r} returned an Allocation of "
+            f"{res.tasks.shape[0]} users x {res.tasks.shape[1]} servers for a cluster of "
+            f"{cluster.n_users} x {cluster.n_servers}"
+        )
+    return res
+
+
 def on_merged_servers(mechanism: Callable[[Cluster], Allocation], cluster: Cluster) -> Allocation:
     """Run ``mechanism`` on :func:`merge_identical_servers` and split each merged column evenly over
     its servers.
@@ -1167,7 +1285,8 @@ def on_merged_servers(mechanism: Callable[[Cluster], Allocation], cluster: Clust
     Raises
     ------
     InvalidInputError
-        When ``cluster`` is not a Cluster or ``mechanism`` is not callable.
+        When ``cluster`` is not a Cluster, ``mechanism`` is not callable, or it returns something
+        other than an Allocation of the cluster it is given, naming it.
     """
     as_instance(cluster, Cluster, "cluster")
     if not callable(mechanism):
@@ -1176,9 +1295,9 @@ def on_merged_servers(mechanism: Callable[[Cluster], Allocation], cluster: Clust
             f"got {type(mechanism).__name__}"
         )
     if keeps_servers(mechanism):
-        return mechanism(cluster)
+        return _checked_run(mechanism, cluster)
     merged, group, counts = merge_identical_servers(cluster)
-    res = mechanism(merged)
+    res = _checked_run(mechanism, merged)
     tasks = res.tasks[:, group] / counts[group][None, :]
     return replace(
         res, cluster=cluster, tasks=tasks, extras={**res.extras, "merged_servers": merged.n_servers}

@@ -14,6 +14,7 @@ new rule is one :class:`Rule` subclass and its entry in :data:`RULES`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from abc import ABC, abstractmethod
 import json
@@ -413,6 +414,8 @@ class Tolerance(Rule):
     def parse(cls, entry, where):  # noqa: D102
         _paper_value_needed(entry, where, "tol")
         _number_field(entry, where, "tol")
+        if entry["tol"] < 0:
+            raise ValueError(f"{where}: tol = {entry['tol']!r} must be a number >= 0")
         paper = entry["paper_value"]
         vector = isinstance(paper, list) and len(paper) > 0 and all(_is_number(v) for v in paper)
         if not (_is_number(paper) or vector):
@@ -988,18 +991,47 @@ def _check_headline(entry: dict, cls: type[Rule] | None, where: str) -> None:
     )
 
 
+def _is_claim_id(claim_id) -> bool:
+    """Whether ``claim_id`` can name a claim: non-empty text without spaces, quotes, angle
+    brackets or ``#`` (it becomes the anchor of its row in the ledger)."""
+    return (
+        isinstance(claim_id, str)
+        and bool(claim_id)
+        and not any(ch.isspace() or ch in "\"'<>#" for ch in claim_id)
+    )
+
+
+def _check_finite(value, where: str, name: str) -> None:
+    """Every number in a registry field (through its lists and tables) finite: a NaN or infinite
+    bound, tolerance or paper value makes every measurement fail (or pass) its rule."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where}: {name} = {value!r} must be a finite number")
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            _check_finite(v, where, f"{name}[{i}]")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(v, where, f"{name}.{k}")
+
+
 def _declared(entry: dict, where: str) -> Declared:
     """A registry entry checked field by field (errors name the file and the claim) and turned into
     a Declared."""
     cid = entry.get("id")
-    if not isinstance(cid, str) or not cid:
-        raise ValueError(f"{where}: every claim needs a string id, got {cid!r}")
+    if not _is_claim_id(cid):
+        raise ValueError(
+            f"{where}: every claim needs an id (text without spaces, quotes, angle brackets or "
+            f"#), got {cid!r}"
+        )
     where = f"{where}, claim {cid!r}"
     rule_fields = _rule_fields()
     allowed = set(_OWN_FIELDS) | set(rule_fields)
     unknown = set(entry) - allowed
     if unknown:
         raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+    for name in ("paper_value", *rule_fields):
+        if name in entry:
+            _check_finite(entry[name], where, name)
     named = [name for name in RULES if name in entry]
     kinds = list(dict.fromkeys(RULES[name] for name in named))
     if "headline" in entry and (
@@ -1464,6 +1496,13 @@ class ClaimLog:
             When the claim is declared ``not_tested`` or was measured already, or its rule needs
             what is not given (``runs``, a pooled rule's ``sd``).
         """
+        claim, satisfied = self._judge(claim_id, ours, note, runs, cell, sd)
+        self.claims.append(claim)
+        return satisfied
+
+    def _judge(self, claim_id, ours, note, runs, cell, sd, pending=()) -> tuple[Claim, bool]:
+        """The claim :meth:`measure` records and whether its rule holds, or the error it raises;
+        changes nothing (``pending``: ids about to be recorded along with it)."""
         as_instance(claim_id, str, "claim_id")
         as_instance(note, str, "note")
         if cell is not None:
@@ -1481,7 +1520,7 @@ class ClaimLog:
             raise ValueError(
                 f"claim {claim_id!r} is declared not_tested ({d.not_tested}); it cannot be measured"
             )
-        if any(c.claim_id == claim_id for c in self.claims):
+        if claim_id in pending or any(c.claim_id == claim_id for c in self.claims):
             raise ValueError(f"claim {claim_id!r} measured twice")
         rule = d.rule
         if sd is not None and not rule.takes_sd:
@@ -1505,22 +1544,20 @@ class ClaimLog:
             status = "inconclusive"
         else:
             status = "held" if satisfied else "not reproduced"
-        self.claims.append(
-            Claim(
-                claim_id,
-                d.kind,
-                d.source,
-                d.statement,
-                _plain(d.paper_value),
-                ours,
-                d.rule_text(runs, pooled),
-                status,
-                note,
-                d.wall_clock,
-                cell or _current_cell(),
-            )
+        claim = Claim(
+            claim_id,
+            d.kind,
+            d.source,
+            d.statement,
+            _plain(d.paper_value),
+            ours,
+            d.rule_text(runs, pooled),
+            status,
+            note,
+            d.wall_clock,
+            cell or _current_cell(),
         )
-        return satisfied
+        return claim, satisfied
 
     def measure_all(self, measured) -> dict[str, bool]:
         """:meth:`measure` every claim of ``measured``, in its order, each linked to the cell where
@@ -1539,10 +1576,15 @@ class ClaimLog:
         Raises
         ------
         InvalidInputError
-            When ``measured`` is not a mapping or names a claim the registry does not declare
-            (nothing is measured then), or as :meth:`measure` raises.
+            When ``measured`` is not a mapping or names a claim the registry does not declare, or
+            as :meth:`measure` raises for one of its entries.
         TypeError
             When a value of ``measured`` is not a :class:`Measurement`.
+        ValueError
+            As :meth:`measure` raises for one of its entries (a ``not_tested`` claim, one measured
+            already).
+
+        Every entry is checked before any is recorded: a refused call measures none of them.
 
         Examples
         --------
@@ -1570,24 +1612,32 @@ class ClaimLog:
                 raise TypeError(
                     f"measured[{claim_id!r}] = {m!r}: expected a fairlib.repro.ledger.Measurement"
                 )
-        out = {}
+        # every measurement judged before any is recorded: a refused one records none
+        judged: dict[str, tuple[Claim, bool]] = {}
         for claim_id, m in measured.items():
-            out[claim_id] = self.measure(
-                claim_id, m.value, note=m.note, runs=m.runs, cell=m.cell, sd=m.sd
+            judged[claim_id] = self._judge(
+                claim_id, m.value, m.note, m.runs, m.cell, m.sd, pending=judged
             )
-        return out
+        self.claims.extend(claim for claim, _ in judged.values())
+        return {claim_id: satisfied for claim_id, (_, satisfied) in judged.items()}
 
     def _complete(self) -> list[str]:
-        """Add the declared not-tested claims (their cell: the one that finishes the ledger, where
-        they are listed); returns the ids of declared claims never measured."""
-        measured = {c.claim_id for c in self.claims}
+        """The ids of declared claims never measured (nor declared not tested)."""
+        return self._completed()[1]
+
+    def _completed(self) -> tuple[list[Claim], list[str]]:
+        """The claims with the declared not-tested ones added (their cell: the one that finishes
+        the ledger, where they are listed), in the registry's order, and the ids of declared claims
+        never measured; changes nothing."""
+        claims = list(self.claims)
+        measured = {c.claim_id for c in claims}
         cell = _current_cell()
         missing = []
         for d in self.declared.values():
             if d.id in measured:
                 continue
             if d.not_tested:
-                self.claims.append(
+                claims.append(
                     Claim(
                         d.id,
                         d.kind,
@@ -1605,8 +1655,8 @@ class ClaimLog:
             else:
                 missing.append(d.id)
         rank = {cid: i for i, cid in enumerate(self.declared)}
-        self.claims.sort(key=lambda c: rank[c.claim_id])
-        return missing
+        claims.sort(key=lambda c: rank[c.claim_id])
+        return claims, missing
 
     def summary(self) -> dict:
         """Claim counts: ``total``, one per status, and one per status of each kind.
@@ -1617,17 +1667,7 @@ class ClaimLog:
             ``{"total": n, "held": ..., ..., "paper": {"held": ..., ...}, ...}`` (statuses with
             underscores).
         """
-        out = {"total": len(self.claims)}
-        for status in STATUSES:
-            out[status.replace(" ", "_")] = sum(c.status == status for c in self.claims)
-        for kind in KINDS:
-            out[kind] = {
-                status.replace(" ", "_"): sum(
-                    c.status == status and c.kind == kind for c in self.claims
-                )
-                for status in STATUSES
-            }
-        return out
+        return _counts(self.claims)
 
     def table(self) -> pd.DataFrame:
         """The ledger as a DataFrame, for display in the notebook.
@@ -1676,34 +1716,67 @@ class ClaimLog:
     def finish(self) -> dict:
         """Write ``claims.json``; raise :class:`ClaimsFailed` if a declared claim was not measured.
 
+        The declared not-tested claims join :attr:`claims` once the ledger is written; a write that
+        fails leaves the log as it was.
+
         Returns
         -------
         dict
             The ledger's counts (:meth:`summary`).
+
+        Raises
+        ------
+        ClaimsFailed
+            When a declared claim was not measured (after writing the ledger).
+        OSError
+            When the results folder or ``claims.json`` cannot be written (a read-only folder: a
+            ``PermissionError``), naming the path.
         """
-        missing = self._complete()
-        summary = self.summary()
+        claims, missing = self._completed()
+        summary = _counts(claims)
         if self.write:
             out = paths.results_dir(self.key, self.mode)
-            out.mkdir(parents=True, exist_ok=True)
             doc = {
                 "key": self.key,
                 "mode": self.mode,
                 "data": self.data,
                 "summary": summary,
-                "claims": [asdict(c) for c in self.claims],
+                "claims": [asdict(c) for c in claims],
             }
             # atomic: a kernel killed mid-write must not leave a truncated claims.json for run_all
             # to read
             tmp = out / f".claims.json.{os.getpid()}.tmp"
-            tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
-            os.replace(tmp, out / "claims.json")
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+                tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n")
+                os.replace(tmp, out / "claims.json")
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    tmp.unlink(missing_ok=True)
+                raise type(exc)(
+                    f"the ledger of {self.key!r} cannot be written to {out / 'claims.json'} "
+                    f"({exc.strerror or exc}); nothing was recorded"
+                ) from exc
+        self.claims[:] = claims
         if missing:
             raise ClaimsFailed(
                 f"{len(missing)} declared claim(s) of {self.key} were not measured: "
                 + ", ".join(missing)
             )
         return summary
+
+
+def _counts(claims: list[Claim]) -> dict:
+    """The counts of :meth:`ClaimLog.summary` over ``claims``."""
+    out: dict = {"total": len(claims)}
+    for status in STATUSES:
+        out[status.replace(" ", "_")] = sum(c.status == status for c in claims)
+    for kind in KINDS:
+        out[kind] = {
+            status.replace(" ", "_"): sum(c.status == status and c.kind == kind for c in claims)
+            for status in STATUSES
+        }
+    return out
 
 
 #: where a notebook's Markdown links a claim (relative to ``executed/<key>.ipynb``): its row of the
@@ -1729,11 +1802,7 @@ def claim_anchor(claim_id: str) -> str:
     >>> claim_anchor("table1_1-20_over_sd")
     'claim-table1_1-20_over_sd'
     """
-    if (
-        not isinstance(claim_id, str)
-        or not claim_id
-        or any(ch.isspace() or ch in "\"'<>#" for ch in claim_id)
-    ):
+    if not _is_claim_id(claim_id):
         raise InvalidInputError(
             f"claim_id = {_short(claim_id)}: expected a claim id (a string without spaces, "
             f"quotes, angle brackets or #)"

@@ -33,11 +33,16 @@ from ..._validate import (
     _short,
     as_count,
     as_instance,
-    as_real_array,
     as_rng,
     as_values,
 )
-from ..cluster import Cluster, leontief_tasks, placement_capacity_rows
+from ..cluster import (
+    FEASIBILITY_RTOL,  # noqa: F401 - the tolerance its docstrings name, kept beside Allocation
+    Cluster,
+    checked_allocation,
+    leontief_tasks,
+    placement_capacity_rows,
+)
 from ..psdsf import psdsf_violation
 
 __all__ = [
@@ -48,48 +53,6 @@ __all__ = [
     "property_violations",
     "misreports",
 ]
-
-
-#: relative overuse of a capacity tolerated in an allocation handed to the checkers (solver
-#: round-off)
-FEASIBILITY_RTOL = 1e-7
-
-
-def checked_allocation(cluster: Cluster, tasks: ArrayLike, name: str = "tasks") -> np.ndarray:
-    """``tasks[user, server]`` as float64 after checking it is an allocation of ``cluster``.
-
-    The right shape, finite, >= 0, zero on pairs the user cannot use, and within every capacity (up
-    to :data:`FEASIBILITY_RTOL`); otherwise an error naming the entry or the resource. ``cluster``
-    is a Cluster: the public checkers that call this refuse anything else first, by name."""
-    x = as_real_array(tasks, name)
-    if x.shape != (cluster.n_users, cluster.n_servers):
-        raise InvalidInputError(
-            f"{name} = {_short(tasks)}: expected shape ({cluster.n_users}, {cluster.n_servers}) "
-            f"(users x servers), got {x.shape}"
-        )
-    bad = ~np.isfinite(x) | (x < 0) | ((x != 0) & ~cluster.eligible)
-    if bad.any():
-        n, i = (int(v) for v in np.argwhere(bad)[0])
-        raise InvalidInputError(
-            f"{name}[{n}, {i}] = {x[n, i]}: tasks must be finite, >= 0 and 0 where user {n} "
-            f"cannot use server {i}"
-        )
-    used = np.einsum("ni,nr->ir", x, cluster.demand)
-    over = used > cluster.capacity * (1 + FEASIBILITY_RTOL) + 1e-12
-    if over.any():
-        i, r = (int(v) for v in np.argwhere(over)[0])
-        raise InvalidInputError(
-            f"{name}: server {i} uses {used[i, r]:g} of resource {r}, capacity "
-            f"{cluster.capacity[i, r]:g}"
-        )
-    beyond = x.sum(axis=1) > cluster.max_tasks * (1 + FEASIBILITY_RTOL) + 1e-12
-    if beyond.any():
-        n = int(np.argmax(beyond))
-        raise InvalidInputError(
-            f"{name}[{n}]: user {n} is given {x[n].sum():g} tasks, above its cap max_tasks[{n}] = "
-            f"{cluster.max_tasks[n]:g}"
-        )
-    return x
 
 
 def sharing_incentive_violation(cluster: Cluster, tasks: ArrayLike) -> float:

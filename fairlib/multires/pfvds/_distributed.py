@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._validate import as_instance
 from .._engine.options import MethodOptions
-from ..cluster import Cluster
+from ..cluster import FEASIBILITY_RTOL, Cluster
 from ..psdsf import psdsf
 from ._psmfa import merit
 
@@ -90,6 +90,13 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: DistributedOptions
         "prices": lam,
         "overuse": float(max(over.max(), 0.0)),
     }
+    if over.max() > FEASIBILITY_RTOL:
+        # penalty prices hold the capacities only approximately: not an allocation of the cluster
+        diag["converged"] = False
+        diag["message"] = (
+            f"the distributed iteration stopped with a server overused by {over.max():.3g} of "
+            "its capacity (its penalty prices hold capacities only approximately)"
+        )
     if diverged_at is not None:
         diag["converged"] = False
         diag["message"] = (

@@ -252,6 +252,7 @@ def route_mechanisms(
         significant digits of its label).
     """
     from ...multires import pfvds, psdsf
+    from ...multires.cluster import _checked_run
 
     given = list(as_sequence(alphas, "alphas", what="need an iterable of finite values > 0"))
     checked = as_values(given, "alphas", ndim=1, sign="> 0")
@@ -270,7 +271,7 @@ def route_mechanisms(
 
     def recording(name, run):
         def call(cluster):
-            result = run(cluster)
+            result = _checked_run(run, cluster)
             certified.setdefault(name, []).append(bool(result.converged))
             return result
 

@@ -34,6 +34,7 @@ from ...multires.cluster import (
     MIN_ALPHA,
     Allocation,
     Cluster,
+    _checked_run,
     random_cluster,
     random_pool,
 )
@@ -291,7 +292,7 @@ def _property_cell(seed, instance, kind, n_users, n_servers, n_resources, weight
     rows = []
     with shared_stages():  # PF-VDS at α = 2 and 4 pass through the same first stage
         for name, mechanism in mechanisms.items():
-            alloc = mechanism(cluster)
+            alloc = _checked_run(mechanism, cluster)
             rows.append(
                 {
                     "mechanism": name,

@@ -68,7 +68,7 @@ from ..._validate import (
     _store_read_only,
 )
 from ...metrics import jain_index
-from ...multires.cluster import Cluster, keeps_servers, merge_identical_servers
+from ...multires.cluster import Cluster, _checked_run, keeps_servers, merge_identical_servers
 from ...multires.checks.server_properties import property_violations
 from ...multires.psdsf import psdsf_violation
 from ...properties import strategyproofness_violation
@@ -670,7 +670,7 @@ def cell_rows(cell: Cell, runs: dict | None = None, *, checks: bool = True) -> l
             continue
         t0, c0 = time.perf_counter(), time.process_time()
         try:
-            alloc = run(target)
+            alloc = _checked_run(run, target)
         except InvalidInputError as exc:
             rows.append({**row, "status": f"refused: {exc}"})
             continue
