@@ -29,6 +29,7 @@ FRESH_ENTROPY = (
 
 __all__ = [
     "InvalidInputError",
+    "as_table",
     "as_demands",
     "as_capacities",
     "as_weights",
@@ -1767,6 +1768,85 @@ def as_values(
     return arr
 
 
+def _not_numbers(frame: pd.DataFrame, name: str, col: str) -> str:
+    """The refusal of a column that does not hold numbers: its first entry that is none (row,
+    index label and value), else its dtype."""
+    for k, value in enumerate(frame[col].tolist()):
+        is_number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+            value, (bool, np.bool_)
+        )
+        if not is_number:
+            label = frame.index[k]
+            label = label.item() if isinstance(label, np.generic) else label
+            return (
+                f"{name} row {k} (index {label!r}), column {col!r} = {_short(value)}: must be a "
+                f"number (the column's dtype is {frame[col].dtype})"
+            )
+    return f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}"
+
+
+def as_table(
+    value: object,
+    name: str,
+    columns: Iterable[str] = (),
+    numeric: Iterable[str] = (),
+    *,
+    sign: str | None = None,
+) -> pd.DataFrame:
+    """``value`` when it is a table (a DataFrame) holding ``columns``, those of ``numeric``
+    numbers (:func:`check_columns`, an empty field allowed).
+
+    Every driver's function that reads a table it was given (the result of an earlier step)
+    checks it here first, so that a wrong table is refused by name and row instead of meeting a
+    ``KeyError`` or a ``TypeError`` deep in pandas.
+
+    Parameters
+    ----------
+    value : object
+        What the caller passed.
+    name : str
+        The argument's name, used in the error message.
+    columns : iterable of str, default ()
+        Columns the table must have.
+    numeric : iterable of str, default ()
+        Columns (among those read) that must hold numbers; they must be present too.
+    sign : {">= 0", "> 0", None}, default None
+        The sign every present number of ``numeric`` must have; None accepts any.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``value`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is no DataFrame, lacks a column, or a ``numeric`` column holds something
+        other than a number (naming the row, the column and the value).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> as_table(pd.DataFrame({"users": [2, "x"]}), "results", ["users"], ["users"])
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: results row 1 (index 1), column 'users' = 'x': must be a
+    number (the column's dtype is object)
+    """
+    import pandas as pd
+
+    table: pd.DataFrame = as_instance(value, pd.DataFrame, name)
+    needed = list(dict.fromkeys([*columns, *numeric]))
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise InvalidInputError(
+            f"{name}: no column {', '.join(map(repr, missing))} (needs {_short(needed)}; its "
+            f"columns: {_short(list(table.columns))})"
+        )
+    check_columns(table, name, numeric, sign=sign)
+    return table
+
+
 def check_columns(
     frame: pd.DataFrame,
     name: str,
@@ -1845,9 +1925,7 @@ def check_columns(
                 "empty",
             )
         if not numeric:
-            raise InvalidInputError(
-                f"{name}, column {col!r}: must hold numbers, got dtype {column.dtype}"
-            )
+            raise InvalidInputError(_not_numbers(frame, name, col))
         try:
             v = np.asarray(column.to_numpy(dtype=np.float64, na_value=np.nan))
         except (TypeError, ValueError):

@@ -15,6 +15,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from ..._validate import (
+    as_table,
     InvalidInputError,
     _short,
     as_array,
@@ -122,14 +123,6 @@ def _alphas(alphas: Iterable[float], *, infinite: bool = False) -> list[float]:
             + (" or inf (PS-DSF)" if infinite else "")
         )
     return [float(a) for a in values]
-
-
-def _table(frame: pd.DataFrame, name: str, columns: Iterable[str] = ()) -> None:
-    """Refuse ``frame`` unless it is a DataFrame with ``columns``, naming the argument ``name``."""
-    as_instance(frame, pd.DataFrame, name)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(f"{name}: missing columns {missing}")
 
 
 def _both_servers(frame: pd.DataFrame, name: str) -> None:
@@ -975,7 +968,7 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
     InvalidInputError
         When ``capped`` is not a DataFrame, or lacks a column or the divisible or time-shared rows.
     """
-    _table(capped, "capped", ["time_shared", "alpha", "certified", "variational_gap", "error"])
+    as_table(capped, "capped", ["time_shared", "alpha", "certified", "variational_gap", "error"])
     _both_servers(capped, "capped")
     shares = capped.groupby(["time_shared", "alpha"]).certified.mean()
     missed = capped[~capped.certified]
@@ -1229,8 +1222,8 @@ def fig1_findings(
         )
     for key, fairness in bottleneck_fairness.items():
         as_finite(fairness, f"bottleneck_fairness[{key!r}]")
-    _table(utilisation, "utilisation", ["PS-DSF", "DRFH", "TSF"])
-    _table(fig3, "fig3", ["instance", "user", "server_2"])
+    as_table(utilisation, "utilisation", ["PS-DSF", "DRFH", "TSF"])
+    as_table(fig3, "fig3", ["instance", "user", "server_2"])
     mean_util = utilisation.mean()  # over the (server, resource) pairs with capacity
     return {
         "fig1_hypothetical_instance_meets_constraints": Measurement(bool(all(checks.values()))),
@@ -1278,8 +1271,8 @@ def property_rates(
     InvalidInputError
         When a table is not a DataFrame or lacks a column, or ``tol`` is out of range.
     """
-    _table(random_table, "random_table", ["mechanism", "SI", "EF", "PO"])
-    _table(bottleneck_table, "bottleneck_table", ["mechanism", "BF"])
+    as_table(random_table, "random_table", ["mechanism", "SI", "EF", "PO"])
+    as_table(bottleneck_table, "bottleneck_table", ["mechanism", "BF"])
     tol = as_tolerance(tol, "tol", zero=True)
     rates = (
         random_table[["SI", "EF", "PO"]].gt(tol).groupby(random_table.mechanism, sort=False).mean()
@@ -1311,7 +1304,7 @@ def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
     InvalidInputError
         When ``rates`` is not a DataFrame or lacks a row or a column.
     """
-    _table(rates, "rates", ["SI", "EF", "PO", "BF"])
+    as_table(rates, "rates", ["SI", "EF", "PO", "BF"])
     absent = [m for m in [*(m for m, _ in NEVER_VIOLATED), "pfvds_0.5"] if m not in rates.index]
     if absent:
         raise InvalidInputError(f"rates: no row for mechanism(s) {absent}")
@@ -1366,7 +1359,7 @@ def approach_per_instance(alpha_table: pd.DataFrame) -> pd.DataFrame:
     InvalidInputError
         When ``alpha_table`` is not a DataFrame, lacks a column or has no finite α.
     """
-    _table(alpha_table, "alpha_table", ["instance", "alpha", "distance_to_psdsf"])
+    as_table(alpha_table, "alpha_table", ["instance", "alpha", "distance_to_psdsf"])
     finite = alpha_table[np.isfinite(alpha_table.alpha)].sort_values(["instance", "alpha"])
     if finite.empty:
         raise InvalidInputError("alpha_table: no finite α")
@@ -1412,7 +1405,7 @@ def alpha_means(alpha_table: pd.DataFrame) -> pd.DataFrame:
         "utilisation_r2",
         "nash_residual",
     ]
-    _table(alpha_table, "alpha_table", ["alpha", *columns])
+    as_table(alpha_table, "alpha_table", ["alpha", *columns])
     return alpha_table.groupby("alpha")[columns].mean()
 
 
@@ -1445,8 +1438,8 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
         raise InvalidInputError("alpha_table: needs α = inf (PS-DSF) to compare with")
     if 1.0 not in by_alpha.index:
         raise InvalidInputError("alpha_table: needs α = 1 (the utilisation trade-off's end)")
-    _table(alpha_table, "alpha_table", ["instance", "solver"])
-    _table(
+    as_table(alpha_table, "alpha_table", ["instance", "solver"])
+    as_table(
         theorem,
         "theorem",
         [
@@ -1550,7 +1543,7 @@ def solver_rates(rates_table: pd.DataFrame) -> pd.DataFrame:
     InvalidInputError
         When ``rates_table`` is not a DataFrame or lacks a column.
     """
-    _table(
+    as_table(
         rates_table,
         "rates_table",
         ["time_shared", "alpha", "solved", "nash_residual", "method", "error"],
@@ -1591,7 +1584,7 @@ def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
         When ``rates_table`` is not a DataFrame, or lacks a column or the divisible or time-shared
         rows.
     """
-    _table(rates_table, "rates_table", ["time_shared", "sweeps"])
+    as_table(rates_table, "rates_table", ["time_shared", "sweeps"])
     _both_servers(rates_table, "rates_table")
     per_alpha = solver_rates(rates_table)
     out = {}
@@ -1642,7 +1635,7 @@ def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
     InvalidInputError
         When ``route`` is not a DataFrame or lacks a column.
     """
-    _table(
+    as_table(
         route,
         "route",
         ["alpha", "several", "to_market", "to_fixed_point", "definition4_gap", "nash_residual"],
@@ -1690,7 +1683,7 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
     InvalidInputError
         When ``conditions`` is not a DataFrame or lacks a column.
     """
-    _table(
+    as_table(
         conditions,
         "conditions",
         [

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..._validate import (
+    as_table,
     InvalidInputError,
     _short,
     as_flag,
@@ -65,10 +66,7 @@ def _table(
 ) -> None:
     """Refuse ``frame`` unless it is a DataFrame with ``columns`` and a row per mechanism of
     ``rows``, naming the argument ``name``."""
-    as_instance(frame, pd.DataFrame, name)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(f"{name}: missing columns {missing}")
+    as_table(frame, name, columns)
     _require(frame, rows, name)
 
 

@@ -51,6 +51,7 @@ from matplotlib.figure import Figure
 
 from ... import mechanisms as registry
 from ..._validate import (
+    as_table,
     MAX_SECONDS,
     InvalidInputError,
     as_count,
@@ -280,16 +281,6 @@ class Cell:
         return Cluster.single_pool(self.pooled_capacity, self.demand, max_tasks=self.caps)
 
 
-def _frame(value: object, name: str, columns: Iterable[str]) -> pd.DataFrame:
-    """``value`` when it is a table holding ``columns``; else an error naming the argument and the
-    columns it lacks."""
-    frame: pd.DataFrame = as_instance(value, pd.DataFrame, name)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(f"{name}: missing column(s) {missing}")
-    return frame
-
-
 def _tables(tables: object, columns: Iterable[str], name: str = "tables") -> dict:
     """``tables``, trace -> its :func:`atlas_table`, checked: one table for each of :data:`TRACES`
     and none for another, each with ``columns``."""
@@ -301,7 +292,7 @@ def _tables(tables: object, columns: Iterable[str], name: str = "tables") -> dic
         raise InvalidInputError(f"{name}: no table for {missing}")
     columns = list(columns)
     for trace in TRACES:
-        _frame(given[trace], f"{name}[{trace!r}]", columns)
+        as_table(given[trace], f"{name}[{trace!r}]", columns)
     return dict(given)
 
 
@@ -799,7 +790,7 @@ def concat_tables(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     if not parts:
         raise InvalidInputError("parts: expected a non-empty list of atlas_table tables")
     for i, part in enumerate(parts):
-        _frame(part, f"parts[{i}]", ("at_s",))
+        as_table(part, f"parts[{i}]", ("at_s",))
     out = pd.concat(parts, ignore_index=True)
     return out.sort_values(["at_s"], kind="stable").reset_index(drop=True)
 
@@ -955,7 +946,7 @@ def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
     InvalidInputError
         When ``table`` is not a table with the columns read, naming the missing ones.
     """
-    _frame(table, "table", _PER_MECHANISM_COLUMNS)
+    as_table(table, "table", _PER_MECHANISM_COLUMNS)
     rows = []
     for name, g in table.groupby("mechanism", sort=False):
         ran = g[g.status == "ran"]
@@ -1214,7 +1205,7 @@ def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
     InvalidInputError
         When ``table`` lacks a column read or no mechanism ran in it.
     """
-    _frame(table, "table", _MEASURED_COLUMNS)
+    as_table(table, "table", _MEASURED_COLUMNS)
     ran = table[table.status == "ran"].copy()
     if ran.empty:
         raise InvalidInputError("table: no mechanism ran")

@@ -18,6 +18,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ..._validate import (
+    as_table,
     InvalidInputError,
     as_capacities,
     as_count,
@@ -155,16 +156,6 @@ MAX_ROUNDS = 1_000
 MAX_RESERVE_SCALE = 1e6
 
 
-def _frame(value: object, name: str, columns: Iterable[str]) -> pd.DataFrame:
-    """``value`` when it is a table holding ``columns``; else an error naming the argument and the
-    columns it lacks."""
-    frame: pd.DataFrame = as_instance(value, pd.DataFrame, name)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(f"{name}: missing column(s) {missing}")
-    return frame
-
-
 def _column_name(value: object, name: str) -> str:
     """``value`` when it is text: the name of a column the call adds."""
     if not isinstance(value, str) or not value:
@@ -258,7 +249,7 @@ def table_row(runs: pd.DataFrame) -> dict[str, float]:
     InvalidInputError
         When ``runs`` is not a table of at least one run with those columns.
     """
-    _frame(runs, "runs", DEVIATION_FIELDS)
+    as_table(runs, "runs", DEVIATION_FIELDS)
     if runs.empty:
         raise InvalidInputError("runs: no run (an empty table)")
     row = {}
@@ -1303,7 +1294,7 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
     """
     out = {}
     for table_no, table in ((1, table1), (2, table2)):
-        _frame(
+        as_table(
             table,
             f"table{table_no}",
             (*TABLE_COLUMNS, *(f"{c}_sd" for c in SUBCOUNT_SD), "runs", "demands"),
@@ -1360,7 +1351,7 @@ def over_allocation_search_findings(
         ("exact_table_runs", exact_table_runs),
         ("exact_extra_runs", exact_extra_runs),
     ):
-        _frame(runs, name, ["over_total"])
+        as_table(runs, name, ["over_total"])
     out = {}
     for suffix, runs_1, runs_2 in (
         ("", table_runs, extra_runs),
@@ -1417,7 +1408,7 @@ def parameter_search_findings(
     for key in rows:
         if key not in searches:
             raise InvalidInputError(f"searches: no table for Table 2's row {key!r}")
-        _frame(searches[key], f"searches[{key!r}]", columns)
+        as_table(searches[key], f"searches[{key!r}]", columns)
         if searches[key].empty:
             raise InvalidInputError(f"searches[{key!r}]: no grid cell (an empty table)")
     grid_runs = as_count(grid_runs, "grid_runs", maximum=MAX_CELLS)
@@ -1489,7 +1480,7 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
         "pdrf_over_allocates",
         "topup_equals_corrected_drf",
     )
-    _frame(identity, "identity", columns)
+    as_table(identity, "identity", columns)
     if identity.empty:
         raise InvalidInputError("identity: no run (an empty table)")
     simplified, ds_max = (
@@ -1537,7 +1528,7 @@ def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
     InvalidInputError
         When ``speed_n`` lacks a column or has DRF's work at fewer than two sizes.
     """
-    _frame(speed_n, "speed_n", ("method", "n", "tasks", "work"))
+    as_table(speed_n, "speed_n", ("method", "n", "tasks", "work"))
     drf_n = speed_n[speed_n.method == "drf"].dropna(subset=["work"])
     if len(drf_n) < 2:
         raise InvalidInputError(
@@ -1606,8 +1597,8 @@ def over_allocation_findings(
         When a table lacks a column or a row it reads, naming it.
     """
     columns = ("table", "demands", "group", "rate_low", "users", "over", "over_rate", "mean_rate")
-    _frame(profile, "profile", columns)
-    _frame(types_table, "types_table", ("over_avg",))
+    as_table(profile, "profile", columns)
+    as_table(types_table, "types_table", ("over_avg",))
     if (
         not pd.api.types.is_string_dtype(profile.group)
         or not (
@@ -1946,7 +1937,7 @@ def table1_tail_findings(
     """
     # n_paper, resamples and seed are checked by sd_bootstrap_interval, which every row calls
     # first, with these names and ranges
-    _frame(table1_runs, "table1_runs", ("demands", "over_total", "over_max"))
+    as_table(table1_runs, "table1_runs", ("demands", "over_total", "over_max"))
     paper = PAPER_TABLES[PAPER_TABLES.table == 1]
     rows = {f"{r.demand_low}-{r.demand_high}": r for r in paper.itertuples()}
     groups = list(table1_runs.groupby("demands", sort=False))
@@ -2109,7 +2100,7 @@ def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
     InvalidInputError
         When ``ratios`` is not such a table.
     """
-    _frame(ratios, "ratios", ("ratio",))
+    as_table(ratios, "ratios", ("ratio",))
     if len(ratios) < 1:
         raise InvalidInputError("ratios: needs a column 'ratio' with one row per round")
     med, lo, hi, cover = median_interval(ratios.ratio)
