@@ -1792,6 +1792,7 @@ def as_table(
     numeric: Iterable[str] = (),
     *,
     sign: str | None = None,
+    infinite: bool = False,
 ) -> pd.DataFrame:
     """``value`` when it is a table (a DataFrame) holding ``columns``, those of ``numeric``
     numbers (:func:`check_columns`, an empty field allowed).
@@ -1812,6 +1813,9 @@ def as_table(
         Columns (among those read) that must hold numbers; they must be present too.
     sign : {">= 0", "> 0", None}, default None
         The sign every present number of ``numeric`` must have; None accepts any.
+    infinite : bool, default False
+        Whether ``numeric`` may hold inf (of the sign asked), where the table means it: α = inf
+        for PS-DSF, a gap or a violation that is unbounded.
 
     Returns
     -------
@@ -1843,7 +1847,7 @@ def as_table(
             f"{name}: no column {', '.join(map(repr, missing))} (needs {_short(needed)}; its "
             f"columns: {_short(list(table.columns))})"
         )
-    check_columns(table, name, numeric, sign=sign)
+    check_columns(table, name, numeric, sign=sign, infinite=infinite)
     return table
 
 
@@ -1856,9 +1860,10 @@ def check_columns(
     whole: bool = False,
     maximum: float = np.inf,
     allow_missing: bool = True,
+    infinite: bool = False,
 ) -> None:
-    """Check the columns of a table that hold amounts, times or counts: finite where present, with
-    ``sign``, whole when ``whole`` and at most ``maximum``.
+    """Check the columns of a table that hold amounts, times or counts: finite where present
+    (unless ``infinite``), with ``sign``, whole when ``whole`` and at most ``maximum``.
 
     An empty field (NaN) is allowed unless ``allow_missing`` is False; a missing column is
     refused, naming the table and the columns it has (never a raw ``KeyError`` from deep inside
@@ -1880,14 +1885,17 @@ def check_columns(
         The largest value allowed, inclusive.
     allow_missing : bool, default True
         Whether an empty field (NaN, ``pd.NA``) is allowed.
+    infinite : bool, default False
+        Whether inf (or -inf, without ``sign``) is allowed.
 
     Raises
     ------
     InvalidInputError
         Naming the table, when a column is missing; naming the table, the row (0-based position
         and index label), the column and the value, when a column is not numeric (text, even
-        text of numbers, and booleans are not) or a value is infinite, of the wrong sign, not
-        whole when ``whole``, above ``maximum`` or missing without ``allow_missing``.
+        text of numbers, and booleans are not) or a value is infinite (unless ``infinite``), of
+        the wrong sign, not whole when ``whole``, above ``maximum`` or missing without
+        ``allow_missing``.
 
     Examples
     --------
@@ -1932,7 +1940,7 @@ def check_columns(
             raise InvalidInputError(
                 f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}"
             ) from None
-        bad = np.isinf(v)
+        bad = np.isinf(v) if not infinite else np.zeros(v.shape, bool)
         with np.errstate(invalid="ignore"):
             if sign is not None:
                 bad |= (v <= 0) if sign == "> 0" else (v < 0)
@@ -1945,7 +1953,7 @@ def check_columns(
             k = int(np.argmax(bad))
             rule = (
                 ("present, " if not allow_missing else "")
-                + "finite"
+                + ("finite" if not infinite else "a number")
                 + (", whole" if whole else "")
                 + (f" and {sign}" if sign else "")
                 + (f" and <= {maximum:g}" if np.isfinite(maximum) else "")
