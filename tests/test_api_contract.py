@@ -355,6 +355,16 @@ ACCEPTED = {
         "name",
         "'no-such-choice'*",
     ): "a table's file name: letters, digits, '_' and '-'",
+    **{
+        (f"fairlib.repro.outputs.{f}", "df", "text in its number columns"): "any table is "
+        "written as it is: a column may hold text (a label, a note); nothing reads it as numbers"
+        for f in ("save_table", "reported")
+    },
+    **{
+        (f"fairlib.repro.tables.{f}", "df", "text in its number columns"): "any table is shown "
+        "as it is: a column may hold text (a label, a note); nothing reads it as numbers"
+        for f in ("table", "show_table")
+    },
     (
         "fairlib.repro.ledger.claim_anchor",
         "claim_id",
