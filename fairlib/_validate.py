@@ -29,6 +29,7 @@ FRESH_ENTROPY = (
 
 __all__ = [
     "InvalidInputError",
+    "as_table",
     "as_demands",
     "as_capacities",
     "as_weights",
@@ -1939,6 +1940,89 @@ def as_values(
     return arr
 
 
+def _not_numbers(frame: pd.DataFrame, name: str, col: str) -> str:
+    """The refusal of a column that does not hold numbers: its first entry that is none (row,
+    index label and value), else its dtype."""
+    for k, value in enumerate(frame[col].tolist()):
+        is_number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+            value, (bool, np.bool_)
+        )
+        if not is_number:
+            label = frame.index[k]
+            label = label.item() if isinstance(label, np.generic) else label
+            return (
+                f"{name} row {k} (index {label!r}), column {col!r} = {_short(value)}: must be a "
+                f"number (the column's dtype is {frame[col].dtype})"
+            )
+    return f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}"
+
+
+def as_table(
+    value: object,
+    name: str,
+    columns: Iterable[str] = (),
+    numeric: Iterable[str] = (),
+    *,
+    sign: str | None = None,
+    infinite: bool = False,
+) -> pd.DataFrame:
+    """``value`` when it is a table (a DataFrame) holding ``columns``, those of ``numeric``
+    numbers (:func:`check_columns`, an empty field allowed).
+
+    Every driver's function that reads a table it was given (the result of an earlier step)
+    checks it here first, so that a wrong table is refused by name and row instead of meeting a
+    ``KeyError`` or a ``TypeError`` deep in pandas.
+
+    Parameters
+    ----------
+    value : object
+        What the caller passed.
+    name : str
+        The argument's name, used in the error message.
+    columns : iterable of str, default ()
+        Columns the table must have.
+    numeric : iterable of str, default ()
+        Columns (among those read) that must hold numbers; they must be present too.
+    sign : {">= 0", "> 0", None}, default None
+        The sign every present number of ``numeric`` must have; None accepts any.
+    infinite : bool, default False
+        Whether ``numeric`` may hold inf (of the sign asked), where the table means it: α = inf
+        for PS-DSF, a gap or a violation that is unbounded.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``value`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is no DataFrame, lacks a column, or a ``numeric`` column holds something
+        other than a number (naming the row, the column and the value).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> as_table(pd.DataFrame({"users": [2, "x"]}), "results", ["users"], ["users"])
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: results row 1 (index 1), column 'users' = 'x': must be a
+    number (the column's dtype is object)
+    """
+    import pandas as pd
+
+    table: pd.DataFrame = as_instance(value, pd.DataFrame, name)
+    needed = list(dict.fromkeys([*columns, *numeric]))
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise InvalidInputError(
+            f"{name}: no column {', '.join(map(repr, missing))} (needs {_short(needed)}; its "
+            f"columns: {_short(list(table.columns))})"
+        )
+    check_columns(table, name, numeric, sign=sign, infinite=infinite)
+    return table
+
+
 def check_columns(
     frame: pd.DataFrame,
     name: str,
@@ -1948,9 +2032,10 @@ def check_columns(
     whole: bool = False,
     maximum: float = np.inf,
     allow_missing: bool = True,
+    infinite: bool = False,
 ) -> None:
-    """Check the columns of a table that hold amounts, times or counts: finite where present, with
-    ``sign``, whole when ``whole`` and at most ``maximum``.
+    """Check the columns of a table that hold amounts, times or counts: finite where present
+    (unless ``infinite``), with ``sign``, whole when ``whole`` and at most ``maximum``.
 
     An empty field (NaN) is allowed unless ``allow_missing`` is False; a missing column is
     refused, naming the table and the columns it has (never a raw ``KeyError`` from deep inside
@@ -1972,14 +2057,17 @@ def check_columns(
         The largest value allowed, inclusive.
     allow_missing : bool, default True
         Whether an empty field (NaN, ``pd.NA``) is allowed.
+    infinite : bool, default False
+        Whether inf (or -inf, without ``sign``) is allowed.
 
     Raises
     ------
     InvalidInputError
         Naming the table, when a column is missing; naming the table, the row (0-based position
         and index label), the column and the value, when a column is not numeric (text, even
-        text of numbers, and booleans are not) or a value is infinite, of the wrong sign, not
-        whole when ``whole``, above ``maximum`` or missing without ``allow_missing``.
+        text of numbers, and booleans are not) or a value is infinite (unless ``infinite``), of
+        the wrong sign, not whole when ``whole``, above ``maximum`` or missing without
+        ``allow_missing``.
 
     Examples
     --------
@@ -2017,16 +2105,14 @@ def check_columns(
                 "empty",
             )
         if not numeric:
-            raise InvalidInputError(
-                f"{name}, column {col!r}: must hold numbers, got dtype {column.dtype}"
-            )
+            raise InvalidInputError(_not_numbers(frame, name, col))
         try:
             v = np.asarray(column.to_numpy(dtype=np.float64, na_value=np.nan))
         except (TypeError, ValueError):
             raise InvalidInputError(
                 f"{name}, column {col!r}: must hold numbers, got dtype {frame[col].dtype}"
             ) from None
-        bad = np.isinf(v)
+        bad = np.isinf(v) if not infinite else np.zeros(v.shape, bool)
         with np.errstate(invalid="ignore"):
             if sign is not None:
                 bad |= (v <= 0) if sign == "> 0" else (v < 0)
@@ -2039,7 +2125,7 @@ def check_columns(
             k = int(np.argmax(bad))
             rule = (
                 ("present, " if not allow_missing else "")
-                + "finite"
+                + ("finite" if not infinite else "a number")
                 + (", whole" if whole else "")
                 + (f" and {sign}" if sign else "")
                 + (f" and <= {maximum:g}" if np.isfinite(maximum) else "")

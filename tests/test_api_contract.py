@@ -366,6 +366,16 @@ ACCEPTED = {
         "name",
         "'no-such-choice'*",
     ): "a table's file name: letters, digits, '_' and '-'",
+    **{
+        (f"fairlib.repro.outputs.{f}", "df", "text in its number columns"): "any table is "
+        "written as it is: a column may hold text (a label, a note); nothing reads it as numbers"
+        for f in ("save_table", "reported")
+    },
+    **{
+        (f"fairlib.repro.tables.{f}", "df", "text in its number columns"): "any table is shown "
+        "as it is: a column may hold text (a label, a note); nothing reads it as numbers"
+        for f in ("table", "show_table")
+    },
     (
         "fairlib.repro.ledger.claim_anchor",
         "claim_id",
@@ -3631,6 +3641,22 @@ def range_battery(target: Target, name: str, value) -> list[tuple[str, object]]:
     ]
 
 
+def _text_in_numbers(frame: pd.DataFrame) -> list:
+    """The frame with text in the first row of its number columns (what a reader of a table must
+    refuse by column and row, not meet as a TypeError deep in arithmetic); none when it has none."""
+    numeric = [
+        c
+        for c in frame.columns
+        if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+    ]
+    if not numeric or frame.empty:
+        return []
+    bad = frame.astype({c: object for c in numeric})
+    for c in numeric:
+        bad.at[bad.index[0], c] = "x"
+    return [("text in its number columns", bad)]
+
+
 def _array_kind(v):
     if isinstance(v, (np.ndarray, list, tuple)) and not isinstance(v, str):
         try:
@@ -3702,12 +3728,16 @@ def battery(name: str, value, annotation) -> list[tuple[str, object]]:
             ("['x'] (list)", ["x"]),
         ]
     if isinstance(value, pd.DataFrame):
-        return common + [
-            ("array (ndarray)", np.ones((2, 2))),
-            ("'x' (str)", "x"),
-            # its rows without the columns a reader of the frame needs
-            ("a frame without its columns", value.iloc[:, :0]),
-        ]
+        return (
+            common
+            + [
+                ("array (ndarray)", np.ones((2, 2))),
+                ("'x' (str)", "x"),
+                # its rows without the columns a reader of the frame needs
+                ("a frame without its columns", value.iloc[:, :0]),
+            ]
+            + _text_in_numbers(value)
+        )
     arr = _array_kind(value)
     if arr is not None:
         out = common + [

@@ -85,7 +85,10 @@ def test_snapshot_reads_present_tasks_requests_and_machines():
 
 
 def test_bad_input_is_named():
-    with pytest.raises(InvalidInputError, match=r"missing columns \['user'\]"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^task_events: no column 'user' \(needs \['job_id', 'task_index', 'user'",
+    ):
         semantics.cell_snapshot(_events().drop(columns="user"), _machines(), 100.0)
     with pytest.raises(InvalidInputError, match="at_s = 0.5: no task is pending or running"):
         semantics.cell_snapshot(_events()[_events().time > 1 * S], _machines(), 0.5)

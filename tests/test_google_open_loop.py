@@ -89,7 +89,7 @@ def test_time_averaged_weights_epochs_by_length():
     row = gol.time_averaged(ranged).loc["m"]
     assert row.cpu_CD_low == pytest.approx(0.375) and row.cpu_CD_high == pytest.approx(0.875)
     assert row.ram_CD_low == 0.0 and row.ram_CD_high == pytest.approx(0.25)
-    with pytest.raises(InvalidInputError, match="missing columns"):
+    with pytest.raises(InvalidInputError, match="^table: no column 'active_jobs'"):
         gol.time_averaged(table.drop(columns="active_jobs"))
 
 
@@ -196,10 +196,14 @@ def test_sensitivity_and_leads_reject_bad_input():
             "utilisation_CD": [1.0],
             "cpu": [1.0],
             "ram": [1.0],
+            "mean_active_jobs": [3.0],
+            "jobs": [4],
         }
     )
     with pytest.raises(InvalidInputError, match="'PS-DSF', 'TSF'"):
         gol.leads(grid)
+    with pytest.raises(InvalidInputError, match="^grid: no column 'jobs'"):
+        gol.leads(grid.drop(columns="jobs"))
 
 
 def test_typical_task_is_the_median_running_tasks_last_dominant_request():
@@ -223,7 +227,7 @@ def test_typical_task_is_the_median_running_tasks_last_dominant_request():
     # tasks (1, 0): last running request (0.3, 0.1) -> 0.3; (1, 1): 0.05; (2, 0): NaN CPU -> 0.04;
     # (2, 1): 0.02
     assert gol.typical_task(events) == pytest.approx(np.median([0.3, 0.05, 0.04, 0.02]))
-    with pytest.raises(InvalidInputError, match="missing columns \\['task_index'\\]"):
+    with pytest.raises(InvalidInputError, match="^task_events: no column 'task_index'"):
         gol.typical_task(events.drop(columns="task_index"))
     with pytest.raises(InvalidInputError, match="no running task"):
         gol.typical_task(events.assign(event_type=0))

@@ -169,9 +169,22 @@ def test_solver_findings_say_which_alpha_falls_short():
 
 
 def test_theorem_findings_need_psdsf_as_the_limit():
-    theorem = pd.DataFrame()
+    theorem = pd.DataFrame(
+        {
+            "pf_objective_shortfall": [0.0],
+            "bottleneck_distance": 0.0,
+            "time_shared_distance": 0.0,
+            "time_shared_definition4_gap": 0.0,
+            "psdsf_converged": True,
+            "psdsf_fixed_point_converged": True,
+            "psdsf_solutions_distance": 0.0,
+            "psdsf_fixed_point_definition4": True,
+        }
+    )
     alpha = pd.DataFrame(
         {
+            "instance": 0,
+            "solver": "interior_point",
             "alpha": [1.0, 4.0],
             "distance_to_psdsf": [0.1, 0.01],
             "utilisation_mean": 0.9,

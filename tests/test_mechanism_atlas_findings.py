@@ -237,14 +237,19 @@ def test_a_malformed_cell_is_refused_by_field(fields, message):
 def test_the_atlas_functions_refuse_bad_arguments_by_name():
     tables = _tables()
     with pytest.raises(
-        InvalidInputError, match=r"tables\['alibaba'\]: missing column\(s\) \['PO'\]"
+        InvalidInputError, match=r"^tables\['alibaba'\]: no column 'PO' \(needs \['mechanism', "
     ):
         atlas.findings({**tables, "alibaba": tables["alibaba"].drop(columns="PO")})
     with pytest.raises(InvalidInputError, match="tables key = 'borg'"):
         atlas.findings({**tables, "borg": tables["google"]})
-    with pytest.raises(InvalidInputError, match=r"table: missing column\(s\) \['model'\]"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^table: no column 'model' \(needs \['mechanism', 'label', 'model'",
+    ):
         atlas.per_mechanism(tables["google"].drop(columns="model"))
-    with pytest.raises(InvalidInputError, match=r"table: missing column\(s\) \['seconds'\]"):
+    with pytest.raises(
+        InvalidInputError, match=r"^table: no column 'seconds' \(needs \['mechanism'"
+    ):
         atlas.normalised_measures(tables["google"].drop(columns="seconds"))
     with pytest.raises(InvalidInputError, match=r"runs\['x'\]\[0\]: name = 'nope'"):
         atlas.run_labels({"x": ("nope", len)})
@@ -256,11 +261,21 @@ def test_the_atlas_functions_refuse_bad_arguments_by_name():
         atlas.summary(tables, {"psdsf_lead_over_drfh_google": Measurement(0.1)})
     with pytest.raises(InvalidInputError, match=r"values\['B'\]: must be finite"):
         atlas.spread(pd.Series({"A": 1.0, "B": np.inf}))
+    with pytest.raises(InvalidInputError, match=r"^task_events: no column 'job_id', 'task_index'"):
+        atlas.google_cells(pd.DataFrame(), pd.DataFrame(), [10.0])
+    task_columns = ["time", "job_id", "task_index", "event_type", "user", "priority"]
+    task_columns += ["scheduling_class", "cpu_request", "memory_request"]
+    machine_columns = ["time", "machine_id", "event_type", "cpus", "memory"]
     with pytest.raises(InvalidInputError, match=r"instants\[0\] = 'x'"):
-        atlas.google_cells(pd.DataFrame(), pd.DataFrame(), ["x"])
+        atlas.google_cells(
+            pd.DataFrame(columns=task_columns), pd.DataFrame(columns=machine_columns), ["x"]
+        )
     with pytest.raises(InvalidInputError, match="days: no instant"):
         atlas.bitbrains_cells(pd.DataFrame(), [])
-    with pytest.raises(InvalidInputError, match=r"parts\[0\]: missing column\(s\) \['at_s'\]"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^parts\[0\]: no column 'at_s' \(needs \['at_s'\]; its columns: \['x'\]\)",
+    ):
         atlas.concat_tables([pd.DataFrame({"x": [1]})])
 
 

@@ -44,7 +44,9 @@ def test_table_findings_one_claim_per_cell_with_its_runs():
     )  # the se rules get their runs, and the sub-count columns our runs' standard deviation
     over_2 = next(c for c in log.claims if c.claim_id == "table2_1-100_over_2")
     assert "sd = pooled = " in over_2.rule and over_2.rule.endswith("runs = 20")
-    with pytest.raises(InvalidInputError, match=r"table2: missing column\(s\) \['runs'\]"):
+    with pytest.raises(
+        InvalidInputError, match=r"^table2: no column 'runs' \(needs \['demands', 'under_1'"
+    ):
         pd_drf.table_findings(_table(["1-10"]), _table(["1-100"]).drop(columns="runs"))
 
 
@@ -272,41 +274,77 @@ def _frame(**columns):
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: pd_drf.table_row(_frame(under_1=[0])), r"runs: missing column\(s\) \['under_2'"),
+        (
+            lambda: pd_drf.table_row(_frame(under_1=[0])),
+            r"^runs: no column 'under_2', 'under_gt2', .*; its columns: \['under_1'\]\)",
+        ),
         (lambda: pd_drf.table_row(_frame(**dict.fromkeys(pd_drf.DEVIATION_FIELDS, []))), "no run"),
         (
             lambda: pd_drf.identity_findings(_frame(other=[0])),
-            r"identity: missing column\(s\) \['simplified_off_floor_edrf'",
+            r"^identity: no column 'pdrf_over_allocates', 'topup_equals_corrected_drf', "
+            r"'simplified_off_floor_edrf', .*; its columns: \['other'\]\)",
         ),
         (
             lambda: pd_drf.drf_work_per_task_findings(_frame(method=["drf"])),
-            r"speed_n: missing column\(s\) \['n', 'tasks', 'work'\]",
+            r"^speed_n: no column 'n', 'tasks', 'work' \(needs \['method', 'n', 'tasks', 'work'\]; "
+            r"its columns: \['method'\]\)",
         ),
         (
             lambda: pd_drf.over_allocation_search_findings(
                 *[_frame(over_total=[0])] * 3, _frame(runs=[1])
             ),
-            r"exact_extra_runs: missing column\(s\) \['over_total'\]",
+            r"^exact_extra_runs: no column 'over_total' \(needs \['over_total'\]; its columns: "
+            r"\['runs'\]\)",
         ),
         (
             lambda: pd_drf.variant_speed_findings(_frame(seconds=[1.0])),
-            r"ratios: missing column\(s\) \['ratio'\]",
+            r"^ratios: no column 'ratio' \(needs \['ratio'\]; its columns: \['seconds'\]\)",
         ),
         (
             lambda: pd_drf.table1_tail_findings(_frame(demands=["1-10"])),
-            r"table1_runs: missing column\(s\) \['over_total', 'over_max'\]",
+            r"^table1_runs: no column 'over_total', 'over_max' \(needs \['demands', 'over_total', "
+            r"'over_max'\]; its columns: \['demands'\]\)",
         ),
         (
             lambda: pd_drf.over_allocation_findings(_frame(table=[2]), _frame(over_avg=[1.0])),
-            r"profile: missing column\(s\) \['demands'",
+            r"^profile: no column 'demands', 'group', 'rate_low', .*; its columns: \['table'\]\)",
         ),
         (
             lambda: pd_drf.parameter_search_findings({"1-100": _frame(distance=[0.1])}, 2),
-            r"searches\['1-100'\]: missing column\(s\) \['reserve_low'",
+            r"^searches\['1-100'\]: no column 'reserve_low', 'reserve_high', 'demand_low', "
+            r"'demand_high' \(needs .*; its columns: \['distance'\]\)",
         ),
     ],
 )
 def test_findings_refuse_a_table_missing_a_column_they_read(call, message):
+    with pytest.raises(InvalidInputError, match=message):
+        call()
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: pd_drf.table_row(
+                _frame(**dict.fromkeys(pd_drf.DEVIATION_FIELDS, [0, 1]))
+                .astype(object)
+                .assign(over_total=[0, "x"])
+            ),
+            r"^runs row 1 \(index 1\), column 'over_total' = 'x': must be a number",
+        ),
+        (
+            lambda: pd_drf.variant_speed_findings(_frame(ratio=[1.0, -0.5])),
+            r"^ratios row 1 \(index 1\), column 'ratio' = -0\.5: must be finite and >= 0",
+        ),
+        (
+            lambda: pd_drf.over_allocation_search_findings(
+                *[_frame(over_total=[0])] * 3, _frame(over_total=[True])
+            ),
+            r"^exact_extra_runs row 0 \(index 0\), column 'over_total' = True: must be a number",
+        ),
+    ],
+)
+def test_findings_refuse_a_number_column_holding_something_else_by_row(call, message):
     with pytest.raises(InvalidInputError, match=message):
         call()
 

@@ -37,9 +37,16 @@ def test_every_declared_claim_is_measured_once():
 @pytest.mark.parametrize(
     "bad, match",
     [
-        (pd.DataFrame(), "table: missing column 'mean'"),
+        (pd.DataFrame(), r"^table: no column 'mean' \(needs \['mean'\]; its columns: \[\]\)"),
         (pd.DataFrame({"mean": []}), "table: no rows"),
-        (pd.DataFrame({"mean": ["0.5"]}), "table, column 'mean': must hold numbers"),
+        (
+            pd.DataFrame({"mean": ["0.5"]}),
+            r"^table row 0 \(index 0\), column 'mean' = '0.5': must be a number",
+        ),
+        (
+            pd.DataFrame({"mean": [0.5, -0.1]}),
+            r"^table row 1 \(index 1\), column 'mean' = -0\.1: must be finite and >= 0",
+        ),
         ([0.5], "table = \\[0.5\\]: must be a DataFrame, got list"),
     ],
 )

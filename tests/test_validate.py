@@ -215,6 +215,63 @@ def test_check_columns_refuses_fractions_values_above_a_maximum_and_missing_valu
     check_columns(pd.DataFrame({"x": [1.0, np.nan, 100.0]}), "t", ["x"], whole=True, maximum=100.0)
 
 
+def test_as_table_names_the_missing_column_and_the_row_column_and_value_of_a_non_number():
+    import pandas as pd
+
+    from fairlib._validate import as_table
+
+    frame = pd.DataFrame(
+        {"user": ["a", "b", "c"], "tasks": [2, 3, 1], "share": [0.5, np.nan, 0.25]},
+        index=[10, 11, 12],
+    )
+    # the table itself comes back, an empty field (NaN, pd.NA) allowed in a number column
+    assert as_table(frame, "runs", ["user"], ["tasks", "share"], sign=">= 0") is frame
+    as_table(pd.DataFrame({"tasks": pd.array([2, None, 1], dtype="Int64")}), "runs", (), ["tasks"])
+    with pytest.raises(InvalidInputError, match=r"^runs = .*: must be a DataFrame, got dict"):
+        as_table(frame.to_dict(), "runs", ["user"])
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^runs: no column 'seconds' \(needs \['user', 'seconds'\]; its columns: "
+        r"\['user', 'tasks', 'share'\]\)",
+    ):
+        as_table(frame, "runs", ["user"], ["seconds"])
+    text = frame.astype({"tasks": object})
+    text.at[11, "tasks"] = "x"
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^runs row 1 \(index 11\), column 'tasks' = 'x': must be a number \(the column's "
+        r"dtype is object\)",
+    ):
+        as_table(text, "runs", ["user"], ["tasks"])
+    # a column not declared a number is not read as one
+    as_table(text, "runs", ["user", "tasks"], ["share"])
+    with pytest.raises(
+        InvalidInputError, match=r"^runs row 0 \(index 10\), column 'done' = True: must be a number"
+    ):
+        as_table(frame.assign(done=[True, False, True]), "runs", (), ["done"])
+
+
+@pytest.mark.parametrize(
+    "values, options, message",
+    [
+        ([1.0, -2.0], {"sign": ">= 0"}, r"= -2\.0: must be finite and >= 0"),
+        ([1.0, 0.0], {"sign": "> 0"}, r"= 0\.0: must be finite and > 0"),
+        ([1.0, np.inf], {}, r"= inf: must be finite"),
+        ([1.0, -np.inf], {"sign": ">= 0", "infinite": True}, r"= -inf: must be a number and >= 0"),
+    ],
+)
+def test_as_table_honours_the_sign_and_inf_only_where_asked(values, options, message):
+    import pandas as pd
+
+    from fairlib._validate import as_table
+
+    frame = pd.DataFrame({"gap": values})
+    with pytest.raises(InvalidInputError, match=r"^t row 1 \(index 1\), column 'gap' " + message):
+        as_table(frame, "t", (), ["gap"], **options)
+    as_table(pd.DataFrame({"gap": [-2.0, 0.0]}), "t", (), ["gap"])  # no sign: any finite number
+    as_table(pd.DataFrame({"gap": [0.5, np.inf]}), "t", (), ["gap"], sign="> 0", infinite=True)
+
+
 @pytest.mark.parametrize("text", ["٢٠٢٤", "+5", " 5", "5 ", "1_000", "5.0", "1e3", "0x10", "", "-"])
 def test_as_integer_text_takes_ascii_digits_with_a_minus_sign_at_most(text):
     """int() reads all of these but the last four; a command line, an environment variable and a

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ... import metrics
 from ..._validate import (
+    as_table,
     as_counts,
     MAX_ITERATIONS,
     TOL_MIN,
@@ -24,7 +25,6 @@ from ..._validate import (
     as_tolerance,
     as_values,
     check_choice,
-    check_columns,
     as_sequence,
 )
 from ...market.dynamics import ORDERS, run_dynamics
@@ -107,22 +107,6 @@ def _reserve(reserve: float) -> float:
     """The reserve bid of a game of this driver: > 0 (the dynamics need it) and within
     :data:`fairlib._validate.MONEY_RATIO` of the users' budget 1."""
     return as_amount(reserve, "reserve", scale=1.0, of=_BUDGET)
-
-
-def _table(
-    frame: object, name: str, columns: Iterable[str], numeric: Iterable[str] = ()
-) -> pd.DataFrame:
-    """``frame`` when it is a DataFrame holding ``columns``, those in ``numeric`` numbers (an empty
-    field allowed); else an error naming the argument and the missing column."""
-    table: pd.DataFrame = as_instance(frame, pd.DataFrame, name)
-    columns = list(columns)
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise InvalidInputError(
-            f"{name}: missing column {missing[0]!r} (needs {columns}), got {list(table.columns)}"
-        )
-    check_columns(table, name, numeric, sign=None)
-    return table
 
 
 #: damped best response, the second method where continued best response cycles: the share of the
@@ -1059,7 +1043,7 @@ def local_search_conjecture_findings(exhaustive: pd.DataFrame) -> dict[str, Meas
         When the table is not a DataFrame, lacks a column it reads (``relative_gap``, ``k``,
         ``machines``) or is empty.
     """
-    _table(
+    as_table(
         exhaustive,
         "exhaustive",
         ("relative_gap", "k", "machines"),
@@ -1110,7 +1094,7 @@ def median_by_users(results: pd.DataFrame, column: str) -> pd.Series:
         anything but numbers.
     """
     as_instance(column, str, "column")
-    _table(results, "results", ("users", column), (column,))
+    as_table(results, "results", ("users", column), (column,))
     return results.groupby("users")[column].median()
 
 
@@ -1209,7 +1193,7 @@ def infinite_parallelism_findings(
         When ``results`` is not a DataFrame with those columns and rows for every preference model
         and mechanism, or ``mid_users`` is not one of its numbers of users.
     """
-    _table(results, "results", _INFINITE_COLUMNS, ("users",))
+    as_table(results, "results", _INFINITE_COLUMNS, ("users",))
     mid_users = as_count(mid_users, "mid_users")
     prefs = ("uniform", "correlated")
     missing = sorted(
@@ -1441,7 +1425,7 @@ def efficiency_over_time_findings(trajectories: pd.DataFrame) -> dict[str, Measu
     InvalidInputError
         When ``trajectories`` is not a DataFrame with those columns and rows of both mechanisms.
     """
-    _table(
+    as_table(
         trajectories,
         "trajectories",
         ("mechanism", "iteration", "efficiency"),
@@ -1519,11 +1503,11 @@ def finite_parallelism_findings(
         When a table is not a DataFrame with the columns it is read by, or ``finite`` lacks Δ = 5
         or 20.
     """
-    _table(finite, "finite", _FINITE_COLUMNS, ("delta", "users"))
-    _table(
+    as_table(finite, "finite", _FINITE_COLUMNS, ("delta", "users"))
+    as_table(
         trajectories, "trajectories", ("delta", "iteration", "efficiency"), ("delta", "iteration")
     )
-    _table(
+    as_table(
         infinite,
         "infinite",
         ("mechanism", "preference", "users", "efficiency", "uniformity", "envy_freeness"),
@@ -1670,7 +1654,7 @@ def finite_convergence(finite: pd.DataFrame) -> pd.DataFrame:
     InvalidInputError
         When ``finite`` is not a DataFrame with those columns.
     """
-    _table(
+    as_table(
         finite,
         "finite",
         ("delta", "users", "converged", "competition", "efficiency"),
@@ -1761,9 +1745,9 @@ def two_player_findings(
         When a table is not a DataFrame with those columns or is empty, or an α is out of range.
     """
     family = ("alpha", "delta", "efficiency", "uniformity", "envy_freeness")
-    _table(opposite, "opposite", family, family)
-    _table(equal, "equal", family, family)
-    _table(
+    as_table(opposite, "opposite", family, family)
+    as_table(equal, "equal", family, family)
+    as_table(
         random_games,
         "random_games",
         ("machines", "game", "residual", "efficiency", "envy_freeness"),
@@ -1876,9 +1860,9 @@ def theorem3_findings(
         When a table is not a DataFrame with the columns it is read by, or is empty.
     """
     built = ("efficiency", "bound_2_over_n_plus_1", "condition1_violation")
-    _table(construction, "construction", built, built)
+    as_table(construction, "construction", built, built)
     utilities = ("min_utility_times_m", "proportional_share_times_m")
-    _table(guarantee, "guarantee", utilities, utilities)
+    as_table(guarantee, "guarantee", utilities, utilities)
     for name, table in (("construction", construction), ("guarantee", guarantee)):
         if table.empty:
             raise InvalidInputError(f"{name}: no rows")

@@ -13,16 +13,15 @@ import pandas as pd
 
 from ..._jit import compiled
 from ..._validate import (
+    as_table,
     as_counts,
     InvalidInputError,
     as_count,
-    as_instance,
     as_labels,
     as_number,
     as_rng,
     as_values,
     check_choice,
-    check_columns,
 )
 from ...dynamic.analysis import (
     check_properties,
@@ -91,22 +90,6 @@ def _per_n(
         }
     count = as_count(value, name, minimum=minimum, maximum=MAX_SAMPLES)
     return dict.fromkeys(ns, count)
-
-
-def _table(
-    frame: object, name: str, columns: Iterable[str], numeric: Iterable[str]
-) -> pd.DataFrame:
-    """``frame`` when it is a DataFrame holding ``columns``, those in ``numeric`` numbers >= 0 (an
-    empty field allowed); else an error naming the argument and the missing column."""
-    table: pd.DataFrame = as_instance(frame, pd.DataFrame, name)
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise InvalidInputError(
-            f"{name}: missing column {missing[0]!r} (needs {list(columns)}), got "
-            f"{list(table.columns)}"
-        )
-    check_columns(table, name, numeric)
-    return table
 
 
 def _methods(methods: object, known: Iterable[str]) -> tuple[str, ...]:
@@ -266,7 +249,7 @@ def order_summary(runs: pd.DataFrame) -> pd.DataFrame:
     InvalidInputError
         When ``runs`` is not such a table (a column missing, not numeric, or a row repeated).
     """
-    _table(runs, "runs", _RUN_COLUMNS, ("n", "order", "k", "ratio"))
+    as_table(runs, "runs", _RUN_COLUMNS, ("n", "order", "k", "ratio"), sign=">= 0")
     rows = []
     for (n, mech, obj), g in runs.groupby(["n", "mechanism", "objective"], sort=False):
         try:
@@ -838,8 +821,8 @@ def waterfill_baseline_findings(
     """
     from ..plotting import log_log_slope
 
-    _table(fixed, "fixed", _FIXED_COLUMNS, _FIXED_COLUMNS)
-    _table(per_step, "per_step", ("k", "method", "seconds"), ("k", "seconds"))
+    as_table(fixed, "fixed", _FIXED_COLUMNS, _FIXED_COLUMNS, sign=">= 0")
+    as_table(per_step, "per_step", ("k", "method", "seconds"), ("k", "seconds"), sign=">= 0")
     ks = as_counts(ks, "ks", maximum=MAX_ARRIVALS)
     if len(fixed) < 2:
         raise InvalidInputError(f"fixed: needs two scales or more, has {len(fixed)}")

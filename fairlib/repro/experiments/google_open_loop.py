@@ -45,6 +45,7 @@ from ..._validate import (
     as_values,
     check_choice,
     as_sequence,
+    as_table,
 )
 from ...sweep import sweep
 
@@ -63,6 +64,25 @@ UTILISATION = {
     "cpu_CD": "reserved_utilisation_cpu_normalised",
     "ram_CD": "reserved_utilisation_memory_normalised",
 }
+#: the columns of an open_loop table that :func:`time_averaged` reads where the table has them: the
+#: C/D placement ranges (``ranges=True``), the Definition-4 bounds (``definition4=True``) and
+#: Jain's index of dominant shares
+_READ_WHERE_PRESENT = (
+    *(
+        col.replace("utilisation", end)
+        for short, col in UTILISATION.items()
+        if short.endswith("_CD")
+        for end in ("low", "high")
+    ),
+    *(
+        ("psdsf_reserved_" if short.endswith("_CD") else "psdsf_")
+        + f"{end}_"
+        + col.split("utilisation_")[1]
+        for short, col in UTILISATION.items()
+        for end in ("low", "high")
+    ),
+    "jain_dominant_share",
+)
 
 
 def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
@@ -93,17 +113,14 @@ def time_averaged(table: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     InvalidInputError
-        When ``table`` is not a DataFrame, a column is missing or a mechanism's epochs have no
+        When ``table`` is not a DataFrame, a column is missing or holds something other than
+        numbers (>= 0 but for the epochs' times; naming the row), or a mechanism's epochs have no
         length.
     """
-    as_instance(table, pd.DataFrame, "table")
-    missing = {"mechanism", "start", "end", "active_jobs", *UTILISATION.values()} - set(
-        table.columns
-    )
-    if missing:
-        raise InvalidInputError(
-            f"table: missing columns {sorted(missing)} (expected an open_loop table)"
-        )
+    # an epoch's start and end are instants of the trace, whose clock may start below 0
+    table = as_table(table, "table", ["mechanism"], ["start", "end"])
+    present = [c for c in _READ_WHERE_PRESENT if c in table.columns]
+    as_table(table, "table", (), ["active_jobs", *UTILISATION.values(), *present], sign=">= 0")
     rows = {}
     for name, part in table.groupby("mechanism", sort=False):
         length = (part.end - part.start).to_numpy(float)
@@ -174,16 +191,19 @@ def typical_task(task_events: pd.DataFrame) -> float:
     Raises
     ------
     InvalidInputError
-        When ``task_events`` is not a DataFrame, a column is missing or no running task requests any
+        When ``task_events`` is not a DataFrame, a column is missing, ``event_type`` or a request
+        holds something other than numbers >= 0 (naming the row), or no running task requests any
         resource.
     """
     from ...traces.google import _RUNNING_EVENTS
 
-    as_instance(task_events, pd.DataFrame, "task_events")
-    need = {"job_id", "task_index", "event_type", "cpu_request", "memory_request"}
-    missing = need - set(task_events.columns)
-    if missing:
-        raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
+    as_table(
+        task_events,
+        "task_events",
+        ["job_id", "task_index"],
+        ["event_type", "cpu_request", "memory_request"],
+        sign=">= 0",
+    )
     running = task_events[task_events.event_type.isin(_RUNNING_EVENTS)]
     dominant = np.maximum(running.cpu_request.fillna(0.0), running.memory_request.fillna(0.0))
     per_task = dominant.groupby([running.job_id, running.task_index], sort=False).last()
@@ -550,20 +570,20 @@ def leads(
     Raises
     ------
     InvalidInputError
-        When ``grid`` is not a DataFrame, a column is missing, or ``leader`` or one of ``others`` is
+        When ``grid`` is not a DataFrame, a column is missing or one read as numbers holds
+        something other than numbers >= 0 (naming the row), or ``leader`` or one of ``others`` is
         not text or is missing from a setup.
     """
-    as_instance(grid, pd.DataFrame, "grid")
+    keys = ["fraction", "rep", "demand_model", "labels"]
+    as_table(
+        grid,
+        "grid",
+        [*keys, "mechanism"],
+        ["utilisation", "utilisation_CD", "cpu", "ram", "mean_active_jobs", "jobs"],
+        sign=">= 0",
+    )
     as_instance(leader, str, "leader")
     others = as_labels(others, "others", allow_empty=False)
-    keys = ["fraction", "rep", "demand_model", "labels"]
-    missing = {*keys, "mechanism", "utilisation", "utilisation_CD", "cpu", "ram"} - set(
-        grid.columns
-    )
-    if missing:
-        raise InvalidInputError(
-            f"grid: missing columns {sorted(missing)} (expected sensitivity's rows)"
-        )
     out = []
     for key, part in grid.groupby(keys, sort=True):
         by = part.set_index("mechanism")

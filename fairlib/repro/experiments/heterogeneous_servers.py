@@ -15,6 +15,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from ..._validate import (
+    as_table,
     InvalidInputError,
     _short,
     as_array,
@@ -123,14 +124,6 @@ def _alphas(alphas: Iterable[float], *, infinite: bool = False) -> list[float]:
             + (" or inf (PS-DSF)" if infinite else "")
         )
     return [float(a) for a in values]
-
-
-def _table(frame: pd.DataFrame, name: str, columns: Iterable[str] = ()) -> None:
-    """Refuse ``frame`` unless it is a DataFrame with ``columns``, naming the argument ``name``."""
-    as_instance(frame, pd.DataFrame, name)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(f"{name}: missing columns {missing}")
 
 
 def _both_servers(frame: pd.DataFrame, name: str) -> None:
@@ -974,9 +967,19 @@ def capped_solver_findings(capped: pd.DataFrame) -> dict[str, Measurement]:
     Raises
     ------
     InvalidInputError
-        When ``capped`` is not a DataFrame, or lacks a column or the divisible or time-shared rows.
+        When ``capped`` is not a DataFrame, lacks a column, holds something other than a number
+        >= 0 in ``alpha`` or ``variational_gap`` (naming the row), or lacks the divisible or
+        time-shared rows.
     """
-    _table(capped, "capped", ["time_shared", "alpha", "certified", "variational_gap", "error"])
+    # a variational gap is inf where a usable user holds no task
+    as_table(
+        capped,
+        "capped",
+        ["time_shared", "certified", "error"],
+        ["alpha", "variational_gap"],
+        sign=">= 0",
+        infinite=True,
+    )
     _both_servers(capped, "capped")
     shares = capped.groupby(["time_shared", "alpha"]).certified.mean()
     missed = capped[~capped.certified]
@@ -1213,8 +1216,13 @@ def fig1_findings(
     Raises
     ------
     InvalidInputError
-        When an argument has the wrong type, keys or columns, naming it.
+        When an argument has the wrong type, keys or columns, naming it, or a table's column read
+        as numbers holds something else (naming the row).
     """
+    utilisation = as_table(utilisation, "utilisation", ["PS-DSF", "DRFH", "TSF"])
+    # its mean and the note read every column, one per mechanism, not only those three
+    as_table(utilisation, "utilisation", (), utilisation.columns, sign=">= 0")
+    as_table(fig3, "fig3", ["instance", "user"], ["server_2"], sign=">= 0")
     as_instance(checks, Mapping, "checks")
     if set(checks) != set(FIG1_CHECKS):
         raise InvalidInputError(
@@ -1230,8 +1238,6 @@ def fig1_findings(
         )
     for key, fairness in bottleneck_fairness.items():
         as_finite(fairness, f"bottleneck_fairness[{key!r}]")
-    _table(utilisation, "utilisation", ["PS-DSF", "DRFH", "TSF"])
-    _table(fig3, "fig3", ["instance", "user", "server_2"])
     mean_util = utilisation.mean()  # over the (server, resource) pairs with capacity
     return {
         "fig1_hypothetical_instance_meets_constraints": Measurement(bool(all(checks.values()))),
@@ -1277,10 +1283,12 @@ def property_rates(
     Raises
     ------
     InvalidInputError
-        When a table is not a DataFrame or lacks a column, or ``tol`` is out of range.
+        When a table is not a DataFrame, lacks a column or holds something other than a number in
+        a property's column (naming the row), or ``tol`` is out of range.
     """
-    _table(random_table, "random_table", ["mechanism", "SI", "EF", "PO"])
-    _table(bottleneck_table, "bottleneck_table", ["mechanism", "BF"])
+    # a violation is <= 0 where the property holds, and -inf or inf at the extremes
+    as_table(random_table, "random_table", ["mechanism"], ["SI", "EF", "PO"], infinite=True)
+    as_table(bottleneck_table, "bottleneck_table", ["mechanism"], ["BF"], infinite=True)
     tol = as_tolerance(tol, "tol", zero=True)
     rates = (
         random_table[["SI", "EF", "PO"]].gt(tol).groupby(random_table.mechanism, sort=False).mean()
@@ -1310,9 +1318,10 @@ def property_findings(rates: pd.DataFrame) -> dict[str, Measurement]:
     Raises
     ------
     InvalidInputError
-        When ``rates`` is not a DataFrame or lacks a row or a column.
+        When ``rates`` is not a DataFrame, lacks a row or a column, or holds something other than
+        a number >= 0 in a property's column (naming the row).
     """
-    _table(rates, "rates", ["SI", "EF", "PO", "BF"])
+    as_table(rates, "rates", (), ["SI", "EF", "PO", "BF"], sign=">= 0")
     absent = [m for m in [*(m for m, _ in NEVER_VIOLATED), "pfvds_0.5"] if m not in rates.index]
     if absent:
         raise InvalidInputError(f"rates: no row for mechanism(s) {absent}")
@@ -1365,9 +1374,20 @@ def approach_per_instance(alpha_table: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     InvalidInputError
-        When ``alpha_table`` is not a DataFrame, lacks a column or has no finite α.
+        When ``alpha_table`` is not a DataFrame, lacks a column, holds something other than a
+        number >= 0 in a column read (naming the row) or has no finite α.
     """
-    _table(alpha_table, "alpha_table", ["instance", "alpha", "distance_to_psdsf"])
+    # α = inf is PS-DSF; a Definition-4 gap is inf where a user's VDS is 0
+    as_table(
+        alpha_table,
+        "alpha_table",
+        ["instance"],
+        ["alpha", "distance_to_psdsf"],
+        sign=">= 0",
+        infinite=True,
+    )
+    if "definition4_gap" in alpha_table:  # read where the table has it
+        as_table(alpha_table, "alpha_table", (), ["definition4_gap"], sign=">= 0", infinite=True)
     finite = alpha_table[np.isfinite(alpha_table.alpha)].sort_values(["instance", "alpha"])
     if finite.empty:
         raise InvalidInputError("alpha_table: no finite α")
@@ -1403,7 +1423,8 @@ def alpha_means(alpha_table: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     InvalidInputError
-        When ``alpha_table`` is not a DataFrame or lacks a column.
+        When ``alpha_table`` is not a DataFrame, lacks a column or holds something other than a
+        number >= 0 in one (naming the row).
     """
     columns = [
         "distance_to_psdsf",
@@ -1413,7 +1434,8 @@ def alpha_means(alpha_table: pd.DataFrame) -> pd.DataFrame:
         "utilisation_r2",
         "nash_residual",
     ]
-    _table(alpha_table, "alpha_table", ["alpha", *columns])
+    # α = inf is PS-DSF
+    as_table(alpha_table, "alpha_table", (), ["alpha", *columns], sign=">= 0", infinite=True)
     return alpha_table.groupby("alpha")[columns].mean()
 
 
@@ -1438,29 +1460,38 @@ def theorem_findings(theorem: pd.DataFrame, alpha_table: pd.DataFrame) -> dict[s
     Raises
     ------
     InvalidInputError
-        When a table is not a DataFrame or lacks a column, or ``alpha_table`` has no α = 1 or no
-        α = inf.
+        When a table is not a DataFrame, lacks a column or holds something other than a number in
+        a column read as numbers (naming the row), or ``alpha_table`` has no α = 1 or no α = inf.
     """
-    by_alpha = alpha_means(alpha_table)
-    if np.inf not in by_alpha.index:
-        raise InvalidInputError("alpha_table: needs α = inf (PS-DSF) to compare with")
-    if 1.0 not in by_alpha.index:
-        raise InvalidInputError("alpha_table: needs α = 1 (the utilisation trade-off's end)")
-    _table(alpha_table, "alpha_table", ["instance", "solver"])
-    _table(
+    # the shortfall may be negative (SLSQP's optimum short of ours); the time-shared Definition-4
+    # gap is inf where a user could grow for free
+    as_table(
         theorem,
         "theorem",
+        ["psdsf_converged", "psdsf_fixed_point_converged", "psdsf_fixed_point_definition4"],
         [
             "pf_objective_shortfall",
             "bottleneck_distance",
             "time_shared_distance",
             "time_shared_definition4_gap",
-            "psdsf_converged",
-            "psdsf_fixed_point_converged",
             "psdsf_solutions_distance",
-            "psdsf_fixed_point_definition4",
         ],
+        infinite=True,
     )
+    # α = inf is PS-DSF
+    as_table(
+        alpha_table,
+        "alpha_table",
+        ["instance", "solver"],
+        ["alpha", "nash_residual"],
+        sign=">= 0",
+        infinite=True,
+    )
+    by_alpha = alpha_means(alpha_table)
+    if np.inf not in by_alpha.index:
+        raise InvalidInputError("alpha_table: needs α = inf (PS-DSF) to compare with")
+    if 1.0 not in by_alpha.index:
+        raise InvalidInputError("alpha_table: needs α = 1 (the utilisation trade-off's end)")
     per_instance = approach_per_instance(alpha_table)
     top_alpha = float(alpha_table.alpha[np.isfinite(alpha_table.alpha)].max())
     far = per_instance[per_instance.final > THEOREM2_DISTANCE]
@@ -1549,12 +1580,15 @@ def solver_rates(rates_table: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     InvalidInputError
-        When ``rates_table`` is not a DataFrame or lacks a column.
+        When ``rates_table`` is not a DataFrame, lacks a column or holds something other than a
+        number >= 0 in ``alpha`` or ``nash_residual`` (naming the row).
     """
-    _table(
+    as_table(
         rates_table,
         "rates_table",
-        ["time_shared", "alpha", "solved", "nash_residual", "method", "error"],
+        ["time_shared", "solved", "method", "error"],
+        ["alpha", "nash_residual"],
+        sign=">= 0",
     )
     return (
         rates_table.assign(
@@ -1589,10 +1623,17 @@ def solver_findings(rates_table: pd.DataFrame) -> dict[str, Measurement]:
     Raises
     ------
     InvalidInputError
-        When ``rates_table`` is not a DataFrame, or lacks a column or the divisible or time-shared
-        rows.
+        When ``rates_table`` is not a DataFrame, lacks a column, holds something other than a
+        number >= 0 in ``alpha``, ``nash_residual`` or ``sweeps`` (naming the row), or lacks the
+        divisible or time-shared rows.
     """
-    _table(rates_table, "rates_table", ["time_shared", "sweeps"])
+    as_table(
+        rates_table,
+        "rates_table",
+        ["time_shared", "solved", "method", "error"],
+        ["alpha", "nash_residual", "sweeps"],
+        sign=">= 0",
+    )
     _both_servers(rates_table, "rates_table")
     per_alpha = solver_rates(rates_table)
     out = {}
@@ -1641,12 +1682,17 @@ def route_findings(route: pd.DataFrame) -> dict[str, Measurement]:
     Raises
     ------
     InvalidInputError
-        When ``route`` is not a DataFrame or lacks a column.
+        When ``route`` is not a DataFrame, lacks a column or holds something other than a number
+        >= 0 in a column read as numbers (naming the row).
     """
-    _table(
+    # a Definition-4 gap is inf where a user's VDS is 0
+    as_table(
         route,
         "route",
-        ["alpha", "several", "to_market", "to_fixed_point", "definition4_gap", "nash_residual"],
+        ["several"],
+        ["alpha", "to_market", "to_fixed_point", "definition4_gap", "nash_residual"],
+        sign=">= 0",
+        infinite=True,
     )
     top_alpha = route.alpha.max()
     medians = route.groupby(["several", "alpha"])[
@@ -1689,11 +1735,14 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
     Raises
     ------
     InvalidInputError
-        When ``conditions`` is not a DataFrame or lacks a column.
+        When ``conditions`` is not a DataFrame, lacks a column or holds something other than a
+        number >= 0 in one (naming the row).
     """
-    _table(
+    # a variational gap is inf where a usable user holds no task
+    as_table(
         conditions,
         "conditions",
+        (),
         [
             "left_out",
             "equilibrium_nash_residual",
@@ -1706,6 +1755,8 @@ def condition_findings(conditions: pd.DataFrame) -> dict[str, Measurement]:
             "other_variational_gap",
             "other_least_merit",
         ],
+        sign=">= 0",
+        infinite=True,
     )
     non_eq = conditions[conditions.other_nash_residual > 1e-4]
     differ = conditions[conditions.placement_spread > 1e-6]

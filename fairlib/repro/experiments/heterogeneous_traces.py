@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..._validate import (
+    as_table,
     InvalidInputError,
     _short,
     as_flag,
@@ -60,18 +61,6 @@ def _require(frame: pd.DataFrame, rows: Iterable[str], name: str) -> None:
         raise InvalidInputError(f"{name}: no row for mechanism(s) {missing}")
 
 
-def _table(
-    frame: pd.DataFrame, name: str, columns: Iterable[str] = (), rows: Iterable[str] = ()
-) -> None:
-    """Refuse ``frame`` unless it is a DataFrame with ``columns`` and a row per mechanism of
-    ``rows``, naming the argument ``name``."""
-    as_instance(frame, pd.DataFrame, name)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(f"{name}: missing columns {missing}")
-    _require(frame, rows, name)
-
-
 def _names(value: Iterable[str], name: str) -> list[str]:
     """``value``, an iterable of distinct names (text), at least one, as a list."""
     return list(as_labels(value, name, allow_empty=False))
@@ -109,7 +98,8 @@ def order_margins(
     ------
     InvalidInputError
         When ``per_resource`` is not a DataFrame, ``top`` or ``bottom`` is not a row, they are the
-        same, there is no third row, or ``resources`` are not distinct columns.
+        same, there is no third row, or ``resources`` are not distinct columns holding numbers >= 0
+        (a refusal names the row).
 
     Examples
     --------
@@ -117,8 +107,8 @@ def order_margins(
     >>> [round(m, 3) for m in order_margins(t, "a", "c")]
     [0.1, -0.01]
     """
-    _table(per_resource, "per_resource")
     resources = _names(resources, "resources")
+    as_table(per_resource, "per_resource", (), resources, sign=">= 0")
     names = list(per_resource.index)
     for arg, row in (("top", top), ("bottom", bottom)):
         if row not in names:
@@ -127,7 +117,6 @@ def order_margins(
         raise InvalidInputError(
             f"per_resource: needs rows {top!r}, {bottom!r} and at least one other, got {names}"
         )
-    _table(per_resource, "per_resource", columns=resources)
     middle = [n for n in names if n not in (top, bottom)]
     out = []
     for r in resources:
@@ -177,7 +166,8 @@ def bitbrains_findings(
     ------
     InvalidInputError
         When an argument has the wrong type or value, naming it: ``exact`` without a Nash residual,
-        a table that lacks a mechanism's row or a column, names that are not distinct text.
+        a table that lacks a mechanism's row or a column or holds something other than numbers
+        >= 0 in one (naming the row), names that are not distinct text.
     """
     diagnostics = getattr(exact, "diagnostics", None)
     if not isinstance(diagnostics, Mapping) or "nash_residual" not in diagnostics:
@@ -190,10 +180,10 @@ def bitbrains_findings(
     if len(resources) < 2:
         raise InvalidInputError(f"resources = {resources}: CPU and RAM first, at least two")
     cpu_ram = resources[:2]
-    _table(utilisation, "utilisation", cpu_ram, [*variants, *TRIO, "PF-VDS(1)"])
+    as_table(utilisation, "utilisation", (), cpu_ram, sign=">= 0")
+    _require(utilisation, [*variants, *TRIO, "PF-VDS(1)"], "utilisation")
     mean = utilisation.loc[:, cpu_ram].mean(axis=1)
-    gain = utilisation.loc["PS-DSF"] / utilisation.loc[["DRFH", "TSF"]].max() - 1
-    gain = gain[cpu_ram]
+    gain = utilisation.loc["PS-DSF", cpu_ram] / utilisation.loc[["DRFH", "TSF"], cpu_ram].max() - 1
     return {
         "fig6_exact_equilibrium_reached": Measurement(float(exact.diagnostics["nash_residual"])),
         "fig7_smaller_alpha_higher_utilisation": Measurement(
@@ -249,8 +239,8 @@ def replay_findings(
     ------
     InvalidInputError
         When an argument has the wrong type or value, naming it: a table that lacks a mechanism's
-        row or a column, variants that are not as above, an α per finite variant that is not finite
-        and > 0.
+        row or a column or holds something other than numbers >= 0 in one (naming the row),
+        variants that are not as above, an α per finite variant that is not finite and > 0.
     """
     variants = _names(variants, "variants")
     finite = [v for v in variants if v != "PS-DSF"]
@@ -259,19 +249,21 @@ def replay_findings(
             f"variants = {variants}: expected PF-VDS variants in increasing α, PF-VDS(1) among "
             "them and at least two, then PS-DSF"
         )
-    _table(summary, "summary", ["cpu", "ram", "cpu_CD", "ram_CD", "deviation_mean"])
+    as_table(
+        summary, "summary", (), ["cpu", "ram", "cpu_CD", "ram_CD", "deviation_mean"], sign=">= 0"
+    )
     _require(summary, [*variants, *TRIO], "summary")
+    as_table(short_jobs, "short_jobs", ["mechanism"], ["delay"], sign=">= 0")
     alphas = list(as_sequence(alphas, "alphas", what="expected one α per finite variant"))
     # checked, not converted: the notes show each α as the caller wrote it
     as_values(alphas, "alphas", ndim=1, sign="> 0")
-    _table(short_jobs, "short_jobs", ["mechanism", "delay"])
     if len(finite) != len(alphas):
         raise InvalidInputError(f"alphas = {list(alphas)}: one per finite variant {finite}")
     dev = summary.loc[finite, "deviation_mean"].to_numpy(float)
     delay = short_jobs.groupby("mechanism").delay.agg(["count", "mean", "std"]).reindex(variants)
     spread = delay["std"].reindex(finite).to_numpy()
     spread_ok = bool(spread[0] >= spread[-1])
-    trio = summary.loc[list(TRIO)].astype(float)
+    trio = summary.loc[list(TRIO), ["cpu", "ram", "cpu_CD", "ram_CD"]].astype(float)
     trio_util = trio[["cpu", "ram"]].mean(axis=1)
     psdsf_top = bool(trio_util.idxmax() == "PS-DSF")
     gain_all = float(trio_util["PS-DSF"] - trio_util[["DRFH", "TSF"]].max())
@@ -333,25 +325,41 @@ def replay_findings(
     }
 
 
+def _definition4_columns(wheres: Iterable[str]) -> list[str]:
+    """The Definition-4 bounds of :func:`.google_open_loop.time_averaged`, overall (``""``) or on
+    classes C/D (``"_CD"``) for each of ``wheres``."""
+    return [
+        f"{r}{where}_definition4_{e}"
+        for where in wheres
+        for e in ("low", "high")
+        for r in ("cpu", "ram")
+    ]
+
+
+def _definition4_table(summary: pd.DataFrame, name: str, wheres: Iterable[str]) -> list[str]:
+    """The Definition-4 columns of ``summary`` for ``wheres`` (:func:`_definition4_columns`),
+    refused when absent (saying how to get them) or holding other than numbers >= 0."""
+    columns = _definition4_columns(wheres)
+    if any(c not in summary.columns for c in columns):
+        raise InvalidInputError(
+            f"{name}: no Definition-4 bounds (run open_loop with definition4=True)"
+        )
+    as_table(summary, name, (), columns, sign=">= 0")
+    return columns
+
+
 def _definition4_bounds(summary: pd.DataFrame, where: str) -> dict[str, float]:
     """PS-DSF's certified low and high utilisation (mean of CPU and RAM) over every Definition-4
     allocation, overall (``where=""``) or on classes C/D (``"_CD"``), from an open loop run with
-    ``definition4=True``."""
-    try:
-        return {
-            e: float(
-                summary.loc[
-                    "PS-DSF", [f"cpu{where}_definition4_{e}", f"ram{where}_definition4_{e}"]
-                ]
-                .astype(float)
-                .mean()
-            )
-            for e in ("low", "high")
-        }
-    except KeyError:
-        raise InvalidInputError(
-            "summary: no Definition-4 bounds (run open_loop with definition4=True)"
-        ) from None
+    ``definition4=True`` (its columns checked by :func:`_definition4_table`)."""
+    return {
+        e: float(
+            summary.loc["PS-DSF", [f"cpu{where}_definition4_{e}", f"ram{where}_definition4_{e}"]]
+            .astype(float)
+            .mean()
+        )
+        for e in ("low", "high")
+    }
 
 
 def definition4_finding(summary: pd.DataFrame) -> Measurement:
@@ -375,11 +383,15 @@ def definition4_finding(summary: pd.DataFrame) -> Measurement:
     Raises
     ------
     InvalidInputError
-        When ``summary`` is not a DataFrame, or a mechanism's row, a column or the Definition-4
-        columns are missing.
+        When ``summary`` is not a DataFrame, a mechanism's row, a column or the Definition-4
+        columns are missing, or a column read holds something other than numbers >= 0 (naming the
+        row).
     """
-    _table(summary, "summary", ["utilisation", "cpu_CD", "ram_CD"], TRIO)
-    s = summary.astype(float)
+    read = ["utilisation", "cpu_CD", "ram_CD"]
+    as_table(summary, "summary", (), read, sign=">= 0")
+    read += _definition4_table(summary, "summary", ("", "_CD"))
+    _require(summary, TRIO, "summary")
+    s = summary[read].astype(float)
     better = float(s.loc[["DRFH", "TSF"], "utilisation"].max())
     whole, cd = _definition4_bounds(s, ""), _definition4_bounds(s, "_CD")
     margin = better - whole["high"]
@@ -431,11 +443,15 @@ def route_finding(
     Raises
     ------
     InvalidInputError
-        When a table is not a DataFrame, ``route`` lacks PS-DSF, a PF-VDS variant or a column,
+        When a table is not a DataFrame or a column it is read by holds something other than
+        numbers >= 0 (naming the row), ``route`` lacks PS-DSF, a PF-VDS variant or a column,
         ``certified`` names no row of ``route`` or holds something other than lists of bools, or
-        ``paper_summary`` lacks a mechanism's row.
+        ``paper_summary`` lacks a mechanism's row, a column or the Definition-4 columns.
     """
-    _table(route, "route", ["cpu", "ram"])
+    as_table(route, "route", (), ["cpu", "ram"], sign=">= 0")
+    as_table(paper_summary, "paper_summary", (), ["utilisation"], sign=">= 0")
+    bounds_read = _definition4_table(paper_summary, "paper_summary", ("",))
+    _require(paper_summary, TRIO, "paper_summary")
     names = list(route.index)
     if "PS-DSF" not in names or not any(n.startswith("PF-VDS(") for n in names):
         raise InvalidInputError(f"route: expected PF-VDS(α) rows and PS-DSF, got {names}")
@@ -450,7 +466,6 @@ def route_finding(
                 f"certified[{name!r}] = {_short(record)}: expected a list of True/False, one per "
                 "allocation"
             )
-    _table(paper_summary, "paper_summary", ["utilisation"], TRIO)
     per_resource = route[["cpu", "ram"]].astype(float)
     util = per_resource.mean(axis=1)
     shares = {n: (sum(certified.get(n, [])), len(certified.get(n, []))) for n in names}
@@ -459,7 +474,7 @@ def route_finding(
     # Fig. 9 is per resource: the order must hold on CPU and on RAM, each on its own (a margin per
     # resource)
     ordered = order_margins(per_resource, finite[0])
-    p = paper_summary.astype(float)
+    p = paper_summary[["utilisation", *bounds_read]].astype(float)
     bounds = _definition4_bounds(p, "")
     return Measurement(
         ordered,
@@ -517,19 +532,19 @@ def paper_setup_findings(
     Raises
     ------
     InvalidInputError
-        When a table is not a DataFrame or lacks a mechanism's row or a column, or ``task`` is out
-        of range.
+        When a table is not a DataFrame, lacks a mechanism's row or a column (the Definition-4
+        columns among them) or holds something other than numbers in a column read as numbers
+        (naming the row), or ``task`` is out of range.
     """
-    _table(
-        summary,
-        "summary",
-        ["utilisation", "utilisation_CD", "cpu", "ram", "cpu_CD", "ram_CD"]
-        + ["cpu_CD_high", "ram_CD_high"],
-        [*TRIO, "DRFH Best-Fit"],
-    )
+    read = ["utilisation", "utilisation_CD", "cpu", "ram", "cpu_CD", "ram_CD"]
+    read += ["cpu_CD_high", "ram_CD_high"]
+    as_table(summary, "summary", (), read, sign=">= 0")
+    _definition4_table(summary, "summary", ("", "_CD"))  # read by definition4_finding
+    _require(summary, [*TRIO, "DRFH Best-Fit"], "summary")
+    # a lead is negative where PS-DSF trails
+    as_table(leads, "leads", ["demand_model", "labels"], ["fraction", "lead"])
     task = as_number(task, "task", minimum=1e-6, inclusive=True, maximum=1.0)
-    _table(leads, "leads", ["demand_model", "labels", "fraction", "lead"])
-    s = summary.astype(float)
+    s = summary[read].astype(float)
     lead = float(s.loc["PS-DSF", "utilisation"] - s.loc[["DRFH", "TSF"], "utilisation"].max())
     lead_cd = float(
         s.loc["PS-DSF", "utilisation_CD"] - s.loc[["DRFH", "TSF"], "utilisation_CD"].max()
@@ -664,7 +679,7 @@ def setup_findings(
 
     as_instance(bitbrains_fleet, Fleet, "bitbrains_fleet")
     as_instance(google_fleet, Fleet, "google_fleet")
-    _table(snapshots, "snapshots")
+    as_table(snapshots, "snapshots", (), ["run"], sign=">= 0")
     if eligible is None:
         raise InvalidInputError("eligible = None: expected a boolean array (jobs x servers)")
     classes = as_values(scheduling_class, "scheduling_class", ndim=1)
@@ -699,10 +714,6 @@ def setup_findings(
     placement = bool(
         eligible[sensitive].all() and (eligible[~sensitive] == ~reserved[None, :]).all()
     )
-    if "run" not in snapshots:
-        raise InvalidInputError(
-            "snapshots: no run column (expected fairlib.sim.snapshot_utilisation's table)"
-        )
     return {
         "fig5_bitbrains_fleet_as_paper": Measurement(
             [*counts, other, locations],

@@ -51,6 +51,7 @@ from matplotlib.figure import Figure
 
 from ... import mechanisms as registry
 from ..._validate import (
+    as_table,
     MAX_SECONDS,
     InvalidInputError,
     _check_aligned,
@@ -80,7 +81,7 @@ from ..plotting import new_figure
 from ..prose import number, percent, span
 from ..ledger import Measurement
 from ...sweep import MAX_CELLS
-from .scheduler_semantics import cell_snapshots
+from .scheduler_semantics import _check_events, cell_snapshots
 
 __all__ = [
     "SIZES",
@@ -292,28 +293,46 @@ class Cell:
         return Cluster.single_pool(self.pooled_capacity, self.demand, max_tasks=self.caps)
 
 
-def _frame(value: object, name: str, columns: Iterable[str]) -> pd.DataFrame:
-    """``value`` when it is a table holding ``columns``; else an error naming the argument and the
-    columns it lacks."""
-    frame: pd.DataFrame = as_instance(value, pd.DataFrame, name)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(f"{name}: missing column(s) {missing}")
-    return frame
+#: an :func:`atlas_table`'s columns of a property's violation: any sign (<= :data:`PROPERTY_TOL`
+#: holds), -inf or inf where unbounded (envy of a user holding nothing, Pareto slack with room)
+_VIOLATIONS = ("SI", "EF", "PO", "BF")
 
 
-def _tables(tables: object, columns: Iterable[str], name: str = "tables") -> dict:
+def _atlas_table(
+    value: object, name: str, columns: Iterable[str], numeric: Iterable[str] = ()
+) -> pd.DataFrame:
+    """``value`` when it is an :func:`atlas_table` holding ``columns``, those of ``numeric``
+    numbers (:func:`as_table`): >= 0 (instants, counts, utilisations, shares, seconds) but for a
+    property's violation (:data:`_VIOLATIONS`)."""
+    numeric = list(numeric)
+    violations = [c for c in numeric if c in _VIOLATIONS]
+    # every column read is looked for at once, so a refusal names all those missing
+    table = as_table(
+        value,
+        name,
+        [*columns, *violations],
+        [c for c in numeric if c not in violations],
+        sign=">= 0",
+    )
+    as_table(table, name, (), violations, infinite=True)
+    return table
+
+
+def _tables(
+    tables: object, columns: Iterable[str], numeric: Iterable[str], name: str = "tables"
+) -> dict:
     """``tables``, trace -> its :func:`atlas_table`, checked: one table for each of :data:`TRACES`
-    and none for another, each with ``columns``."""
+    and none for another, each with ``columns``, those of ``numeric`` numbers
+    (:func:`_atlas_table`)."""
     given: Mapping = as_instance(tables, Mapping, name)
     for trace in given:
         check_choice(trace, TRACES, f"{name} key")
     missing = [t for t in TRACES if t not in given]
     if missing:
         raise InvalidInputError(f"{name}: no table for {missing}")
-    columns = list(columns)
+    columns, numeric = list(columns), list(numeric)
     for trace in TRACES:
-        _frame(given[trace], f"{name}[{trace!r}]", columns)
+        _atlas_table(given[trace], f"{name}[{trace!r}]", columns, numeric)
     return dict(given)
 
 
@@ -400,8 +419,7 @@ def google_cells(
         When an argument is malformed, naming it.
     """
     # fraction is checked by cell_snapshots and the source by Cell, with these names
-    as_instance(task_events, pd.DataFrame, "task_events")
-    as_instance(machine_events, pd.DataFrame, "machine_events")
+    _check_events(task_events, machine_events)
     _instants(instants, "instants")
     if isinstance(rng, (np.random.Generator, np.random.BitGenerator)):
         raise InvalidInputError(
@@ -811,7 +829,7 @@ def concat_tables(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     if not parts:
         raise InvalidInputError("parts: expected a non-empty list of atlas_table tables")
     for i, part in enumerate(parts):
-        _frame(part, f"parts[{i}]", ("at_s",))
+        as_table(part, f"parts[{i}]", (), ["at_s"], sign=">= 0")
     out = pd.concat(parts, ignore_index=True)
     return out.sort_values(["at_s"], kind="stable").reset_index(drop=True)
 
@@ -928,17 +946,10 @@ PER_MECHANISM_NAMES = {
 }
 
 
-#: the columns of an :func:`atlas_table` that :func:`per_mechanism` reads
-_PER_MECHANISM_COLUMNS = (
-    "mechanism",
-    "label",
-    "model",
-    "status",
-    "util_mean",
-    "served_full",
-    "jain",
-    "seconds",
-)
+#: the columns of an :func:`atlas_table` that :func:`per_mechanism` reads, and those it reads as
+#: numbers (with the properties' violations, where the table has them)
+_PER_MECHANISM_COLUMNS = ("mechanism", "label", "model", "status")
+_PER_MECHANISM_NUMBERS = ("util_mean", "served_full", "jain", "seconds")
 
 
 def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
@@ -965,9 +976,11 @@ def per_mechanism(table: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     InvalidInputError
-        When ``table`` is not a table with the columns read, naming the missing ones.
+        When ``table`` is not a table with the columns read, naming the missing ones, or one read
+        as numbers holds something else (naming the row).
     """
-    _frame(table, "table", _PER_MECHANISM_COLUMNS)
+    table = _atlas_table(table, "table", _PER_MECHANISM_COLUMNS, _PER_MECHANISM_NUMBERS)
+    _atlas_table(table, "table", (), [p for p in _VIOLATIONS if p in table.columns])
     rows = []
     for name, g in table.groupby("mechanism", sort=False):
         ran = g[g.status == "ran"]
@@ -1138,7 +1151,8 @@ def complete_runs(table: pd.DataFrame) -> tuple[pd.Series, str]:
     Raises
     ------
     InvalidInputError
-        When ``table`` is not a table with those columns.
+        When ``table`` is not a table with those columns, ``at_s`` and ``util_mean`` numbers >= 0
+        (a refusal names the row).
 
     Examples
     --------
@@ -1148,10 +1162,7 @@ def complete_runs(table: pd.DataFrame) -> tuple[pd.Series, str]:
     >>> means.to_dict(), left_out
     ({'A': 0.6}, ' among the mechanisms that ran at every instant (left out: B, 1 of 2 instants)')
     """
-    as_instance(table, pd.DataFrame, "table")
-    missing = [c for c in ("label", "status", "at_s", "util_mean") if c not in table.columns]
-    if missing:
-        raise InvalidInputError(f"table: no column(s) {missing} (an atlas table)")
+    _atlas_table(table, "table", ["label", "status"], ["at_s", "util_mean"])
     ran = table[table.status == "ran"]
     n_at = table.at_s.nunique()
     runs = ran.groupby("label").at_s.nunique().reindex(table.label.unique(), fill_value=0)
@@ -1198,8 +1209,9 @@ def distinct_instants(cells: Sequence[Cell]) -> list[list[float]]:
     return list(groups.values())
 
 
-#: the columns of an :func:`atlas_table` that :func:`normalised_measures` reads
-_MEASURED_COLUMNS = ("mechanism", "status", *MEASURES)
+#: the columns of an :func:`atlas_table` that :func:`normalised_measures` reads (the measures, as
+#: numbers)
+_MEASURED_COLUMNS = ("mechanism", "status")
 
 
 def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
@@ -1224,9 +1236,10 @@ def normalised_measures(table: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     InvalidInputError
-        When ``table`` lacks a column read or no mechanism ran in it.
+        When ``table`` lacks a column read, a measure holds something other than numbers (naming
+        the row), or no mechanism ran in it.
     """
-    _frame(table, "table", _MEASURED_COLUMNS)
+    _atlas_table(table, "table", _MEASURED_COLUMNS, MEASURES)
     ran = table[table.status == "ran"].copy()
     if ran.empty:
         raise InvalidInputError("table: no mechanism ran")
@@ -1255,8 +1268,10 @@ def _uncertified(table: pd.DataFrame) -> pd.DataFrame:
     return table[table.status.str.startswith(UNCERTIFIED)]
 
 
-#: the columns of every trace's :func:`atlas_table` that :func:`findings` reads
-_FINDINGS_COLUMNS = ("mechanism", "label", "status", "at_s", "util_mean", "served_full", "PO", "EF")
+#: the columns of every trace's :func:`atlas_table` that :func:`findings` reads, and those it reads
+#: as numbers
+_FINDINGS_COLUMNS = ("mechanism", "label", "status")
+_FINDINGS_NUMBERS = ("at_s", "util_mean", "served_full", "PO", "EF")
 
 
 def findings(tables: dict) -> dict:
@@ -1294,7 +1309,7 @@ def findings(tables: dict) -> dict:
         When a table is missing, lacks a column read or has no row of a mechanism a claim compares,
         naming it.
     """
-    tables = _tables(tables, _FINDINGS_COLUMNS)
+    tables = _tables(tables, _FINDINGS_COLUMNS, _FINDINGS_NUMBERS)
     google = tables["google"]
     lead = _mean_util(google, "psdsf") - _mean_util(google, "drfh")
     psdsf_po = google[(google.mechanism == "psdsf") & (google.status == "ran")].PO.astype(float)
@@ -1380,7 +1395,7 @@ def figure(tables: dict, labels: dict | None = None) -> Figure:
     InvalidInputError
         When an argument is malformed, naming it.
     """
-    tables = _tables(tables, (*_MEASURED_COLUMNS, "source"))
+    tables = _tables(tables, (*_MEASURED_COLUMNS, "source"), MEASURES)
     if labels is not None:
         as_instance(labels, Mapping, "labels")
         for run, text in labels.items():
@@ -1444,7 +1459,7 @@ def summary(tables: dict, measured: dict) -> str:
     InvalidInputError
         When an argument is malformed, naming it.
     """
-    tables = _tables(tables, ("mechanism", "status", "at_s", "users", "machines", "util_mean"))
+    tables = _tables(tables, ("mechanism", "status"), ("at_s", "users", "machines", "util_mean"))
     as_instance(measured, Mapping, "measured")
     for claim in ("psdsf_lead_over_drfh_google", "alibaba_served_full"):
         if claim not in measured:

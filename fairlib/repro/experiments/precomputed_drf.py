@@ -18,6 +18,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ..._validate import (
+    as_table,
     InvalidInputError,
     as_capacities,
     as_count,
@@ -155,16 +156,6 @@ MAX_ROUNDS = 1_000
 MAX_RESERVE_SCALE = 1e6
 
 
-def _frame(value: object, name: str, columns: Iterable[str]) -> pd.DataFrame:
-    """``value`` when it is a table holding ``columns``; else an error naming the argument and the
-    columns it lacks."""
-    frame: pd.DataFrame = as_instance(value, pd.DataFrame, name)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InvalidInputError(f"{name}: missing column(s) {missing}")
-    return frame
-
-
 def _column_name(value: object, name: str) -> str:
     """``value`` when it is text: the name of a column the call adds."""
     if not isinstance(value, str) or not value:
@@ -256,9 +247,10 @@ def table_row(runs: pd.DataFrame) -> dict[str, float]:
     Raises
     ------
     InvalidInputError
-        When ``runs`` is not a table of at least one run with those columns.
+        When ``runs`` is not a table of at least one run with those columns, each holding counts
+        (numbers >= 0; a refusal names the row).
     """
-    _frame(runs, "runs", DEVIATION_FIELDS)
+    as_table(runs, "runs", (), DEVIATION_FIELDS, sign=">= 0")
     if runs.empty:
         raise InvalidInputError("runs: no run (an empty table)")
     row = {}
@@ -1303,13 +1295,21 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
     -------
     dict of str to Measurement
         Claim id → measurement, for :meth:`fairlib.repro.ledger.ClaimLog.measure_all`.
+
+    Raises
+    ------
+    InvalidInputError
+        When a table is not a DataFrame, lacks a column or holds something other than numbers >= 0
+        in a statistic's column or ``runs`` (naming the row).
     """
     out = {}
     for table_no, table in ((1, table1), (2, table2)):
-        _frame(
+        as_table(
             table,
             f"table{table_no}",
-            (*TABLE_COLUMNS, *(f"{c}_sd" for c in SUBCOUNT_SD), "runs", "demands"),
+            ["demands"],
+            (*TABLE_COLUMNS, *(f"{c}_sd" for c in SUBCOUNT_SD), "runs"),
+            sign=">= 0",
         )
     for table_no, table in ((1, table1), (2, table2)):
         for name, row in table.set_index("demands").iterrows():
@@ -1355,7 +1355,8 @@ def over_allocation_search_findings(
     Raises
     ------
     InvalidInputError
-        When an argument is not a table with ``over_total``, naming it.
+        When an argument is not a table with ``over_total``, counts (numbers >= 0), naming it
+        (and the row).
     """
     for name, runs in (
         ("table_runs", table_runs),
@@ -1363,7 +1364,7 @@ def over_allocation_search_findings(
         ("exact_table_runs", exact_table_runs),
         ("exact_extra_runs", exact_extra_runs),
     ):
-        _frame(runs, name, ["over_total"])
+        as_table(runs, name, (), ["over_total"], sign=">= 0")
     out = {}
     for suffix, runs_1, runs_2 in (
         ("", table_runs, extra_runs),
@@ -1410,7 +1411,8 @@ def parameter_search_findings(
     Raises
     ------
     InvalidInputError
-        When an argument is out of its range or a table lacks a column or row it reads, naming it.
+        When an argument is out of its range or a table lacks a column or row it reads or holds
+        something other than numbers >= 0 in a column (naming it and the row).
     """
     as_instance(searches, Mapping, "searches")
     rows = ("1-100", "1-1000")
@@ -1420,7 +1422,7 @@ def parameter_search_findings(
     for key in rows:
         if key not in searches:
             raise InvalidInputError(f"searches: no table for Table 2's row {key!r}")
-        _frame(searches[key], f"searches[{key!r}]", columns)
+        as_table(searches[key], f"searches[{key!r}]", (), columns, sign=">= 0")
         if searches[key].empty:
             raise InvalidInputError(f"searches[{key!r}]: no grid cell (an empty table)")
     grid_runs = as_count(grid_runs, "grid_runs", maximum=MAX_CELLS)
@@ -1480,19 +1482,23 @@ def identity_findings(identity: pd.DataFrame) -> dict[str, Measurement]:
     Raises
     ------
     InvalidInputError
-        When ``identity`` is not such a table, naming the columns it lacks.
+        When ``identity`` is not such a table, naming the columns it lacks or the row of one read
+        as numbers that holds something else.
     """
-    columns = (
-        "other",
-        "simplified_off_floor_edrf",
-        "ds_max_off_floor_edrf",
-        "bound_violations",
-        "drf_minus_edrf_max",
-        "corrected_drf_minus_edrf_max",
-        "pdrf_over_allocates",
-        "topup_equals_corrected_drf",
+    # DRF minus EDRF may be negative
+    as_table(
+        identity,
+        "identity",
+        ["pdrf_over_allocates", "topup_equals_corrected_drf"],
+        [
+            "other",
+            "simplified_off_floor_edrf",
+            "ds_max_off_floor_edrf",
+            "bound_violations",
+            "drf_minus_edrf_max",
+            "corrected_drf_minus_edrf_max",
+        ],
     )
-    _frame(identity, "identity", columns)
     if identity.empty:
         raise InvalidInputError("identity: no run (an empty table)")
     simplified, ds_max = (
@@ -1538,9 +1544,10 @@ def drf_work_per_task_findings(speed_n: pd.DataFrame) -> dict[str, Measurement]:
     Raises
     ------
     InvalidInputError
-        When ``speed_n`` lacks a column or has DRF's work at fewer than two sizes.
+        When ``speed_n`` lacks a column, holds something other than numbers >= 0 in ``n``,
+        ``tasks`` or ``work`` (naming the row) or has DRF's work at fewer than two sizes.
     """
-    _frame(speed_n, "speed_n", ("method", "n", "tasks", "work"))
+    as_table(speed_n, "speed_n", ["method"], ["n", "tasks", "work"], sign=">= 0")
     drf_n = speed_n[speed_n.method == "drf"].dropna(subset=["work"])
     if len(drf_n) < 2:
         raise InvalidInputError(
@@ -1606,11 +1613,17 @@ def over_allocation_findings(
     Raises
     ------
     InvalidInputError
-        When a table lacks a column or a row it reads, naming it.
+        When a table lacks a column or a row it reads, or holds something other than numbers >= 0
+        in a column read as numbers, naming it (and the row).
     """
-    columns = ("table", "demands", "group", "rate_low", "users", "over", "over_rate", "mean_rate")
-    _frame(profile, "profile", columns)
-    _frame(types_table, "types_table", ("over_avg",))
+    as_table(
+        profile,
+        "profile",
+        ["demands", "group"],
+        ["table", "rate_low", "users", "over", "over_rate", "mean_rate"],
+        sign=">= 0",
+    )
+    as_table(types_table, "types_table", (), ["over_avg"], sign=">= 0")
     if (
         not pd.api.types.is_string_dtype(profile.group)
         or not (
@@ -1945,11 +1958,13 @@ def table1_tail_findings(
     Raises
     ------
     InvalidInputError
-        When an argument is out of its range or the table lacks a column or row, naming it.
+        When an argument is out of its range or the table lacks a column or row or holds
+        something other than counts (numbers >= 0) in ``over_total`` or ``over_max``, naming it
+        (and the row).
     """
     # n_paper, resamples and seed are checked by sd_bootstrap_interval, which every row calls
     # first, with these names and ranges
-    _frame(table1_runs, "table1_runs", ("demands", "over_total", "over_max"))
+    as_table(table1_runs, "table1_runs", ["demands"], ["over_total", "over_max"], sign=">= 0")
     paper = PAPER_TABLES[PAPER_TABLES.table == 1]
     rows = {f"{r.demand_low}-{r.demand_high}": r for r in paper.itertuples()}
     groups = list(table1_runs.groupby("demands", sort=False))
@@ -2113,9 +2128,9 @@ def variant_speed_findings(ratios: pd.DataFrame) -> dict[str, Measurement]:
     Raises
     ------
     InvalidInputError
-        When ``ratios`` is not such a table.
+        When ``ratios`` is not such a table (a refusal of a ratio names its row).
     """
-    _frame(ratios, "ratios", ("ratio",))
+    as_table(ratios, "ratios", (), ["ratio"], sign=">= 0")
     if len(ratios) < 1:
         raise InvalidInputError("ratios: needs a column 'ratio' with one row per round")
     med, lo, hi, cover = median_interval(ratios.ratio)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..._validate import InvalidInputError, as_number, as_rng, as_tally, check_choice
+from ..._validate import InvalidInputError, as_number, as_rng, as_table, as_tally, check_choice
 from ...metrics import jain_index
 from ...multires.best_fit import drfh_best_fit
 from ...multires.cluster import Cluster, on_merged_servers
@@ -206,6 +206,26 @@ class CellSnapshot:
         return (self.demand * count.to_numpy(float)[:, None]).sum(axis=0) / self.capacity
 
 
+def _check_events(task_events: object, machine_events: object) -> None:
+    """Refuse Google task and machine events without the columns :func:`cell_snapshot` reads, or
+    with something other than numbers >= 0 in a time, an event code, a priority, a scheduling
+    class, a request or a capacity (naming the row)."""
+    as_table(
+        task_events,
+        "task_events",
+        ["job_id", "task_index", "user"],
+        ["time", "event_type", "priority", "scheduling_class", "cpu_request", "memory_request"],
+        sign=">= 0",
+    )
+    as_table(
+        machine_events,
+        "machine_events",
+        ["machine_id"],
+        ["time", "event_type", "cpus", "memory"],
+        sign=">= 0",
+    )
+
+
 def _machines_up(machine_events: pd.DataFrame, at_us: int) -> np.ndarray:
     """Capacities of the machines whose last event at or before ``at_us`` is not a REMOVE, at their
     last non-empty capacities so far."""
@@ -248,25 +268,11 @@ def cell_snapshot(
     Raises
     ------
     InvalidInputError
-        When a column is missing, or no job or no machine is present at ``at_s``.
+        When a table is not a DataFrame, a column is missing or one read as numbers holds something
+        other than numbers >= 0 (naming the row), or no job or no machine is present at ``at_s``.
     """
-    need = {
-        "time",
-        "job_id",
-        "task_index",
-        "event_type",
-        "user",
-        "priority",
-        "scheduling_class",
-        "cpu_request",
-        "memory_request",
-    }
-    missing = need - set(task_events.columns)
-    if missing:
-        raise InvalidInputError(f"task_events: missing columns {sorted(missing)}")
-    missing = {"time", "machine_id", "event_type", "cpus", "memory"} - set(machine_events.columns)
-    if missing:  # refused before the tasks' work, not as a KeyError after it
-        raise InvalidInputError(f"machine_events: missing columns {sorted(missing)}")
+    # both tables refused before the tasks' work, not as a KeyError after it
+    _check_events(task_events, machine_events)
     at_s = as_number(at_s, "at_s")
     at_us = int(round(at_s * 1e6))
     ev = task_events[task_events.time <= at_us].sort_values(

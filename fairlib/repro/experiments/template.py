@@ -37,8 +37,8 @@ from ..._validate import (
     as_count,
     as_instance,
     as_rng,
+    as_table,
     check_choice,
-    check_columns,
 )
 from ..plotting import color, new_figure
 from ..prose import number
@@ -163,15 +163,11 @@ def findings(table: pd.DataFrame) -> dict[str, Measurement]:
 def _checked(table: object) -> pd.DataFrame:
     """``table`` when it is :func:`sample_means`' table: a DataFrame with rows and a ``mean``
     column of numbers >= 0 (the columns the functions read)."""
-    frame: pd.DataFrame = as_instance(table, pd.DataFrame, "table")
-    if "mean" not in frame.columns:
-        raise InvalidInputError(
-            f"table: missing column 'mean' (expected sample_means' table), got columns "
-            f"{list(frame.columns)}"
-        )
+    # a driver checks every table it reads with as_table: the columns it reads and, among them,
+    # those it reads as numbers (a refusal names the row, the column and the value)
+    frame = as_table(table, "table", (), ["mean"], sign=">= 0")
     if frame.empty:
         raise InvalidInputError("table: no rows (expected sample_means' table, one per repeat)")
-    check_columns(frame, "table", ["mean"])
     return frame
 
 
