@@ -3242,13 +3242,6 @@ UNSEEN_SITES = {
     "server_constraints, which the function calls with it before any result; an array, which "
     "the market would branch on before them, is refused here alone (tests/test_named_errors.py)",
     **{
-        ("fairlib.multires.global_maxmin", mechanism, "as_instance"): "without quotas (the "
-        "contract's baseline) the coefficients refuse a non-Cluster by the same name next; with "
-        "quotas, which read its demands first, only this check refuses it "
-        "(tests/test_named_errors.py)"
-        for mechanism in ("tsf",)
-    },
-    **{
         ("fairlib.multires.pooled", mechanism, "as_instance"): "pool_arrays refuses a non-Cluster "
         "next, by name but without its value, which this check names (tests/test_named_errors.py)"
         for mechanism in ("asset_share_per_task", "asset_fairness", "ceei")

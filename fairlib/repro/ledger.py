@@ -38,7 +38,6 @@ from .._validate import (
     as_instance,
     as_list_of,
     as_number,
-    as_path,
     result_type,
 )
 
@@ -1165,7 +1164,6 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
                 f"claims registry of {key!r} not found: {source} (declare the notebook's "
                 "claims there before measuring them)"
             )
-        as_path(source, "source", must_exist=True)
         where = str(source)
         try:
             source = source.read_text()
