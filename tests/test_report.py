@@ -1,4 +1,6 @@
 import json
+from decimal import Decimal
+from fractions import Fraction
 
 import matplotlib
 import numpy as np
@@ -722,3 +724,13 @@ def test_a_claim_id_belongs_to_one_registry():
         + "; ".join(clashes)
         + ": rename one in its notebooks/claims/<key>.toml"
     )
+
+
+@pytest.mark.parametrize(
+    "ours", [[Fraction(1, 2), Fraction(3, 4)], [Decimal("0.5"), Decimal("0.75")]]
+)
+def test_a_fraction_or_decimal_is_measured_as_the_number_it_is(ours):
+    # one rule for numbers (fairlib._validate.is_real): a Decimal is as much a number as a Fraction
+    log = ClaimLog("x", write=False, registry=_claim('monotone = { direction = "increasing" }'))
+    assert log.measure("c", ours)
+    assert log.claims[0].ours == [0.5, 0.75]
