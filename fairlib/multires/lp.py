@@ -134,6 +134,9 @@ def quota_maxmin_lp(
     n, m = d.shape
     cap = as_capacities(capacity, n_resources=m, aligned_to=("demands", demands, 1))
     w = as_weights(weights, n, aligned_to=("demands", demands, 0))
+    # HiGHS's tolerances and ``tol`` are absolute in the level (a share over a weight): the weights
+    # at unit scale, the largest in [1, 2), exactly, by a power of two (the same allocation)
+    w = np.ldexp(w, 1 - int(np.frexp(w.max())[1]))
     tol = as_tolerance(tol, "tol", zero=True)
     if not isinstance(quotas, Quotas) or quotas.share != "dominant":
         raise InvalidInputError(
