@@ -7,6 +7,8 @@ malformed.  Nothing is clipped or dropped silently.
 
 from __future__ import annotations
 
+import decimal
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, Union
 
@@ -33,6 +35,8 @@ __all__ = [
     "as_demands",
     "as_capacities",
     "as_weights",
+    "scale_weights",
+    "WEIGHT_RANGE",
     "as_budgets",
     "as_eligibility",
     "check_labels",
@@ -40,6 +44,8 @@ __all__ = [
     "check_task_bound",
     "MAX_ITERATIONS",
     "as_number",
+    "as_weight",
+    "is_real",
     "as_tolerance",
     "TOL_MIN",
     "TOL_MAX",
@@ -243,6 +249,73 @@ def check_labels(against: Aligned, axis: int = 0, **arguments: object) -> None:
         _check_aligned(value, name, axis, against)
 
 
+def is_real(value: object) -> bool:
+    """Whether ``value`` is a real number fairlib reads as a float.
+
+    One rule for scalars and for the entries of arrays: ``int``, ``float``, NumPy's integers and
+    floats, and any other :class:`numbers.Real` (``fractions.Fraction``) or
+    :class:`decimal.Decimal`, read as ``float(value)`` (rounded to the nearest float64, as an
+    integer beyond 2**53 is). Booleans are not numbers here, nor are complex numbers or text.
+
+    Parameters
+    ----------
+    value : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        Whether ``value`` is such a number (finite or not: the range is the caller's to check).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> is_real(Fraction(1, 2)), is_real(True), is_real("2")
+    (True, False, False)
+    """
+    return not isinstance(value, (bool, np.bool_)) and isinstance(
+        value, (numbers.Real, decimal.Decimal)
+    )
+
+
+def _to_float(value, name: str, rule: str) -> float:
+    """``float(value)`` for a value :func:`is_real` accepts, refusing one beyond the float range
+    (a huge ``int`` or ``Fraction``) or a signalling ``Decimal`` NaN, with ``rule`` in the
+    message."""
+    try:
+        return float(value)
+    except (OverflowError, ValueError):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be {rule} (beyond the float range)"
+        ) from None
+
+
+def _object_numbers(arr: np.ndarray, x: object, name: str) -> np.ndarray:
+    """An object array of real numbers (:func:`is_real`) as int64 (every entry an integer within
+    int64) or float64; any other entry is refused with its index."""
+    flat = arr.reshape(-1)
+    for k, v in enumerate(flat.tolist()):
+        if is_real(v):
+            continue
+        at = _fmt_index(np.unravel_index(k, arr.shape)) if arr.ndim else ""
+        where = f"{name}[{at}]" if arr.ndim else name
+        if type(v).__name__ == "NAType":  # pandas' missing value, refused as NaN is
+            raise InvalidInputError(f"{where} = <NA>: {name} must be finite (a missing value)")
+        raise InvalidInputError(
+            f"{name} = {_short(x)}: must be a numeric array, got ragged or object data "
+            f"({where} is {type(v).__name__})"
+        )
+    values = flat.tolist()
+    if all(isinstance(v, numbers.Integral) for v in values):
+        if all(-INT64_MAX - 1 <= int(v) <= INT64_MAX for v in values):
+            return np.array([int(v) for v in values], dtype=np.int64).reshape(arr.shape)
+    out = np.empty(flat.shape, dtype=np.float64)
+    for k, v in enumerate(values):
+        at = _fmt_index(np.unravel_index(k, arr.shape)) if arr.ndim else ""
+        out[k] = _to_float(v, f"{name}[{at}]" if arr.ndim else name, "a finite number")
+    return out.reshape(arr.shape)
+
+
 def as_array(x: ArrayLike, name: str) -> np.ndarray:
     """``np.asarray(x)`` for numeric input, refusing ragged lists, objects and text.
 
@@ -251,19 +324,24 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
     Parameters
     ----------
     x : array_like
-        Numbers of any shape: booleans, integers, floats or complex numbers.
+        Numbers of any shape: booleans, integers, floats or complex numbers; an object array (a
+        list of ``Fraction`` or ``Decimal``, a pandas nullable ``Int64``/``Float64`` frame) whose
+        entries are all real numbers (:func:`is_real`) is read as int64 when every entry is an
+        integer within int64, else as float64.
     name : str
         The argument's name, used in the error message.
 
     Returns
     -------
     numpy.ndarray
-        ``np.asarray(x)``, of the dtype NumPy infers.
+        ``np.asarray(x)``, of the dtype NumPy infers (int64 or float64 for object input).
 
     Raises
     ------
     InvalidInputError
-        When ``x`` is ragged, holds objects (``None``, a Cluster) or is text.
+        When ``x`` is ragged, holds an entry that is no real number (``None``, a Cluster, text,
+        a boolean among objects), a missing value (``pd.NA``) or a number beyond the float range,
+        or is text.
 
     Examples
     --------
@@ -278,10 +356,12 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
         arr = np.asarray(x)
     except Exception:  # ragged lists and similar
         arr = None
-    if arr is None or arr.dtype == object:
+    if arr is None:
         raise InvalidInputError(
             f"{name} = {_short(x)}: must be a numeric array, got ragged or object data"
         )
+    if arr.dtype == object:
+        arr = _object_numbers(arr, x, name)
     if arr.dtype.kind not in "biufc":
         raise InvalidInputError(f"{name}: must be numeric, got dtype {arr.dtype}: {_short(x)}")
     return arr
@@ -636,13 +716,14 @@ def as_weights(
     Returns
     -------
     numpy.ndarray
-        Contiguous float64 copy, shape (n,) (never ``weights`` itself).
+        Contiguous float64 copy, shape (n,) (never ``weights`` itself), scaled by a power of two
+        when its largest entry is outside :data:`WEIGHT_RANGE` (:func:`scale_weights`).
 
     Raises
     ------
     InvalidInputError
-        On a wrong length, a non-finite entry, or a negative (or, without ``allow_zero``, zero)
-        weight.
+        On a wrong length, a non-finite entry, a negative (or, without ``allow_zero``, zero)
+        weight, or one below ``np.finfo(float).tiny`` times the largest.
 
     Examples
     --------
@@ -655,7 +736,81 @@ def as_weights(
     _check_aligned(weights, name, 0, aligned_to)
     _check_length(arr, name, n, "one per user")
     _check_sign(arr, name, strict=not allow_zero)
-    return arr
+    return scale_weights(arr, name)
+
+
+#: weights whose largest lies in this range are used as given; others are first scaled by the power
+#: of two that brings the largest into [1, 2) (see :func:`scale_weights`)
+WEIGHT_RANGE = (2.0**-64, 2.0**64)
+
+
+def scale_weights(
+    weights: npt.NDArray[np.float64], name: str, *, labels: list[str] | None = None
+) -> npt.NDArray[np.float64]:
+    """Validated weights (finite, >= 0) at a scale every weighted mechanism computes with.
+
+    Every weighted mechanism reads weights up to a common factor (a share is compared divided by
+    its user's weight), so weights whose largest lies outside :data:`WEIGHT_RANGE` are multiplied
+    by a power of two: exact, and the same allocation, where ``1e-310`` (subnormal, a few
+    significant digits) or ``1e-300`` (a share divided by it overflows) would have lost it. The
+    power of two makes every weight an integer when one makes them all integers below 2**53
+    (``2**-1030 * [1, 3]`` reads as ``[1, 3]``, and a mechanism's exact rational shares still
+    apply), else it brings the largest into [1, 2). Weights inside the range are returned as
+    given.
+
+    Parameters
+    ----------
+    weights : numpy.ndarray
+        Float64, finite and >= 0, any shape.
+    name : str
+        The argument's name, used in the error message.
+    labels : list of str or None, default None
+        The entries' names for the message, ``name[label]``, in place of their indices.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``weights`` itself, or scaled by a power of two.
+
+    Raises
+    ------
+    InvalidInputError
+        When a positive weight is below ``np.finfo(float).tiny`` times the largest (its ratio to
+        the largest is beyond the float range), naming the index and value.
+
+    Examples
+    --------
+    >>> scale_weights(np.ldexp([1.0, 3.0], -1060), "weights")
+    array([1., 3.])
+    >>> scale_weights(np.array([0.5, 0.25]), "weights")  # inside the range: as given
+    array([0.5 , 0.25])
+    """
+    positive = weights > 0
+    if not positive.any():
+        return weights
+    top = float(weights.max())
+    scaled = weights
+    if not WEIGHT_RANGE[0] <= top <= WEIGHT_RANGE[1]:
+        # integers when a power of two makes every weight one below 2**53 (1e-310 x [1, 3] reads
+        # as [1, 3], so integer weights keep their exact rational shares), else the largest in
+        # [1, 2)
+        mantissa, exponent = np.frexp(weights[positive])
+        digits = (mantissa * 2.0**53).astype(np.int64)  # exact: 53 significant bits
+        last = exponent - 53 + np.log2(digits & -digits).astype(np.int64)  # lowest bit set
+        with np.errstate(over="ignore"):  # beyond 2**53 either way: the other scale
+            scaled = np.ldexp(weights, -int(last.min()))
+        if float(scaled.max()) > 2.0**53:
+            scaled = np.ldexp(weights, 1 - int(np.frexp(top)[1]))
+    small = positive & (scaled < np.finfo(np.float64).tiny)
+    if small.any():
+        idx = _first(small)
+        at = _fmt_index(idx) if labels is None else labels[idx[0]]
+        raise InvalidInputError(
+            f"{name}[{at}] = {float(weights[idx])!r}: a weight must be at least "
+            f"{np.finfo(np.float64).tiny:.3g} times the largest ({top!r}); their ratio is beyond "
+            "the float range"
+        )
+    return scaled
 
 
 def as_task_caps(
@@ -895,7 +1050,8 @@ def as_number(
     Parameters
     ----------
     value : int or float
-        The number; booleans, strings and complex numbers are refused.
+        The number (any :func:`is_real` number: a ``Fraction`` or ``Decimal`` is read as
+        ``float(value)``); booleans, strings and complex numbers are refused.
     name : str
         The argument's name, used in the error message.
     minimum : float, default 0.0
@@ -925,22 +1081,56 @@ def as_number(
     fairlib._validate.InvalidInputError: tol = nan: must be a finite number > 0.0
     """
     bound = f">= {minimum}" if inclusive else f"> {minimum}"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-        value, (int, float, np.integer, np.floating)
-    ):
+    if not is_real(value):
         raise InvalidInputError(f"{name} = {_short(value)}: must be a finite number {bound}")
-    try:
-        v = float(value)
-    except OverflowError:
-        raise InvalidInputError(
-            f"{name} = {value!r}: must be a finite number {bound} (beyond the float range)"
-        ) from None
+    v = _to_float(value, name, f"a finite number {bound}")
     if not (np.isfinite(v) and (v >= minimum if inclusive else v > minimum) and v <= maximum):
         raise InvalidInputError(
             f"{name} = {v}: must be a finite number {bound}"
             + (f" and <= {maximum}" if np.isfinite(maximum) else "")
         )
     return v
+
+
+def as_weight(value: float, name: str, *, allow_zero: bool = False) -> float:
+    """One weight held on its own (a sorter's client, added and changed one at a time, so no
+    common scale exists to bring it to, as :func:`scale_weights` does for a vector): a finite
+    number > 0 (>= 0 with ``allow_zero``) that is not subnormal.
+
+    Parameters
+    ----------
+    value : int or float
+        The weight (as :func:`as_number` reads it).
+    name : str
+        The argument's name, used in the error message.
+    allow_zero : bool, default False
+        Whether 0 is accepted.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a finite number > 0 (>= 0), or is below ``np.finfo(float).tiny``
+        (2.2e-308): a subnormal weight holds a few significant digits, and a share divided by it
+        overflows.
+
+    Examples
+    --------
+    >>> as_weight(1e-310, "weight")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: weight = 1e-310: subnormal (below 2.23e-308), not resolved
+    """
+    w = as_number(value, name, inclusive=allow_zero)
+    if 0 < w < np.finfo(np.float64).tiny:
+        raise InvalidInputError(
+            f"{name} = {w!r}: subnormal (below {np.finfo(np.float64).tiny:.3g}), not resolved"
+        )
+    return w
 
 
 def as_tolerance(value: float, name: str, *, zero: bool = False) -> float:
@@ -1206,7 +1396,8 @@ def as_finite(value: float, name: str) -> float:
     Parameters
     ----------
     value : int or float
-        The number; booleans, strings, complex numbers, NaN and infinities are refused.
+        The number (any :func:`is_real` number); booleans, strings, complex numbers, NaN and
+        infinities are refused.
     name : str
         The argument's name, used in the error message.
 
@@ -1229,16 +1420,9 @@ def as_finite(value: float, name: str) -> float:
     ...
     fairlib._validate.InvalidInputError: t = nan: must be a finite number
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-        value, (int, float, np.integer, np.floating)
-    ):
+    if not is_real(value):
         raise InvalidInputError(f"{name} = {value!r}: must be a finite number")
-    try:
-        v = float(value)
-    except OverflowError:
-        raise InvalidInputError(
-            f"{name} = {value!r}: must be a finite number (beyond the float range)"
-        ) from None
+    v = _to_float(value, name, "a finite number")
     if not np.isfinite(v):
         raise InvalidInputError(f"{name} = {v}: must be a finite number")
     return v

@@ -58,7 +58,8 @@ def bundle_values(
     ------
     InvalidInputError
         On non-finite or negative entries, mismatched machine columns (or pandas machine labels),
-        or a parallelism that is not an integer >= 1 per user (or has other pandas user labels).
+        a parallelism that is not an integer >= 1 per user (or has other pandas user labels), or a
+        value beyond the float range (named by its user).
 
     References
     ----------
@@ -72,19 +73,39 @@ def bundle_values(
     """
     _check_metric_labels(weights, shares, parallelism, users=False)
     w, r = _weights_and_shares(weights, shares)
+    return _finite_values(_bundle_values(w, r, parallelism), "user {i}'s value for bundle {j}")
+
+
+def _finite_values(values: np.ndarray, what: str) -> np.ndarray:
+    """``values`` (users first), or an error naming the first user whose value overflowed the float
+    range (the weights are finite: only their products and sums can overflow)."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        at = tuple(int(a) for a in np.argwhere(bad)[0])
+        raise InvalidInputError(
+            f"weights[{at[0]}]: {what.format(i=at[0], j=at[-1])} overflows the float range "
+            f"(above {np.finfo(np.float64).max:.3g}); give the weights in a larger unit"
+        )
+    return values
+
+
+def _bundle_values(w: np.ndarray, r: np.ndarray, parallelism) -> np.ndarray:
+    """:func:`bundle_values` of validated matrices (inf where a value overflows)."""
     if parallelism is None:
-        return w @ r.T
+        with np.errstate(over="ignore", invalid="ignore"):
+            return w @ r.T
     k = _parallelism(parallelism, *w.shape)
     n = w.shape[1]
     out = np.empty((w.shape[0], r.shape[0]))
     for kk in np.unique(k):  # users sharing a bound: top-k by partition, O(n) per pair
         rows = np.flatnonzero(k == kk)
-        v = w[rows, None, :] * r[None, :, :]  # (i, j, machine)
-        out[rows] = (
-            v.sum(axis=2)
-            if kk >= n
-            else np.partition(v, n - kk, axis=2)[:, :, n - kk :].sum(axis=2)
-        )
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = w[rows, None, :] * r[None, :, :]  # (i, j, machine)
+            out[rows] = (
+                v.sum(axis=2)
+                if kk >= n
+                else np.partition(v, n - kk, axis=2)[:, :, n - kk :].sum(axis=2)
+            )
     return out
 
 
@@ -170,7 +191,8 @@ def utilities(
     InvalidInputError
         When ``weights`` and ``shares`` are not two matrices of one shape (and, when pandas, of
         the same labels), hold non-finite or negative entries, a machine's shares add up to more
-        than 1, or ``parallelism`` is not an integer >= 1 per user (in the weights' user order).
+        than 1, ``parallelism`` is not an integer >= 1 per user (in the weights' user order), or a
+        utility is beyond the float range (named by its user).
 
     References
     ----------
@@ -185,8 +207,11 @@ def utilities(
     _check_metric_labels(weights, shares, parallelism, users=True)
     w, r = _user_machine_matrices(weights, shares)
     if parallelism is None:
-        return np.einsum("ij,ij->i", w, r)
-    return np.diagonal(bundle_values(w, r, parallelism)).copy()
+        with np.errstate(over="ignore", invalid="ignore"):
+            own = np.einsum("ij,ij->i", w, r)
+    else:
+        own = np.diagonal(_bundle_values(w, r, parallelism)).copy()
+    return _finite_values(own, "user {i}'s utility")
 
 
 #: the relative rounding by which a computed welfare may exceed the optimum it is compared with
@@ -319,7 +344,11 @@ def envy_freeness(
     """
     _check_metric_labels(weights, shares, parallelism, users=True)
     w, r = _user_machine_matrices(weights, shares)
-    V = bundle_values(w, r, parallelism)
+    # ρ compares each user's values with one another: its row of weights is brought to a scale
+    # whose sums cannot overflow, exactly, by a power of two (the ratios are the same)
+    top = w.max(axis=1)
+    w = np.ldexp(w, np.where(top > 0, 1 - np.frexp(top)[1], 0)[:, None])
+    V = _bundle_values(w, r, parallelism)
     own = np.diagonal(V)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(V > 0, own / np.where(V > 0, V, 1.0), np.inf)

@@ -656,3 +656,134 @@ SECONDARY = {
 def test_secondary_parameters_refuse_nonsense(name, value):
     with pytest.raises(InvalidInputError):
         SECONDARY[name](value)
+
+
+# --- weights and units at every magnitude ---------------------------------------------------------
+
+from fairlib.multires import ceei, hierarchical_drf, maxmin_lp  # noqa: E402
+from fairlib.multires.cluster import leontief_tasks  # noqa: E402
+from fairlib.multires.schedulers.sorter import DRFSorter  # noqa: E402
+
+#: exponents of two for a common factor of the weights: subnormal (2⁻¹⁰⁷⁴ to 2⁻¹⁰²²), just inside
+#: the normal range, around 1 and near the top of the float range
+WEIGHT_EXPONENTS = st.one_of(
+    st.integers(-1066, -1022),
+    st.integers(-1022, -990),
+    st.integers(-70, 70),
+    st.integers(960, 1015),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(1, 5), min_size=2, max_size=4),
+    st.lists(st.lists(st.integers(0, 4), min_size=2, max_size=2), min_size=4, max_size=4),
+    WEIGHT_EXPONENTS,
+)
+def test_weighted_pool_mechanisms_read_weights_up_to_a_common_factor(w, rows, e):
+    # weights count up to a common factor: the same allocation at every magnitude, subnormal and
+    # near the top of the float range included (a power of two keeps the ratios exact)
+    n = len(w)
+    d = np.array(rows[:n], dtype=float)
+    d[d.sum(axis=1) == 0, 0] = 1.0
+    cap = [20.0, 30.0]
+    scaled = np.ldexp(np.array(w, dtype=float), e)
+    assert (scaled > 0).all() and np.isfinite(scaled).all()
+    np.testing.assert_array_equal(drf(d, cap, weights=scaled).tasks, drf(d, cap, weights=w).tasks)
+    np.testing.assert_allclose(
+        maxmin_lp(d, cap, weights=scaled), maxmin_lp(d, cap, weights=w), rtol=1e-7, atol=1e-9
+    )
+    got = ceei(Cluster.single_pool(cap, d, weight=scaled))
+    ref = ceei(Cluster.single_pool(cap, d, weight=w))
+    assert got.converged == ref.converged
+    np.testing.assert_allclose(got.totals, ref.totals, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("weight", [1e-310, 1e-300, 1e-280, 1e300])
+def test_equal_weights_at_any_magnitude_are_equal_weights(weight):
+    # decimal magnitudes as a caller writes them (not powers of two)
+    d, cap = [[1, 4], [3, 1]], [9, 18]
+    np.testing.assert_array_equal(
+        drf([[1, 0], [1, 0]], [10, 1], weights=[weight, 2 * weight]).tasks, [4, 6]
+    )
+    np.testing.assert_allclose(maxmin_lp(d, cap, weights=[weight] * 2), [3, 2], rtol=1e-7)
+    got = ceei(Cluster.single_pool(cap, d, weight=[weight] * 2))
+    assert got.converged
+    np.testing.assert_allclose(got.totals, [4.0909090909, 1.6363636364], rtol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(1, 4), WEIGHT_EXPONENTS)
+def test_hierarchical_drf_reads_a_familys_weights_up_to_a_common_factor(a, b, c, e):
+    D, C, P = [[1, 0], [0, 1], [1, 1]], [10, 10], ["eng/a", "eng/b", "sci/c"]
+    ref = hierarchical_drf(D, C, P, weights={"eng": a, "sci": b, "eng/a": c})
+    got = hierarchical_drf(
+        D, C, P, weights={"eng": np.ldexp(a, e), "sci": np.ldexp(b, e), "eng/a": c}
+    )
+    np.testing.assert_array_equal(got.tasks, ref.tasks)
+
+
+def test_hierarchical_drf_names_weights_whose_ratio_leaves_the_float_range():
+    D, C, P = [[1, 0], [0, 1], [1, 1]], [10, 10], ["eng/a", "eng/b", "sci/c"]
+    np.testing.assert_array_equal(
+        hierarchical_drf(D, C, P, weights={"eng": 1e-310, "sci": 1e-310}).tasks, [5, 5, 5]
+    )
+    with pytest.raises(InvalidInputError, match=r"weights\['eng'\] = 1e-300: a weight must be"):
+        hierarchical_drf(D, C, P, weights={"eng": 1e-300, "sci": 1e300})
+
+
+@pytest.mark.parametrize("semantics", ["mesos", "yarn"])
+@pytest.mark.parametrize("weight", [1e-300, 2.2250738585072014e-308, 1e300])
+def test_sorters_order_by_weighted_share_at_extreme_weights(semantics, weight):
+    s = DRFSorter([10, 10], semantics=semantics)
+    s.add("b", weight)
+    s.add("a", weight)
+    s.allocated("a", [5, 0])
+    s.allocated("b", [10, 0])
+    assert np.isfinite(s.share("a")) and s.share("a") < s.share("b")
+    assert s.order() == ["a", "b"]
+
+
+@pytest.mark.parametrize("semantics", ["mesos", "yarn"])
+def test_sorters_name_a_subnormal_weight(semantics):
+    s = DRFSorter([10, 10], semantics=semantics)
+    with pytest.raises(InvalidInputError, match=r"weight of client 'a' = 1e-310: .*subnormal"):
+        s.add("a", 1e-310)
+    assert not s.contains("a")
+
+
+#: exponents of two for a resource's unit: far beyond the solvers' own range on both sides
+UNIT_EXPONENTS = st.one_of(st.integers(-1000, -900), st.integers(-64, 64), st.integers(900, 990))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(UNIT_EXPONENTS, min_size=3, max_size=3))
+def test_cluster_mechanisms_read_each_resource_in_any_unit(exponents):
+    # a resource measured in another unit (capacity and demand alike) runs the same tasks
+    factor = np.ldexp(1.0, np.array(exponents))
+    big = Cluster(FIG1.capacity * factor, FIG1.demand * factor)
+    for mech in (drfh, tsf, psdsf, lambda c: pfvds(c, 2.0)):
+        np.testing.assert_allclose(mech(big).totals, mech(FIG1).totals, rtol=1e-6, atol=1e-9)
+    pool = Cluster.single_pool([9, 18], [[1, 4], [3, 1]])
+    got = ceei(Cluster.single_pool(pool.capacity[0] * factor[:2], pool.demand * factor[:2]))
+    ref = ceei(pool)
+    assert got.converged
+    np.testing.assert_allclose(got.totals, ref.totals, rtol=1e-6)
+    np.testing.assert_allclose(got.extras["prices"] * factor[:2], ref.extras["prices"], rtol=1e-6)
+
+
+def test_ceei_at_units_near_the_top_of_the_float_range():
+    res = ceei(Cluster.single_pool([1e300, 2e300], [[1e280, 4e280], [3e280, 1e280]]))
+    assert res.converged
+    np.testing.assert_allclose(res.totals, np.array([4.0909090909, 1.6363636364]) * 1e20 / 9)
+
+
+def test_results_beyond_the_float_range_are_named():
+    with pytest.raises(InvalidInputError, match=r"bundle / demand: the task count overflows"):
+        leontief_tasks([1e300], [1e-300])
+    with pytest.raises(InvalidInputError, match=r"weights\[0\]: user 0's utility overflows"):
+        metrics.utilities([[1e308, 1e308]], [[1, 1]])
+    with pytest.raises(InvalidInputError, match=r"weights\[0\]: user 0's value for bundle 0"):
+        metrics.bundle_values([[1e308, 1e308]], [[1, 1]])
+    # envy-freeness compares a user's values with one another: any magnitude has an answer
+    assert metrics.envy_freeness([[1e308, 1e308], [1, 1]], [[0.5, 0.5], [0.5, 0.5]]) == 1.0

@@ -572,9 +572,14 @@ def test_quotas_bad_input():
         (["a", ""], None, r"paths\[1\] = ''"),
         (["a", 3], None, r"paths\[1\] = 3"),
         (["a", "b"], {"c": 1}, r"weights\['c'\]: no such node"),
-        (["a", "b"], {"a": 0}, r"weights\['a'\] = 0: must be positive"),
+        (["a", "b"], {"a": 0}, r"weights\['a'\] = 0\.0: must be a finite number > 0"),
         (["a", "b"], {"a": float("nan")}, r"weights\['a'\] = nan"),
-        (["a", "b"], {"a": "x"}, r"weights\['a'\] = 'x': expected a number"),
+        (["a", "b"], {"a": "x"}, r"weights\['a'\] = 'x': must be a finite number"),
+        # text and booleans are no weights (as for every number): "2" is not read as 2.0
+        (["a", "b"], {"a": "2"}, r"weights\['a'\] = '2': must be a finite number"),
+        (["a", "b"], {"a": " 2 "}, r"weights\['a'\] = ' 2 ': must be a finite number"),
+        (["a", "b"], {"a": True}, r"weights\['a'\] = True: must be a finite number"),
+        (["a", "b"], {"a": 1e300, "b": 1e-300}, r"weights\['b'\] = 1e-300: a weight must be"),
     ],
 )
 def test_bad_trees(paths, weights, match):

@@ -1,4 +1,6 @@
 import json
+from decimal import Decimal
+from fractions import Fraction
 
 import matplotlib
 import numpy as np
@@ -865,3 +867,13 @@ def test_finish_names_the_folder_it_cannot_write(tmp_build):
     folder.unlink()
     assert log.finish()["not_tested"] == 1
     assert [c.claim_id for c in log.claims] == ["a", "b", "c", "nt"]
+
+
+@pytest.mark.parametrize(
+    "ours", [[Fraction(1, 2), Fraction(3, 4)], [Decimal("0.5"), Decimal("0.75")]]
+)
+def test_a_fraction_or_decimal_is_measured_as_the_number_it_is(ours):
+    # one rule for numbers (fairlib._validate.is_real): a Decimal is as much a number as a Fraction
+    log = ClaimLog("x", write=False, registry=_claim('monotone = { direction = "increasing" }'))
+    assert log.measure("c", ours)
+    assert log.claims[0].ours == [0.5, 0.75]

@@ -384,3 +384,77 @@ def test_a_list_of_instances_names_the_element():
         as_list_of((0.5,), float, "times")
     with pytest.raises(InvalidInputError, match=r"times\[1\] = '2': must be a float, got str"):
         as_list_of([0.5, "2"], float, "times")
+
+
+# --- one rule for numbers ------------------------------------------------------------------------
+
+from decimal import Decimal  # noqa: E402
+from fractions import Fraction  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from fairlib._validate import (  # noqa: E402
+    as_array,
+    as_finite,
+    as_number,
+    as_weight,
+    is_real,
+    scale_weights,
+)
+
+
+@pytest.mark.parametrize("value", [Fraction(9), Decimal("9"), np.float32(9), np.int8(9), 9, 9.0])
+def test_scalars_and_arrays_read_every_real_number_alike(value):
+    # a Fraction or Decimal is a number wherever one is read: alone, in a list, in an object array
+    assert is_real(value)
+    assert as_number(value, "x") == as_finite(value, "x") == 9.0
+    np.testing.assert_array_equal(as_capacities([value, 18]), [9.0, 18.0])
+    np.testing.assert_array_equal(as_capacities(np.array([value, 18], dtype=object)), [9, 18])
+
+
+@pytest.mark.parametrize("value", [True, np.bool_(False), "2", " 2 ", b"2", 1j, None, [1]])
+def test_what_is_no_real_number_is_refused_alone_and_in_an_array(value):
+    assert not is_real(value)
+    with pytest.raises(InvalidInputError, match=r"x = .*: must be a finite number"):
+        as_number(value, "x")
+    with pytest.raises(InvalidInputError, match=r"capacity = .*ragged or object data"):
+        as_capacities(np.array([9, value], dtype=object))
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (Fraction(10**400), r"capacity\[0\] = Fraction\(1000.*beyond the float range"),
+        (Decimal("sNaN"), r"capacity\[0\] = Decimal\('sNaN'\).*beyond the float range"),
+        (Decimal("NaN"), r"capacity\[0\] = nan: capacity must be finite"),
+        (Decimal("-Infinity"), r"capacity\[0\] = -inf: capacity must be finite"),
+    ],
+)
+def test_real_numbers_beyond_the_float_range_are_named_by_index(value, message):
+    with pytest.raises(InvalidInputError, match=message):
+        as_capacities(np.array([value, 18], dtype=object))
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "Float64", "Int32", "UInt8"])
+def test_pandas_nullable_numbers_are_numbers_and_na_is_named(dtype):
+    frame = pd.DataFrame([[1, 4], [3, 1]]).astype(dtype)
+    np.testing.assert_array_equal(as_demands(frame), [[1, 4], [3, 1]])
+    assert as_array(frame, "demands").dtype.kind in "if"
+    holed = frame.astype(object)
+    holed.iloc[1, 0] = pd.NA
+    with pytest.raises(InvalidInputError, match=r"demands\[1, 0\] = <NA>: demands must be finite"):
+        as_demands(holed.astype(dtype))
+
+
+def test_weights_outside_the_range_are_scaled_exactly_or_named():
+    # integers after a power of two when one makes them so (exact rational shares still apply)
+    np.testing.assert_array_equal(scale_weights(np.ldexp([1.0, 3.0], -1070), "w"), [1, 3])
+    np.testing.assert_array_equal(as_weights(np.ldexp([2.0, 6.0], 1000), 2), [1, 3])
+    small = as_weights([1e-310, 2e-310], 2)
+    assert small.min() >= 1.0 and small[1] / small[0] == pytest.approx(2.0, rel=1e-12)
+    assert as_weights([0.5, 0.25], 2).tolist() == [0.5, 0.25]  # inside the range: as given
+    with pytest.raises(InvalidInputError, match=r"weights\[1\] = 1e-300: a weight must be at"):
+        as_weights([1e300, 1e-300], 2)
+    with pytest.raises(InvalidInputError, match=r"w = 5e-324: subnormal"):
+        as_weight(5e-324, "w")
+    assert as_weight(0, "w", allow_zero=True) == 0.0

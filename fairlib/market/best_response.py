@@ -21,7 +21,15 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
-from .._validate import InvalidInputError, _short, as_array, as_count, as_values, check_labels
+from .._validate import (
+    InvalidInputError,
+    _short,
+    as_array,
+    as_count,
+    as_values,
+    check_labels,
+    is_real,
+)
 
 __all__ = ["best_response", "best_response_finite", "utility", "finite_utility"]
 
@@ -721,8 +729,8 @@ def _coerce_inputs(
                 f"{name} = {_short(value)}: expected real numbers, got dtype {dtype} (booleans, "
                 "strings and complex numbers are not bids or weights)"
             )
-    if isinstance(budget, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
-        raise InvalidInputError(f"budget = {budget!r}: must be a real number > 0")
+    if not is_real(budget):  # the rule of every scalar: booleans, text, arrays are no budget
+        raise InvalidInputError(f"budget = {_short(budget)}: must be a real number > 0")
     w = np.ascontiguousarray(w, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     if w.ndim != 1 or y.shape != w.shape or w.size == 0:

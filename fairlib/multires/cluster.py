@@ -47,6 +47,7 @@ from .._validate import (
     as_weights,
     result_type,
     as_tolerance,
+    WEIGHT_RANGE,
 )
 
 __all__ = [
@@ -109,7 +110,9 @@ class Cluster:
         Shape (n_users, n_resources): per-task demand ``demand[user, resource]`` >= 0, finite, no
         all-zero row.
     weight : array_like or None, default None
-        Shape (n_users,): weights φ > 0; None: all 1.
+        Shape (n_users,): weights φ > 0; None: all 1. Weights count up to a common factor: kept
+        as given when the largest lies in [2⁻⁶⁴, 2⁶⁴], else scaled by a power of two
+        (:func:`fairlib._validate.scale_weights`).
     eligible : array_like or None, default None
         Shape (n_users, n_servers), bool or 0/1: placement constraints; None: every pair.
     max_tasks : array_like or None, default None
@@ -286,6 +289,43 @@ class Cluster:
     def n_resources(self) -> int:
         """Number of resources (columns of ``capacity`` and ``demand``)."""
         return self.capacity.shape[1]
+
+    def unit_scaled(self) -> tuple[Cluster, npt.NDArray[np.float64]]:
+        """The same cluster in units a solver computes with, and the factor of each resource.
+
+        A resource whose largest capacity lies outside :data:`~fairlib._validate.WEIGHT_RANGE`
+        (2⁻⁶⁴ to 2⁶⁴) is measured in a unit a power of two apart, which brings that capacity
+        into [1, 2): capacities and demands are multiplied by ``factor[r]``, exactly, so the tasks
+        are the same (every mechanism reads a resource in the ratio of demand to capacity) and a
+        price per unit of resource r is the scaled one times ``factor[r]``. Where the monopoly
+        task counts are bounded (:data:`GAMMA_RANGE`), the demands then stay within 1e±30 of 1,
+        so products of demands stay inside the float range.
+
+        Returns
+        -------
+        (Cluster, numpy.ndarray)
+            The cluster (``self`` when every factor is 1) and ``factor``, shape (n_resources,).
+
+        Examples
+        --------
+        >>> c, factor = Cluster.single_pool([1e300, 2.0], [[1e280, 1.0]]).unit_scaled()
+        >>> c.capacity.round(4).tolist(), factor.tolist() == [2.0**-996, 1.0]
+        ([[1.4932, 2.0]], True)
+        """
+        top = self.capacity.max(axis=0)
+        outside = (top > 0) & ~((top >= WEIGHT_RANGE[0]) & (top <= WEIGHT_RANGE[1]))
+        factor = np.ones(self.n_resources)
+        if not outside.any():
+            return self, factor
+        factor[outside] = np.ldexp(1.0, 1 - np.frexp(top[outside])[1])
+        scaled = Cluster(
+            self.capacity * factor,
+            self.demand * factor,
+            weight=self.weight,
+            eligible=self.eligible,
+            max_tasks=self.max_tasks,
+        )
+        return scaled, factor
 
     @classmethod
     def single_pool(
@@ -788,8 +828,8 @@ def leontief_tasks(bundle: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.float
     Raises
     ------
     InvalidInputError
-        On a negative or non-finite entry, shapes that do not match or broadcast, or a demand of all
-        zeros.
+        On a negative or non-finite entry, shapes that do not match or broadcast, a demand of all
+        zeros, or a task count beyond the float range.
 
     Examples
     --------
@@ -817,8 +857,17 @@ def leontief_tasks(bundle: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.float
     needs = np.broadcast_to(d > 0, shape)
     if not needs.any(axis=-1).all():
         raise InvalidInputError("demand: a user must demand some resource")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(needs, b / np.where(d > 0, d, 1.0), np.inf).min(axis=-1)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        tasks = np.where(needs, b / np.where(d > 0, d, 1.0), np.inf).min(axis=-1)
+    over = ~np.isfinite(tasks)  # some demand is positive: only an overflowing ratio is inf
+    if over.any():
+        at = tuple(int(i) for i in np.argwhere(over)[0]) if tasks.ndim else ()
+        where = f"[{', '.join(map(str, at))}]" if at else ""
+        raise InvalidInputError(
+            f"bundle{where} / demand: the task count overflows the float range (above "
+            f"{np.finfo(np.float64).max:.3g}); give bundle and demand in one unit"
+        )
+    return tasks
 
 
 def monopoly_tasks(capacity: ArrayLike, demand: ArrayLike) -> npt.NDArray[np.float64]:

@@ -136,6 +136,9 @@ def quota_maxmin_lp(
     cap = as_capacities(capacity, n_resources=m, aligned_to=("demands", demands, 1))
     w = as_weights(weights, n, aligned_to=("demands", demands, 0))
     check_labels(("demands", demands, 0), max_tasks=max_tasks, per_task_share=per_task_share)
+    # HiGHS's tolerances and ``tol`` are absolute in the level (a share over a weight): the weights
+    # at unit scale, the largest in [1, 2), exactly, by a power of two (the same allocation)
+    w = np.ldexp(w, 1 - int(np.frexp(w.max())[1]))
     tol = as_tolerance(tol, "tol", zero=True)
     if not isinstance(quotas, Quotas) or quotas.share != "dominant":
         raise InvalidInputError(

@@ -38,6 +38,7 @@ from .._validate import (
     as_instance,
     as_list_of,
     as_number,
+    is_real,
     result_type,
 )
 
@@ -79,17 +80,22 @@ def _plain(value):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
+    if is_real(value) and not isinstance(value, (int, float)):  # a Fraction or Decimal: a float
+        try:
+            return float(value)
+        except (OverflowError, ValueError):
+            return value  # beyond the float range: no number (_is_number)
     return value
 
 
 def _is_number(x) -> bool:
-    """A real number a float can hold (an integer beyond the float range is none: no rule can
-    compare it)."""
-    if not isinstance(x, numbers.Real) or isinstance(x, bool):
+    """A real number a float can hold (:func:`fairlib._validate.is_real`: a ``Fraction`` or
+    ``Decimal`` too; an integer beyond the float range is none: no rule can compare it)."""
+    if not is_real(x):
         return False
     try:
         float(x)
-    except OverflowError:
+    except (OverflowError, ValueError):
         return False
     return True
 

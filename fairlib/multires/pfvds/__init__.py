@@ -201,18 +201,23 @@ def pfvds(
             "alpha: mixing np.inf (PS-DSF) with finite values per server is not supported; "
             "use a large finite α on those servers"
         )
+    # the solvers multiply demands together: a resource counted in units of 1e280 would overflow,
+    # so they run in units a power of two apart (the same tasks) and the prices are converted back
+    work, factor = cluster.unit_scaled()
     if method == "interior_point":
         x, diag = solver.run(
-            cluster,
+            work,
             alphas,
             time_shared,
             opts,
             lambda uncapped: pfvds(uncapped, alphas, time_shared=time_shared),
         )
     else:
-        x, diag = solver.run(cluster, alphas, time_shared, opts)
+        x, diag = solver.run(work, alphas, time_shared, opts)
+    if "prices" in diag:
+        diag["prices"] = diag["prices"] * factor
     if "nash_residual" not in diag and not cluster.capped:
-        diag["nash_residual"] = nash_residual(cluster, x, alphas, time_shared=time_shared)
+        diag["nash_residual"] = nash_residual(work, x, alphas, time_shared=time_shared)
     if not np.isfinite(x).all():
         raise RuntimeError(
             f"pfvds(alpha={alpha!r}, method={method!r}): the solver produced non-finite tasks; "

@@ -73,10 +73,12 @@ from ..._validate import (
     _short,
     as_capacities,
     as_demands,
+    as_number,
     as_sequence,
     check_choice,
     check_labels,
     result_type,
+    scale_weights,
 )
 from .._engine.filling import (
     FIT_RTOL,
@@ -171,7 +173,10 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
         Leaves are distinct and no user's path lies under another's (a user has no children). An
         ordered sequence (a list, a tuple, a generator read once), never a set.
     weights : Mapping[str, float] or None, default None
-        Weight of any node (queue or user) by its path; positive and finite. Unlisted nodes weigh 1.
+        Weight of any node (queue or user) by its path; a positive finite number (as
+        :func:`fairlib._validate.as_number` reads it: text and booleans are refused). Unlisted
+        nodes weigh 1. A node's weight counts among its siblings: a family whose largest weight is
+        outside ``WEIGHT_RANGE`` is scaled by a power of two (``scale_weights``).
 
     Returns
     -------
@@ -182,7 +187,8 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
     ------
     InvalidInputError
         On malformed or repeated paths, paths given as a set or a dict's view, a user under
-        another, no users, or a weight for no node or not positive and finite.
+        another, no users, a weight for no node, not a positive finite number, or below
+        ``np.finfo(float).tiny`` times its largest sibling's.
     """
     # read once, in order: user i is paths[i], so a set (its order of strings changes from one
     # interpreter to the next) would hand users each other's leaves
@@ -244,13 +250,14 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
                 f"weights[{key!r}]: no such node (nodes are the paths' prefixes, the root "
                 "has no weight)"
             )
-        try:
-            w = float(value)
-        except (TypeError, ValueError):
-            raise InvalidInputError(f"weights[{key!r}] = {value!r}: expected a number") from None
-        if not np.isfinite(w) or w <= 0:
-            raise InvalidInputError(f"weights[{key!r}] = {value!r}: must be positive and finite")
-        weight[index[key]] = w
+        weight[index[key]] = as_number(value, f"weights[{key!r}]")
+    # a node's weight counts among its siblings only: each family is brought to a scale the
+    # filling computes with (scale_weights), exactly, by a power of two
+    for k in np.flatnonzero(n_children).tolist():
+        family = slice(int(first_child[k]), int(first_child[k] + n_children[k]))
+        weight[family] = scale_weights(
+            weight[family], "weights", labels=[repr(p) for p in order[family]]
+        )
     leaf = np.array([index[p] for p in paths], dtype=np.int64)
     user = np.full(n_nodes, -1, dtype=np.int64)
     user[leaf] = np.arange(n_users)

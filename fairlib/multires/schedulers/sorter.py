@@ -83,7 +83,7 @@ from ..._validate import (
     as_capacities,
     as_flag,
     as_labels,
-    as_number,
+    as_weight,
     check_choice,
 )
 
@@ -218,7 +218,7 @@ class DRFSorter:
             ) from None
 
     def _weight(self, weight, name: str) -> float:
-        w = as_number(weight, f"weight of client {name!r}", inclusive=True)
+        w = as_weight(weight, f"weight of client {name!r}", allow_zero=True)
         if w == 0 and self.semantics == "mesos":
             raise InvalidInputError(
                 f"weight of client {name!r} = {weight}: must be > 0 (Mesos weights are positive)"
