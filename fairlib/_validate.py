@@ -1476,10 +1476,12 @@ def as_labels(
     length: int | None = None,
     allow_empty: bool = True,
     ordered: bool = True,
+    distinct: bool = True,
 ) -> tuple:
     """``value``, an iterable of distinct text labels (``length`` of them when given), read once
-    (:func:`as_sequence`) into a tuple; an element that is not text, a repeated one, a wrong count
-    or, where order matters, a set or a dict's view is an error naming the argument and the element.
+    (:func:`as_sequence`) into a tuple; an element that is not text, a blank one (empty or only
+    whitespace, which no table or plot shows), a repeated one, a wrong count or, where order
+    matters, a set or a dict's view is an error naming the argument and the element.
 
     Parameters
     ----------
@@ -1494,6 +1496,8 @@ def as_labels(
     ordered : bool, default True
         Whether the labels' order matters (sets and dict views refused); else a set is read
         sorted.
+    distinct : bool, default True
+        Whether a label may not repeat (False: one label per item, say a class per server).
 
     Returns
     -------
@@ -1503,8 +1507,8 @@ def as_labels(
     Raises
     ------
     InvalidInputError
-        When ``value`` is not such an iterable, an element is not text or repeats one, or the
-        count is wrong.
+        When ``value`` is not such an iterable, an element is not text, is blank or (when
+        ``distinct``) repeats one, or the count is wrong.
 
     Examples
     --------
@@ -1521,8 +1525,10 @@ def as_labels(
             raise InvalidInputError(
                 f"{name}[{i}] = {_short(label)}: must be text (a label), got {type(label).__name__}"
             )
-        if label in value[:i]:
-            raise InvalidInputError(f"{name}[{i}] = {label!r}: repeated (labels are distinct)")
+        if not label.strip():
+            raise InvalidInputError(f"{name}[{i}] = {str(label)!r}: blank (a label is shown text)")
+        if distinct and label in value[:i]:
+            raise InvalidInputError(f"{name}[{i}] = {str(label)!r}: repeated (labels are distinct)")
     if length is not None and len(value) != length:
         raise InvalidInputError(
             f"{name} = {_short(value)}: expected {length} labels, got {len(value)}"

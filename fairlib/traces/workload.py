@@ -36,6 +36,7 @@ from .._validate import (
     as_time,
     as_identifiers,
     as_instance,
+    as_labels,
     as_number,
     as_rng,
     as_tally,
@@ -67,7 +68,7 @@ def _check_resources(resources: object) -> tuple:
             f"resources = {_short(resources)}: must be a non-empty tuple of resource names "
             "(text, with units)"
         )
-    return tuple(resources)
+    return as_labels(resources, "resources", allow_empty=False)
 
 
 def _check_codes(frame: pd.DataFrame, name: str, columns: Iterable[str]) -> None:
@@ -154,6 +155,8 @@ class Fleet:
             raise InvalidInputError(
                 f"server_class = {_short(self.server_class)}: expected {n} labels (one per server)"
             )
+        # text, not blank, as given (np.asarray(["A", 1]) would read 1 as "1")
+        as_labels(list(self.server_class), "server_class", distinct=False)
         _check_label(self.source, "source")
         location = None
         if self.location is not None:
