@@ -7,6 +7,7 @@ malformed.  Nothing is clipped or dropped silently.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
@@ -58,6 +59,7 @@ __all__ = [
     "as_number_text",
     "cli_integer",
     "cli_number",
+    "command_parser",
     "INTEGER_TEXT",
     "NUMBER_TEXT",
     "as_parts",
@@ -1701,8 +1703,6 @@ def cli_integer(text: str) -> int:
     argparse.ArgumentTypeError
         When ``text`` is not an integer written in digits.
     """
-    import argparse
-
     try:
         return as_integer_text(text, "value")
     except InvalidInputError as exc:
@@ -1728,12 +1728,109 @@ def cli_number(text: str) -> float:
     argparse.ArgumentTypeError
         When ``text`` is not a finite number written in digits.
     """
-    import argparse
-
     try:
         return as_number_text(text, "value")
     except InvalidInputError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("value = ")) from None
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The library's command lines' parser: :class:`argparse.ArgumentParser` that takes no
+    abbreviation of an option (``--lis`` is not ``--list``) and refuses, with status 2 and a message
+    naming the option and the values, an option given more than once (argparse keeps the last
+    one and drops the others silently) and a value given twice in one option's or positional's
+    list (``--tables task_events task_events``). Its subcommands' parsers are of this class too.
+    Build one with :func:`command_parser`."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if kwargs.get("allow_abbrev", False):
+            raise InvalidInputError("allow_abbrev = True: a command line takes no abbreviation")
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def _repeats_in(self, argv: list[str]) -> None:
+        """The first option of this parser given more than once in ``argv``, refused."""
+        seen: dict[int, list[str]] = {}
+        for i, token in enumerate(argv):
+            if token == "--":
+                break
+            for action in self._actions:
+                if isinstance(action, (argparse._AppendAction, argparse._CountAction)):
+                    continue
+                for opt in action.option_strings:
+                    if token == opt or (opt.startswith("--") and token.startswith(opt + "=")):
+                        if "=" in token:
+                            value = token.split("=", 1)[1]
+                        elif action.nargs == 0:
+                            value = opt
+                        elif i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+                            value = argv[i + 1]
+                        else:
+                            value = opt
+                        seen.setdefault(id(action), []).append(value)
+                        if len(seen[id(action)]) > 1:
+                            name = "/".join(action.option_strings)
+                            values = ", ".join(repr(v) for v in seen[id(action)])
+                            self.error(
+                                f"{name} is given more than once ({values}): argparse would keep "
+                                "the last one only; give it once"
+                            )
+
+    def _duplicates_in(self, parsed: argparse.Namespace) -> None:
+        """The first value given twice in one list-valued option or positional, refused."""
+        for action in self._actions:
+            listed = action.nargs in ("+", "*") or (
+                isinstance(action.nargs, int) and action.nargs > 1
+            )
+            if not listed or isinstance(action, argparse._AppendAction):
+                continue
+            values = getattr(parsed, action.dest, None)
+            if not isinstance(values, list):
+                continue
+            for i, value in enumerate(values):
+                if value in values[:i]:
+                    name = "/".join(action.option_strings) or action.metavar or action.dest
+                    first = values.index(value)
+                    self.error(f"{name}: {value!r} is given twice (entries {first} and {i})")
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        import sys
+
+        argv = list(sys.argv[1:] if args is None else args)
+        self._repeats_in(argv)
+        parsed, extras = super().parse_known_args(argv, namespace)
+        self._duplicates_in(parsed)
+        return parsed, extras
+
+
+def command_parser(**kwargs) -> CommandParser:
+    """A command line's parser (:class:`CommandParser`): every ``main(argv)`` of the library, the
+    runner, the benchmarks and the book builds its parser here, so that none takes an abbreviated
+    option, a repeated option or a repeated list entry.
+
+    Parameters
+    ----------
+    **kwargs
+        :class:`argparse.ArgumentParser`'s keyword arguments (``allow_abbrev`` is False).
+
+    Returns
+    -------
+    CommandParser
+        The parser.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``allow_abbrev=True`` is passed.
+
+    Examples
+    --------
+    >>> p = command_parser(prog="demo")
+    >>> _ = p.add_argument("--list", action="store_true")
+    >>> p.parse_args(["--list"])
+    Namespace(list=True)
+    """
+    return CommandParser(**kwargs)
 
 
 def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: str) -> list[int]:
