@@ -8,7 +8,8 @@ malformed.  Nothing is clipped or dropped silently.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Mapping
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import numpy as np
@@ -60,6 +61,8 @@ __all__ = [
     "cli_integer",
     "cli_number",
     "command_parser",
+    "check_column_labels",
+    "writing_to",
     "INTEGER_TEXT",
     "NUMBER_TEXT",
     "as_parts",
@@ -1317,7 +1320,9 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     ``"directory"``: an existing entry of the other kind is an error naming the argument, and so is
     a missing one when ``must_exist`` (an input; an output need not exist yet). A file's path that
     ends in a separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too;
-    so is a path that cannot be looked up (a symlink loop, a part of it that is a file).
+    so is a path that cannot be looked up (a symlink loop, a part of it that is a file), one of
+    bytes (also from ``__fspath__``) and one starting with ``~`` (only a shell expands it, as the
+    ``FAIRLIB_*`` directory variables say).
 
     Parameters
     ----------
@@ -1345,14 +1350,25 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     import os
     from pathlib import Path
 
-    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+    try:
+        text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    except TypeError:  # __fspath__ returned neither str nor bytes
+        text = None
+    if not isinstance(text, str):
         raise InvalidInputError(
             f"{name} = {_short(value)}: expected a {kind} path (str or Path), got "
-            f"{type(value).__name__}"
+            f"{type(value).__name__}" + (" of bytes" if isinstance(text, bytes) else "")
+        )
+    if text[:1] == "~":
+        # as the FAIRLIB_* directories: Python never expands "~", and a file "~/out.csv" would be
+        # written under a folder named "~" in the working directory
+        raise InvalidInputError(
+            f"{name} = {text!r}: starts with '~', which only a shell expands (write the home "
+            "directory out, or use os.path.expanduser)"
         )
     import stat
 
-    path = Path(value)
+    path = Path(text)
     mode = _path_mode(path, name)
     if mode is not None:
         if (kind == "file") != stat.S_ISREG(mode):
@@ -1366,13 +1382,76 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
             raise InvalidInputError(f"{name} = {str(path)!r}: {what}, expected a {kind}")
     elif must_exist:
         raise InvalidInputError(f"{name} = {str(path)!r}: no such {kind}")
-    text = os.fspath(value)
-    if kind == "file" and isinstance(text, str) and _names_a_directory(text):
+    if kind == "file" and _names_a_directory(text):
         raise InvalidInputError(
             f"{name} = {text!r}: names a directory (it ends in a separator, '.' or '..'), "
             "expected a file"
         )
     return path
+
+
+def check_column_labels(frame: pd.DataFrame, name: str) -> None:
+    """A table's column labels are text, each once: a writer that picks columns by label got a
+    DataFrame for a duplicated label (and failed on its ``dtype`` with a raw AttributeError) and a
+    tuple for each label of MultiIndex columns.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    name : str
+        The argument's name, for the message.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the argument, the position and the label, when a label is not a str or is given
+        twice.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_column_labels(pd.DataFrame([[1, 2]], columns=["a", "a"]), "frame")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: frame.columns[1] = 'a': given twice (also at 0)
+    """
+    labels = list(frame.columns)
+    for i, label in enumerate(labels):
+        if not isinstance(label, str):
+            raise InvalidInputError(
+                f"{name}.columns[{i}] = {_short(label)}: a column label must be a str, got "
+                f"{type(label).__name__}"
+            )
+        if label in labels[:i]:
+            raise InvalidInputError(
+                f"{name}.columns[{i}] = {label!r}: given twice (also at {labels.index(label)})"
+            )
+
+
+@contextlib.contextmanager
+def writing_to(path, name: str) -> Iterator[None]:
+    """Around a writer's file operations: an ``OSError`` (a read-only folder, a full disk) is
+    raised again, of the same type, naming the argument and the path the caller gave (not a
+    temporary file beside it).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination the caller gave.
+    name : str
+        The argument's name, for the message.
+
+    Yields
+    ------
+    None
+        Nothing: the block writes.
+    """
+    try:
+        yield
+    except OSError as exc:
+        message = f"{name} = {str(path)!r}: cannot be written ({exc.strerror or exc})"
+        raise (type(exc)(exc.errno, message) if exc.errno else type(exc)(message)) from None
 
 
 def as_sequence(
