@@ -3119,6 +3119,24 @@ MUTATION_WINDOWS: int | None = 64
 #: helper) -> why. Strict: a listed site the contract catches fails until it is removed.
 UNSEEN_SITES = {
     (
+        "fairlib.traces.bitbrains",
+        "write_vm",
+        "check_column_labels",
+    ): "no probe gives a DataFrame with a repeated or non-text column label; "
+    "tests/test_bitbrains.py refuses each for both writers",
+    (
+        "fairlib.traces.workload",
+        "_check_resources",
+        "as_labels",
+    ): "no probe gives Fleet or Workload a repeated or blank resource name in a tuple; "
+    "tests/test_workload.py refuses each",
+    (
+        "fairlib.traces.workload",
+        "Fleet.__post_init__",
+        "as_labels",
+    ): "no probe gives server_class a blank or non-text label (a label array of the right "
+    "length); tests/test_workload.py refuses each",
+    (
         "fairlib.repro.executed",
         "refresh_findings",
         "as_path",
