@@ -72,6 +72,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's fairlib, also when run from els
 from fairlib._validate import (  # noqa: E402
     InvalidInputError,
     as_argv,
+    command_parser,
     as_tolerance,
     cli_integer,
     cli_number,
@@ -730,7 +731,7 @@ def side_by_side_order(keys: list[str], last: dict[str, float]) -> list[str]:
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(
+    ap = command_parser(
         description=__doc__.split("\n")[0],
         epilog=__doc__[__doc__.index("Exit status:") :],
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -910,14 +911,8 @@ def main(argv=None) -> int:
         for nb in registry.values():
             print(f"{nb.key:<20} {nb.path:<48} {nb.title}")
         return 0
-    repeated = repeated_keys(args.only or [])
-    if repeated:
-        print(
-            f"run_all.py: --only names {', '.join(repeated)} more than once (a typo for "
-            f"another key?); valid keys: {', '.join(registry)}",
-            file=sys.stderr,
-        )
-        return 2
+    # a key given twice (a typo for another key, more likely than a wish to run it twice) is
+    # refused by the parser (command_parser), naming it
     keys = list(args.only) if args.only else list(registry)
     unknown = [k for k in keys if k not in registry]
     if unknown:
@@ -1145,16 +1140,6 @@ def main(argv=None) -> int:
             [o for o in ordered if o.status == "ok"], args.rtol, args.atol, args.committed_results
         )
     return 1 if failed or verified == "differs" else 3 if verified == "unverifiable" else 0
-
-
-def repeated_keys(keys: list[str]) -> list[str]:
-    """The keys given more than once, in the order of their first repetition."""
-    seen, repeated = set(), []
-    for key in keys:
-        if key in seen and key not in repeated:
-            repeated.append(key)
-        seen.add(key)
-    return repeated
 
 
 def unverifiable_reason(key: str, committed_dir: Path, fresh_data: str) -> str:

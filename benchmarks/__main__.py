@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import _results
-from fairlib._validate import as_argv
+from fairlib._validate import as_argv, command_parser
 
 
 def available() -> list[str]:
@@ -36,7 +36,7 @@ def available() -> list[str]:
 
 def parser(names: list[str]) -> argparse.ArgumentParser:
     """The command line: benchmark names, or one of ``--list`` and ``--report``."""
-    p = argparse.ArgumentParser(
+    p = command_parser(
         prog="python -m benchmarks",
         description="Run the benchmarks (all of them, or the NAMEs given) and render "
         "docs/performance.md.",

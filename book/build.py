@@ -42,7 +42,6 @@ nothing in ``fairlib`` or ``run_all.py`` imports it.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import os
@@ -57,7 +56,7 @@ from fairlib.repro.landing import (
     book_papers_block,
     results_block,
 )  # one rendering for the README and the book
-from fairlib._validate import as_argv
+from fairlib._validate import as_argv, command_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -852,7 +851,7 @@ def build(
 def main(argv=None) -> int:
     """Command line: build the book into ``--out`` (default ``build/site``)."""
     argv = as_argv(argv)
-    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap = command_parser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="where the HTML goes")
     ap.add_argument(
         "--executed",

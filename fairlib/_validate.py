@@ -7,9 +7,11 @@ malformed.  Nothing is clipped or dropped silently.
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import decimal
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, Union
 
 import numpy as np
@@ -67,6 +69,9 @@ __all__ = [
     "as_number_text",
     "cli_integer",
     "cli_number",
+    "command_parser",
+    "check_column_labels",
+    "writing_to",
     "INTEGER_TEXT",
     "NUMBER_TEXT",
     "as_parts",
@@ -1585,7 +1590,9 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     ``"directory"``: an existing entry of the other kind is an error naming the argument, and so is
     a missing one when ``must_exist`` (an input; an output need not exist yet). A file's path that
     ends in a separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too;
-    so is a path that cannot be looked up (a symlink loop, a part of it that is a file).
+    so is a path that cannot be looked up (a symlink loop, a part of it that is a file), one of
+    bytes (also from ``__fspath__``) and one starting with ``~`` (only a shell expands it, as the
+    ``FAIRLIB_*`` directory variables say).
 
     Parameters
     ----------
@@ -1613,14 +1620,25 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     import os
     from pathlib import Path
 
-    if isinstance(value, bytes) or not isinstance(value, (str, os.PathLike)):
+    try:
+        text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    except TypeError:  # __fspath__ returned neither str nor bytes
+        text = None
+    if not isinstance(text, str):
         raise InvalidInputError(
             f"{name} = {_short(value)}: expected a {kind} path (str or Path), got "
-            f"{type(value).__name__}"
+            f"{type(value).__name__}" + (" of bytes" if isinstance(text, bytes) else "")
+        )
+    if text[:1] == "~":
+        # as the FAIRLIB_* directories: Python never expands "~", and a file "~/out.csv" would be
+        # written under a folder named "~" in the working directory
+        raise InvalidInputError(
+            f"{name} = {text!r}: starts with '~', which only a shell expands (write the home "
+            "directory out, or use os.path.expanduser)"
         )
     import stat
 
-    path = Path(value)
+    path = Path(text)
     mode = _path_mode(path, name)
     if mode is not None:
         if (kind == "file") != stat.S_ISREG(mode):
@@ -1634,13 +1652,76 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
             raise InvalidInputError(f"{name} = {str(path)!r}: {what}, expected a {kind}")
     elif must_exist:
         raise InvalidInputError(f"{name} = {str(path)!r}: no such {kind}")
-    text = os.fspath(value)
-    if kind == "file" and isinstance(text, str) and _names_a_directory(text):
+    if kind == "file" and _names_a_directory(text):
         raise InvalidInputError(
             f"{name} = {text!r}: names a directory (it ends in a separator, '.' or '..'), "
             "expected a file"
         )
     return path
+
+
+def check_column_labels(frame: pd.DataFrame, name: str) -> None:
+    """A table's column labels are text, each once: a writer that picks columns by label got a
+    DataFrame for a duplicated label (and failed on its ``dtype`` with a raw AttributeError) and a
+    tuple for each label of MultiIndex columns.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    name : str
+        The argument's name, for the message.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the argument, the position and the label, when a label is not a str or is given
+        twice.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_column_labels(pd.DataFrame([[1, 2]], columns=["a", "a"]), "frame")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: frame.columns[1] = 'a': given twice (also at 0)
+    """
+    labels = list(frame.columns)
+    for i, label in enumerate(labels):
+        if not isinstance(label, str):
+            raise InvalidInputError(
+                f"{name}.columns[{i}] = {_short(label)}: a column label must be a str, got "
+                f"{type(label).__name__}"
+            )
+        if label in labels[:i]:
+            raise InvalidInputError(
+                f"{name}.columns[{i}] = {label!r}: given twice (also at {labels.index(label)})"
+            )
+
+
+@contextlib.contextmanager
+def writing_to(path, name: str) -> Iterator[None]:
+    """Around a writer's file operations: an ``OSError`` (a read-only folder, a full disk) is
+    raised again, of the same type, naming the argument and the path the caller gave (not a
+    temporary file beside it).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination the caller gave.
+    name : str
+        The argument's name, for the message.
+
+    Yields
+    ------
+    None
+        Nothing: the block writes.
+    """
+    try:
+        yield
+    except OSError as exc:
+        message = f"{name} = {str(path)!r}: cannot be written ({exc.strerror or exc})"
+        raise (type(exc)(exc.errno, message) if exc.errno else type(exc)(message)) from None
 
 
 def as_sequence(
@@ -1746,10 +1827,12 @@ def as_labels(
     length: int | None = None,
     allow_empty: bool = True,
     ordered: bool = True,
+    distinct: bool = True,
 ) -> tuple:
     """``value``, an iterable of distinct text labels (``length`` of them when given), read once
-    (:func:`as_sequence`) into a tuple; an element that is not text, a repeated one, a wrong count
-    or, where order matters, a set or a dict's view is an error naming the argument and the element.
+    (:func:`as_sequence`) into a tuple; an element that is not text, a blank one (empty or only
+    whitespace, which no table or plot shows), a repeated one, a wrong count or, where order
+    matters, a set or a dict's view is an error naming the argument and the element.
 
     Parameters
     ----------
@@ -1764,6 +1847,8 @@ def as_labels(
     ordered : bool, default True
         Whether the labels' order matters (sets and dict views refused); else a set is read
         sorted.
+    distinct : bool, default True
+        Whether a label may not repeat (False: one label per item, say a class per server).
 
     Returns
     -------
@@ -1773,8 +1858,8 @@ def as_labels(
     Raises
     ------
     InvalidInputError
-        When ``value`` is not such an iterable, an element is not text or repeats one, or the
-        count is wrong.
+        When ``value`` is not such an iterable, an element is not text, is blank or (when
+        ``distinct``) repeats one, or the count is wrong.
 
     Examples
     --------
@@ -1791,8 +1876,10 @@ def as_labels(
             raise InvalidInputError(
                 f"{name}[{i}] = {_short(label)}: must be text (a label), got {type(label).__name__}"
             )
-        if label in value[:i]:
-            raise InvalidInputError(f"{name}[{i}] = {label!r}: repeated (labels are distinct)")
+        if not label.strip():
+            raise InvalidInputError(f"{name}[{i}] = {str(label)!r}: blank (a label is shown text)")
+        if distinct and label in value[:i]:
+            raise InvalidInputError(f"{name}[{i}] = {str(label)!r}: repeated (labels are distinct)")
     if length is not None and len(value) != length:
         raise InvalidInputError(
             f"{name} = {_short(value)}: expected {length} labels, got {len(value)}"
@@ -1965,8 +2052,6 @@ def cli_integer(text: str) -> int:
     argparse.ArgumentTypeError
         When ``text`` is not an integer written in digits.
     """
-    import argparse
-
     try:
         return as_integer_text(text, "value")
     except InvalidInputError as exc:
@@ -1992,12 +2077,109 @@ def cli_number(text: str) -> float:
     argparse.ArgumentTypeError
         When ``text`` is not a finite number written in digits.
     """
-    import argparse
-
     try:
         return as_number_text(text, "value")
     except InvalidInputError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("value = ")) from None
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The library's command lines' parser: :class:`argparse.ArgumentParser` that takes no
+    abbreviation of an option (``--lis`` is not ``--list``) and refuses, with status 2 and a message
+    naming the option and the values, an option given more than once (argparse keeps the last
+    one and drops the others silently) and a value given twice in one option's or positional's
+    list (``--tables task_events task_events``). Its subcommands' parsers are of this class too.
+    Build one with :func:`command_parser`."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if kwargs.get("allow_abbrev", False):
+            raise InvalidInputError("allow_abbrev = True: a command line takes no abbreviation")
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def _repeats_in(self, argv: list[str]) -> None:
+        """The first option of this parser given more than once in ``argv``, refused."""
+        seen: dict[int, list[str]] = {}
+        for i, token in enumerate(argv):
+            if token == "--":
+                break
+            for action in self._actions:
+                if isinstance(action, (argparse._AppendAction, argparse._CountAction)):
+                    continue
+                for opt in action.option_strings:
+                    if token == opt or (opt.startswith("--") and token.startswith(opt + "=")):
+                        if "=" in token:
+                            value = token.split("=", 1)[1]
+                        elif action.nargs == 0:
+                            value = opt
+                        elif i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+                            value = argv[i + 1]
+                        else:
+                            value = opt
+                        seen.setdefault(id(action), []).append(value)
+                        if len(seen[id(action)]) > 1:
+                            name = "/".join(action.option_strings)
+                            values = ", ".join(repr(v) for v in seen[id(action)])
+                            self.error(
+                                f"{name} is given more than once ({values}): argparse would keep "
+                                "the last one only; give it once"
+                            )
+
+    def _duplicates_in(self, parsed: argparse.Namespace) -> None:
+        """The first value given twice in one list-valued option or positional, refused."""
+        for action in self._actions:
+            listed = action.nargs in ("+", "*") or (
+                isinstance(action.nargs, int) and action.nargs > 1
+            )
+            if not listed or isinstance(action, argparse._AppendAction):
+                continue
+            values = getattr(parsed, action.dest, None)
+            if not isinstance(values, list):
+                continue
+            for i, value in enumerate(values):
+                if value in values[:i]:
+                    name = "/".join(action.option_strings) or action.metavar or action.dest
+                    first = values.index(value)
+                    self.error(f"{name}: {value!r} is given twice (entries {first} and {i})")
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        import sys
+
+        argv = list(sys.argv[1:] if args is None else args)
+        self._repeats_in(argv)
+        parsed, extras = super().parse_known_args(argv, namespace)
+        self._duplicates_in(parsed)
+        return parsed, extras
+
+
+def command_parser(**kwargs) -> CommandParser:
+    """A command line's parser (:class:`CommandParser`): every ``main(argv)`` of the library, the
+    runner, the benchmarks and the book builds its parser here, so that none takes an abbreviated
+    option, a repeated option or a repeated list entry.
+
+    Parameters
+    ----------
+    **kwargs
+        :class:`argparse.ArgumentParser`'s keyword arguments (``allow_abbrev`` is False).
+
+    Returns
+    -------
+    CommandParser
+        The parser.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``allow_abbrev=True`` is passed.
+
+    Examples
+    --------
+    >>> p = command_parser(prog="demo")
+    >>> _ = p.add_argument("--list", action="store_true")
+    >>> p.parse_args(["--list"])
+    Namespace(list=True)
+    """
+    return CommandParser(**kwargs)
 
 
 def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: str) -> list[int]:

@@ -19,8 +19,9 @@ Each names a directory by its absolute path (``FAIRLIB_TRACE_DIR`` several, sepa
 ``os.pathsep``; the others one, and a separator in them is refused); empty means unset. A
 directory need not exist yet (the first ``FAIRLIB_TRACE_DIR`` entry is where ``fetch`` creates
 one; a trace not found lists the directories searched, marking those that do not exist). A value
-naming an existing file, a blank value and a relative path (``build``, ``~/fl``: ``~`` is the
-shell's, expanded only at the start of a word it reads) are each an
+naming an existing file, a blank value, a value with whitespace at an end (``"/tmp/x "``) and a
+relative path (``build``, ``~/fl``: ``~`` is the shell's, expanded only at the start of a word it
+reads) are each an
 :class:`~fairlib._validate.InvalidInputError` naming the variable: a typo there would otherwise
 write outputs, or look for traces, somewhere no one reads, and a relative path would make them
 depend on the working directory.
@@ -49,9 +50,7 @@ def _env_dirs(variable: str, *, several: bool) -> list[Path]:
     """The folders the environment variable ``variable`` names (none when unset): absolute paths
     only, one unless ``several``; a blank, relative or ``~`` value is refused naming the variable,
     since a relative folder would depend on the working directory."""
-    import stat
-
-    from ._validate import InvalidInputError, _path_mode
+    from ._validate import InvalidInputError
 
     value = os.environ.get(variable, "")
     if not several and os.pathsep in value:
@@ -62,28 +61,70 @@ def _env_dirs(variable: str, *, several: bool) -> list[Path]:
         )
     out = []
     for part in value.split(os.pathsep) if several else [value]:
-        if not part:
-            continue
-        which = f" ({part!r})" if several else ""
-        if not part.strip():
-            raise InvalidInputError(f"{variable} = {value!r}: a blank directory{which}")
-        path = Path(part)
-        if not path.is_absolute():
-            # relative to the working directory, the outputs or traces would move with it; "~" is
-            # expanded by a shell only where it starts a word, never by Python
-            raise InvalidInputError(
-                f"{variable} = {value!r}: must be an absolute path{which}, not relative to the "
-                "working directory"
-                + (" (write $HOME for ~: the shell left it unexpanded)" if part[:1] == "~" else "")
-            )
-        mode = _path_mode(path, variable)  # a symlink loop is refused, not read as absent
-        if mode is not None and not stat.S_ISDIR(mode):
-            raise InvalidInputError(
-                f"{variable} = {value!r}: must name a directory, not a file"
-                + (f" ({part!r} is a file)" if several else "")
-            )
-        out.append(path)
+        if part:
+            out.append(_as_directory(part, variable, value, f" ({part!r})" if several else ""))
     return out
+
+
+def _absolute_directory(text: str, name: str) -> Path:
+    """``text``, a directory given on a command line or as an argument, by the rule of the
+    ``FAIRLIB_*`` directory variables: an absolute path (not relative to the working directory, not
+    starting with ``~``, which only a shell expands), not blank, without whitespace at either end,
+    and not an existing file. It need not exist yet.
+
+    Parameters
+    ----------
+    text : str
+        The path.
+    name : str
+        The option's or argument's name, for the message.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``text`` is not text, is blank, has whitespace at an end, is relative (``~`` included)
+        or names an existing file.
+    """
+    from ._validate import as_instance
+
+    return _as_directory(as_instance(text, str, name), name, text, "")
+
+
+def _as_directory(part: str, name: str, value: str, which: str) -> Path:
+    """One directory of ``value`` (the variable's or option's whole text; ``which`` names the part
+    in the message when there are several): see :func:`_absolute_directory`."""
+    import stat
+
+    from ._validate import InvalidInputError, _path_mode
+
+    if not part.strip():
+        raise InvalidInputError(f"{name} = {value!r}: a blank directory{which}")
+    if part != part.strip():
+        raise InvalidInputError(
+            f"{name} = {value!r}: whitespace at an end of the directory{which} (a stray space "
+            "would name another folder)"
+        )
+    path = Path(part)
+    if not path.is_absolute():
+        # relative to the working directory, the outputs or traces would move with it; "~" is
+        # expanded by a shell only where it starts a word, never by Python
+        raise InvalidInputError(
+            f"{name} = {value!r}: must be an absolute path{which}, not relative to the "
+            "working directory"
+            + (" (write $HOME for ~: the shell left it unexpanded)" if part[:1] == "~" else "")
+        )
+    mode = _path_mode(path, name)  # a symlink loop is refused, not read as absent
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise InvalidInputError(
+            f"{name} = {value!r}: must name a directory, not a file"
+            + (f" ({part!r} is a file)" if which else "")
+        )
+    return path
 
 
 #: the project's reference excerpts beside the checkout (absent in a reader's clone);

@@ -3160,6 +3160,18 @@ UNSEEN_SITES = {
     ): "a PDRF cycle's rate overflows only beside a user demanding ~2**61 times another's share, "
     "each valid alone, which no probe draws; tests/test_validation_sites.py refuses it",
     (
+        "fairlib.traces.bitbrains",
+        "write_vm",
+        "check_column_labels",
+    ): "no probe gives a DataFrame with a repeated or non-text column label; "
+    "tests/test_bitbrains.py refuses each for both writers",
+    (
+        "fairlib.traces.workload",
+        "Fleet.__post_init__",
+        "as_labels",
+    ): "no probe gives server_class a blank or non-text label (a label array of the right "
+    "length); tests/test_workload.py refuses each",
+    (
         "fairlib.repro.executed",
         "refresh_findings",
         "as_path",

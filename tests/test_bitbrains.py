@@ -326,3 +326,73 @@ def test_a_vm_path_ending_in_a_separator_is_refused_and_nothing_is_written(tmp_p
     with pytest.raises(InvalidInputError, match=r"path = .*ts\.csv/': names a directory"):
         write_vm(str(tmp_path / "ts.csv") + "/", _frame())
     assert list(tmp_path.iterdir()) == []
+
+
+def _google_machine_part(path, frame):
+    from fairlib.traces.google import _write_part
+
+    return _write_part(path, frame, "machine_events")
+
+
+def _machines():
+    return pd.DataFrame(
+        {"time": [0], "machine_id": [1], "event_type": [0], "platform_id": ["p"], "cpus": [0.5],
+         "memory": [0.5]}
+    )  # fmt: skip
+
+
+WRITERS = [(write_vm, _frame), (_google_machine_part, _machines)]
+
+
+def _relabelled(frame, how):
+    frame = frame.copy()
+    if how == "duplicate":
+        return pd.concat([frame, frame.iloc[:, [1]]], axis=1)
+    if how == "multiindex":
+        frame.columns = pd.MultiIndex.from_tuples([(c, "x") for c in frame.columns])
+        return frame
+    return frame.rename(columns={frame.columns[-1]: 7})
+
+
+@pytest.mark.parametrize("how", ["duplicate", "multiindex", "not text"])
+@pytest.mark.parametrize("writer,frame", WRITERS, ids=["write_vm", "_write_part"])
+def test_a_writer_refuses_a_column_label_given_twice_or_not_text(writer, frame, how, tmp_path):
+    """Two 'cpu_cores' columns or MultiIndex columns failed with AttributeError 'DataFrame' object
+    has no attribute 'dtype'."""
+    with pytest.raises(InvalidInputError, match=r"frame\.columns\[\d+\] = "):
+        writer(tmp_path / "x.csv.gz", _relabelled(frame(), how))
+    assert not list(tmp_path.iterdir())
+
+
+class _BytesPath:
+    def __fspath__(self):
+        return b"/tmp/x.csv"
+
+
+@pytest.mark.parametrize("path", [_BytesPath(), b"/tmp/x.csv", "~/out.csv.gz"])
+@pytest.mark.parametrize("writer,frame", WRITERS, ids=["write_vm", "_write_part"])
+def test_a_writer_refuses_a_path_of_bytes_or_starting_with_a_tilde(
+    writer, frame, path, tmp_path, monkeypatch
+):
+    """A PathLike of bytes raised a raw TypeError; "~/out.csv" wrote ./~/out.csv."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InvalidInputError, match=r"^path = "):
+        writer(path, frame())
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("writer,frame", WRITERS, ids=["write_vm", "_write_part"])
+def test_a_writer_that_cannot_write_names_the_path_given(writer, frame, tmp_path, monkeypatch):
+    """A read-only folder raised PermissionError naming the temporary ``.x.csv.<uuid>.part``."""
+    import os
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied", str(src))
+
+    monkeypatch.setattr(os, "replace", refuse)
+    monkeypatch.setattr("pathlib.Path.replace", refuse)
+    target = tmp_path / "x.csv.gz"
+    with pytest.raises(PermissionError, match=rf"path = {str(target)!r}: cannot be written") as e:
+        writer(target, frame())
+    assert ".part" not in str(e.value)
+    assert [p.name for p in tmp_path.iterdir()] == []

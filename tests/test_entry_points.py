@@ -127,6 +127,29 @@ COMMANDS = [
         ],
         "--year",
     ),  # fmt: skip
+    # --dest follows the FAIRLIB_TRACE_DIR rule: a blank, relative, "~" or space-ended directory
+    # was created under the working directory (or as a folder named "~")
+    (["-m", "fairlib.traces.fetch", "google", "--dest", ""], "--dest"),
+    (["-m", "fairlib.traces.fetch", "google", "--dest", "~/x"], "--dest"),
+    (["-m", "fairlib.traces.fetch", "google", "--dest", "rel"], "--dest"),
+    (["-m", "fairlib.traces.fetch", "google", "--dest", "{dir} "], "--dest"),
+    # an option the mode given would ignore, and an unknown name or table, are refused
+    (["-m", "fairlib.traces.fetch", "google", "--notebooks"], "takes no name"),
+    (["-m", "fairlib.traces.fetch", "--notebooks", "--tables", "task_events"], "--tables"),
+    (["-m", "fairlib.traces.fetch", "--notebooks", "--parts", "3"], "--parts"),
+    (["-m", "fairlib.traces.fetch", "--notebooks", "--dest", "{dir}"], "--dest"),
+    (["-m", "fairlib.traces.fetch", "--notebooks", "--list"], "--list"),
+    (["-m", "fairlib.traces.fetch", "--list", "--tables", "nosuch"], "--tables"),
+    (["-m", "fairlib.traces.fetch", "GOOGLE", "--list"], "takes no name"),
+    (["-m", "fairlib.traces.fetch", "GOOGLE"], "name = 'GOOGLE'"),
+    (["-m", "fairlib.traces.fetch", "google", "--tables", "nosuch"], "'nosuch'"),
+    # argparse took a prefix for the option and kept the last of a repeated one
+    (["run_all.py", "--lis"], "--lis"),
+    (["run_all.py", "--only", "li2019", "--only", "nosuchkey"], "--only"),
+    (["-m", "benchmarks", "--lis"], "--lis"),
+    (["-m", "benchmarks", "market", "market"], "'market'"),
+    (["-m", "fairlib.repro.landing", "--chec"], "--chec"),
+    (["-m", "fairlib.traces.fetch", "google", "--parts", "0", "--parts", "1"], "--parts"),
 ]
 
 
@@ -222,6 +245,8 @@ MORE_VALUES = [
     ("FAIRLIB_BUILD_DIR", " "),
     ("FAIRLIB_BUILD_DIR", "relative/dir"),
     ("FAIRLIB_BUILD_DIR", "~/fl"),
+    ("FAIRLIB_BUILD_DIR", "{dir} "),  # a trailing space named another folder
+    ("FAIRLIB_TRACE_DIR", "{dir}\t"),
     ("FAIRLIB_OUTPUT_DIR", " "),
     ("FAIRLIB_OUTPUT_DIR", "rel"),
     ("FAIRLIB_TRACE_DIR", " "),
@@ -394,3 +419,121 @@ def test_no_command_line_parses_a_number_with_int_or_float():
         if kw.arg == "type" and isinstance(kw.value, ast.Name) and kw.value.id in ("int", "float")
     ]
     assert not loose, f"options parsed with int or float: {loose}"
+
+
+def test_every_command_line_builds_its_parser_with_command_parser():
+    """``fairlib._validate.command_parser`` is the one parser factory: no file builds an
+    ``argparse.ArgumentParser`` itself (one that does takes ``--lis`` for ``--list`` and keeps the
+    last of a repeated option)."""
+    import ast
+
+    files = [ROOT / "run_all.py"] + [
+        f for d in ("fairlib", "benchmarks", "book") for f in sorted((ROOT / d).rglob("*.py"))
+    ]
+    direct = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in files
+        if path != ROOT / "fairlib" / "_validate.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "attr", getattr(node.func, "id", None)) == "ArgumentParser"
+    ]
+    assert not direct, f"parsers built without command_parser: {direct}"
+
+
+class _Caught(Exception):
+    def __init__(self, parser):
+        self.parser = parser
+
+
+def _command_line_parsers(monkeypatch):
+    """Every ``main(argv)`` that builds a parser, and the parser it builds (caught as it parses,
+    before anything runs): (module, parser) for it and each of its subcommands."""
+    import argparse
+    import importlib
+
+    from fairlib._validate import CommandParser
+
+    def catch(self, args=None, namespace=None):
+        raise _Caught(self)
+
+    found = []
+    for path, _ in _mains_in_source():
+        if "command_parser(" not in path.read_text():
+            continue
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        main = importlib.import_module(module).main
+        with monkeypatch.context() as m:
+            m.setattr(CommandParser, "parse_known_args", catch)
+            with pytest.raises(_Caught) as caught:
+                main([])
+        todo = [(module, caught.value.parser)]
+        while todo:
+            name, parser = todo.pop()
+            found.append((name, parser))
+            for action in parser._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    todo += [(f"{name} {k}", p) for k, p in action.choices.items()]
+    return found
+
+
+def _a_value(action) -> str:
+    from fairlib._validate import cli_integer, cli_number
+
+    if action.choices:
+        return str(next(iter(action.choices)))
+    return "1" if action.type in (cli_integer, cli_number) else "x1"
+
+
+def test_no_command_line_takes_an_abbreviation_a_repeated_option_or_a_repeated_entry(
+    monkeypatch, capsys
+):
+    """argparse took ``--lis`` for ``--list``, kept only the last of ``--only a --only b`` (and of
+    ``--tables``, ``--parts``, ``--jobs``, ``--rtol``) and ran ``benchmarks market market`` twice.
+    Every option of every command line (and subcommand) is refused abbreviated and given twice, and
+    every list (an option's or a positional's) refuses an entry given twice: status 2, the message
+    naming the option and the value."""
+    import argparse
+
+    from fairlib._validate import CommandParser
+
+    parsers = _command_line_parsers(monkeypatch)
+    assert {name for name, _ in parsers} >= {
+        "run_all",
+        "benchmarks.__main__",
+        "fairlib.traces.fetch",
+        "fairlib.repro.landing",
+        "fairlib.repro.scaffold",
+    }
+    lists = 0
+    for name, parser in parsers:
+        assert isinstance(parser, CommandParser) and parser.allow_abbrev is False, name
+        for action in parser._actions:
+            if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+                continue
+            for opt in action.option_strings:
+                if opt.startswith("--") and len(opt) > 3:
+                    match = parser._parse_optional(opt[:-1])
+                    match = match[0] if isinstance(match, list) else match
+                    assert match is None or match[0] is None, (name, opt[:-1])
+                value = [] if action.nargs == 0 else [_a_value(action)]
+                with pytest.raises(SystemExit) as ended:
+                    parser.parse_args([opt, *value, opt, *value])
+                err = capsys.readouterr().err
+                assert ended.value.code == 2 and f"{opt} is given more than once" in err, (
+                    name,
+                    opt,
+                    err,
+                )
+            if action.nargs in ("+", "*"):
+                lists += 1
+                v = _a_value(action)
+                argv = [*action.option_strings[:1], v, v]
+                opt_or = action.option_strings[0] if action.option_strings else action.metavar
+                with pytest.raises(SystemExit) as ended:
+                    parser.parse_args(argv)
+                err = capsys.readouterr().err
+                assert ended.value.code == 2 and re.search(
+                    rf"{opt_or}: '?{v}'? is given twice", err
+                ), err
+    assert lists >= 5, lists  # run_all --only, fetch --tables and --parts, the NAMEs, the keys

@@ -292,3 +292,16 @@ def test_fetch_for_notebooks_reports_an_unreachable_source_and_exits_0(
     )
     assert fetch_module.main(["--notebooks", "--base-url", closed]) == 0
     assert "will run on synthetic data" in capsys.readouterr().err
+
+
+def test_main_reports_a_destination_it_cannot_write_naming_it(tmp_path, monkeypatch, capsys):
+    """A read-only --dest printed PermissionError's traceback; the command line names the
+    destination given and exits 1."""
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "google" / "schema.csv"))
+
+    monkeypatch.setattr(fetch_module, "fetch", refuse)
+    assert fetch_module.main(["google", "--dest", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot write into {str(tmp_path)!r}: Permission denied" in err, err

@@ -543,9 +543,7 @@ def test_a_key_given_twice_is_refused_by_name(fixtures, tmp_path):
         tmp_path,
     )
     assert p.returncode == 2
-    assert "--only names ok_a more than once" in p.stderr and re.search(
-        r"valid keys: [^\n]*\bok_a\b", p.stderr
-    )
+    assert "--only: 'ok_a' is given twice (entries 0 and 2)" in p.stderr, p.stderr
     assert not (tmp_path / "executed").exists()  # nothing ran
 
 

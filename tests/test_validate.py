@@ -161,6 +161,26 @@ def test_labels_refuse_what_is_not_text():
             as_labels(["mem", bad], "resources")
 
 
+@pytest.mark.parametrize("blank", ["", " ", "\t", "\u3000"])
+def test_labels_refuse_a_blank_label(blank):
+    """``Fleet(resources=("", " "))`` and ``DRFSorter(..., resources=["", " "])`` were accepted: a
+    label is shown text, so an empty or whitespace-only one is refused (also where labels may
+    repeat)."""
+    for distinct in (True, False):
+        with pytest.raises(
+            InvalidInputError, match=rf"resources\[1\] = {re.escape(repr(blank))}: blank"
+        ):
+            as_labels(["mem", blank], "resources", distinct=distinct)
+    assert as_labels(["A", "A"], "server_class", distinct=False) == ("A", "A")
+
+
+def test_drf_sorter_refuses_blank_resource_names():
+    from fairlib.multires.schedulers.sorter import DRFSorter
+
+    with pytest.raises(InvalidInputError, match=r"resources\[0\] = '': blank"):
+        DRFSorter([1, 1], resources=["", " "])
+
+
 def test_every_iterable_argument_is_read_by_the_shared_helper():
     """No module of fairlib checks an argument for iterability itself (``isinstance(x, Iterable)``,
     ``hasattr(x, "__iter__")``): such a check, then a read of ``x``, consumed a generator

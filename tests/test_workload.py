@@ -217,6 +217,12 @@ def _workload(**change):
         ({"location": np.array([0.5, 1.0])}, r"location\[0\] = 0\.5: must be a whole number"),
         ({"location": np.array([0])}, r"location: expected shape \(2\)"),
         ({"resources": "cpu"}, r"resources = 'cpu': must be a non-empty tuple of resource names"),
+        # labels are distinct, non-blank text: these were accepted
+        ({"resources": ("cpu", "cpu")}, r"resources\[1\] = 'cpu': repeated"),
+        ({"resources": ("", "memory")}, r"resources\[0\] = '': blank"),
+        ({"resources": ("cpu", " ")}, r"resources\[1\] = ' ': blank"),
+        ({"server_class": ["A", 1]}, r"server_class\[1\] = 1: must be text"),
+        ({"server_class": np.array(["A", " "])}, r"server_class\[1\] = ' ': blank"),
     ],
 )
 def test_fleet_refuses_each_bad_field_by_name(change, message):

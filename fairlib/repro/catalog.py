@@ -37,6 +37,7 @@ from .._validate import (
     InvalidInputError,
     _short,
     as_argv,
+    command_parser,
     as_count,
     as_instance,
     as_labels,
@@ -754,10 +755,9 @@ def main(argv=None) -> int:
     """``python -m fairlib.repro.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the
     catalogue, or what ``make test-paper`` runs for one paper."""
     argv = as_argv(argv)
-    import argparse
     import sys
 
-    ap = argparse.ArgumentParser(
+    ap = command_parser(
         prog="python -m fairlib.repro.catalog", description="The paper notebooks run_all executes."
     )
     ap.add_argument(

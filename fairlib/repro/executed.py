@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
-from .._validate import InvalidInputError, as_argv, as_count, as_instance, as_path
+from .._validate import InvalidInputError, as_argv, as_count, command_parser, as_instance, as_path
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -660,11 +660,10 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m fairlib.repro.executed --refresh-findings [KEY ...]``: see
     :func:`refresh_findings`."""
     argv = as_argv(argv)
-    import argparse
 
     from .catalog import NOTEBOOKS
 
-    ap = argparse.ArgumentParser(prog="python -m fairlib.repro.executed", description=main.__doc__)
+    ap = command_parser(prog="python -m fairlib.repro.executed", description=main.__doc__)
     ap.add_argument(
         "--refresh-findings",
         nargs="*",

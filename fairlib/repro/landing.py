@@ -29,7 +29,6 @@ name`` and ``# END name``. This module renders each from a committed source of t
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import csv
 import io
@@ -47,6 +46,7 @@ from .._validate import (
     InvalidInputError,
     _short,
     as_argv,
+    command_parser,
     as_instance,
     as_path,
     as_time,
@@ -938,7 +938,7 @@ def main(argv: list[str] | None = None) -> int:
         When ``argv`` is not a list of str (an unknown option ends the process as argparse does,
         with status 2 and a message naming it).
     """
-    parser = argparse.ArgumentParser(
+    parser = command_parser(
         prog="python -m fairlib.repro.landing",
         description=" ".join(__doc__.split("\n\n")[0].split()),
     )

@@ -110,7 +110,14 @@ import sys
 from pathlib import Path
 
 from .. import paths
-from .._validate import as_argv, as_integer_text, as_tolerance, cli_integer, cli_number
+from .._validate import (
+    as_argv,
+    as_integer_text,
+    command_parser,
+    as_tolerance,
+    cli_integer,
+    cli_number,
+)
 from .catalog import VENUE_KINDS, Paper
 
 __all__ = [
@@ -2355,7 +2362,7 @@ def main(argv=None) -> int:
         When ``argv`` is not a list of str (an unknown option ends the process as argparse does,
         with status 2 and a message naming it).
     """
-    ap = argparse.ArgumentParser(
+    ap = command_parser(
         prog="python -m fairlib.repro.scaffold",
         description=" ".join(__doc__.split("\n\n")[0].split()),
     )

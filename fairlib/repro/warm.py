@@ -11,7 +11,6 @@ reached; the test suite checks it is empty.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import multiprocessing
 import os
@@ -26,7 +25,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validate import InvalidInputError, as_argv, as_flag, as_instance, as_labels, cli_integer
+from .._validate import (
+    InvalidInputError,
+    as_argv,
+    as_flag,
+    command_parser,
+    as_instance,
+    as_labels,
+    cli_integer,
+)
 
 if TYPE_CHECKING:
     from ..games import GameMechanism
@@ -515,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
         When ``argv`` is not a list of str (an unknown option or a ``--jobs`` out of range ends the
         process as argparse does, with status 2 and a message naming it).
     """
-    ap = argparse.ArgumentParser(
+    ap = command_parser(
         prog="python -m fairlib.repro.warm", description=" ".join(__doc__.split("\n\n")[0].split())
     )
     ap.add_argument("--quiet", action="store_true", help="no progress bar")

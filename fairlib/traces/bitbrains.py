@@ -31,6 +31,8 @@ from .._validate import (
     as_path,
     as_sequence,
     check_choice,
+    check_column_labels,
+    writing_to,
 )
 from ._source import missing_hint, parse_number_texts, source_of, trace_folder
 from .google import TraceFormatError
@@ -404,22 +406,26 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     ------
     InvalidInputError
         When ``path`` is not a str or Path, is a directory or names one by its form (``"ts.csv/"``,
-        which would have written the file ``ts.csv``), when ``frame`` is not a DataFrame or lacks a
-        column, or when a value is one :func:`read_vm` refuses; nothing is written.
+        which would have written the file ``ts.csv``), is of bytes or starts with ``~``, when
+        ``frame`` is not a DataFrame, has a column label that is not a str or is given twice, or
+        lacks a column, or when a value is one :func:`read_vm` refuses; nothing is written.
+    OSError
+        Of the type raised, naming ``path`` as given, when the file or its folder cannot be
+        written (a read-only folder, a full disk).
     """
     import os
     import uuid
 
-    path = as_path(path, "path", kind="file")
+    path = Path(as_path(path, "path", kind="file"))  # a Path: narrows the argument's type
     if not isinstance(frame, pd.DataFrame):
         raise InvalidInputError(
             f"frame = {_short(frame)}: expected a DataFrame of {BITBRAINS_COLUMNS}, got "
             f"{type(frame).__name__}"
         )
+    check_column_labels(frame, "frame")
     missing = [c for c in BITBRAINS_COLUMNS if c not in frame]
     if missing:
         raise InvalidInputError(f"frame: missing columns {missing}")
-    path = _as_path(path, "path")
     values = {}
     for name in BITBRAINS_COLUMNS:
         column = frame[name]
@@ -453,20 +459,21 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
         # the shortest decimal that reads back to the same float
         fields = [str(int(row[0])), str(int(row[1]))] + [repr(float(v)) for v in row[2:]]
         buf.write(";\t".join(fields) + "\n")
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = buf.getvalue().encode("utf-8")
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")
-    try:
-        with open(tmp, "xb") as raw:
-            if path.suffix == ".gz":
-                # mtime 0 and the final name in the header (not the temporary one): the same bytes
-                # on every run
-                with gzip.GzipFile(str(path), mode="wb", fileobj=raw, mtime=0) as f:
-                    f.write(data)
-            else:
-                raw.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with writing_to(path, "path"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(tmp, "xb") as raw:
+                if path.suffix == ".gz":
+                    # mtime 0 and the final name in the header (not the temporary one): the same
+                    # bytes on every run
+                    with gzip.GzipFile(str(path), mode="wb", fileobj=raw, mtime=0) as f:
+                        f.write(data)
+                else:
+                    raw.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
     return path

@@ -30,7 +30,6 @@ library.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import hashlib
 import os
@@ -45,7 +44,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import paths
-from .._validate import InvalidInputError, as_argv, as_parts, as_sequence, check_choice, cli_integer
+from .._validate import (
+    InvalidInputError,
+    as_argv,
+    as_parts,
+    command_parser,
+    as_sequence,
+    check_choice,
+    cli_integer,
+)
 
 __all__ = [
     "SOURCES",
@@ -508,12 +515,13 @@ def main(argv: list[str] | None = None) -> int:
     -------
     int
         The exit status: 0 on success (``--notebooks`` also on a network failure, which it reports),
-        1 when a download failed, 2 when an argument is refused (its message names it).
+        1 when a download failed or the destination cannot be written (the message names it), 2
+        when an argument is refused (its message names it): an unknown name or table, a ``--dest``
+        that is not an absolute directory (blank, relative, ``~``, whitespace at an end), an
+        option ``--notebooks`` or ``--list`` would ignore, an option or a list entry given twice.
     """
     argv = as_argv(argv)
-    ap = argparse.ArgumentParser(
-        prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0]
-    )
+    ap = command_parser(prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0])
     ap.add_argument("name", nargs="?", help=f"one of {sorted(SOURCES)}")
     ap.add_argument("--tables", nargs="+", help="tables to fetch (default: all of the trace)")
     ap.add_argument(
@@ -529,8 +537,27 @@ def main(argv: list[str] | None = None) -> int:
         "say so and exit 0 (the notebooks then run on labelled synthetic data)",
     )
     args = ap.parse_args(argv)
+    # options the mode given would ignore are refused, naming them, as argparse refuses its own
+    defaults = ap.parse_args([])
+    given = [
+        ("name" if key == "name" else "--" + key.replace("_", "-"))
+        for key, value in vars(args).items()
+        if value != getattr(defaults, key)
+    ]
+    for mode, keeps in (("--notebooks", ("--base-url",)), ("--list", ())):
+        if mode in given:
+            ignored = [g for g in given if g != mode and g not in keeps]
+            if ignored:
+                ap.error(f"{mode} takes no {', '.join(ignored)}: it would ignore them")
     try:
         _as_base_url(args.base_url, "--base-url")
+        if args.name is not None:
+            check_choice(args.name, sorted(SOURCES), "name")
+            if args.tables is not None:
+                for i, table in enumerate(args.tables):
+                    check_choice(table, list(SOURCES[args.name].tables), f"--tables[{i}]")
+        if args.dest is not None:
+            paths._absolute_directory(args.dest, "--dest")
     except InvalidInputError as exc:  # a usage error, as argparse's own
         print(f"fetch: {exc}", file=sys.stderr)
         return 2
@@ -566,6 +593,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except RuntimeError as exc:  # the download failed
         print(f"fetch: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the destination cannot be written
+        where = args.dest if args.dest is not None else str(paths.trace_dir())
+        print(f"fetch: cannot write into {where!r}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     return 0
 

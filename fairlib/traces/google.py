@@ -19,6 +19,9 @@ import pandas as pd
 
 from .._validate import (
     as_flag,
+    as_path,
+    check_column_labels,
+    writing_to,
     MAX_SECONDS,
     InvalidInputError,
     _short,
@@ -356,13 +359,14 @@ def _write_part(
 
     names = _TABLES[table][0]
     as_instance(frame, pd.DataFrame, "frame")
+    check_column_labels(frame, "frame")
     if frame.shape[1] != len(names):
         raise InvalidInputError(
             f"frame: {frame.shape[1]} columns, expected the {len(names)} of {table} ({names})"
         )
     if frame.empty:
         raise InvalidInputError(f"frame: no rows (the readers refuse an empty {table} part)")
-    path = Path(path)
+    path = Path(as_path(path, "path", kind="file"))  # a Path: narrows the argument's type
     text = frame.to_csv(
         None, header=False, index=False, lineterminator="\n", float_format=float_format
     )
@@ -374,24 +378,25 @@ def _write_part(
         raise InvalidInputError(
             f"frame: the reader would refuse what it writes (line k is frame's row k - 1): {exc}"
         ) from None
-    path.parent.mkdir(parents=True, exist_ok=True)
     # written under its own name in a folder beside it, then moved: gzip's header holds the file's
     # name, and a reader never sees half a file
     staging = path.parent / f".{path.name}.{uuid.uuid4().hex}.part"
-    staging.mkdir()
-    try:
-        frame.to_csv(
-            staging / path.name,
-            header=False,
-            index=False,
-            compression={"method": "gzip", "mtime": 0},
-            lineterminator="\n",
-            float_format=float_format,
-        )
-        (staging / path.name).replace(path)
-    finally:
-        (staging / path.name).unlink(missing_ok=True)
-        staging.rmdir()
+    with writing_to(path, "path"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging.mkdir()
+        try:
+            frame.to_csv(
+                staging / path.name,
+                header=False,
+                index=False,
+                compression={"method": "gzip", "mtime": 0},
+                lineterminator="\n",
+                float_format=float_format,
+            )
+            (staging / path.name).replace(path)
+        finally:
+            (staging / path.name).unlink(missing_ok=True)
+            staging.rmdir()
     return path
 
 

@@ -28,7 +28,6 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._validate import (
-    as_labels,
     INT64_MAX,
     InvalidInputError,
     _check_aligned,
@@ -38,6 +37,7 @@ from .._validate import (
     as_time,
     as_identifiers,
     as_instance,
+    as_labels,
     as_number,
     as_rng,
     as_tally,
@@ -158,6 +158,8 @@ class Fleet:
             raise InvalidInputError(
                 f"server_class = {_short(self.server_class)}: expected {n} labels (one per server)"
             )
+        # text, not blank, as given (np.asarray(["A", 1]) would read 1 as "1")
+        as_labels(list(self.server_class), "server_class", distinct=False)
         _check_label(self.source, "source")
         location = None
         if self.location is not None:
