@@ -1660,10 +1660,11 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     return path
 
 
-def check_column_labels(frame: pd.DataFrame, name: str) -> None:
+def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) -> None:
     """A table's column labels are text, each once: a writer that picks columns by label got a
     DataFrame for a duplicated label (and failed on its ``dtype`` with a raw AttributeError) and a
-    tuple for each label of MultiIndex columns.
+    tuple for each label of MultiIndex columns; a reader of a table by column would read the
+    first of two columns of one label and never see the second.
 
     Parameters
     ----------
@@ -1671,6 +1672,8 @@ def check_column_labels(frame: pd.DataFrame, name: str) -> None:
         The table.
     name : str
         The argument's name, for the message.
+    text : bool, default True
+        Whether every label must be a str (False: any label, each once).
 
     Raises
     ------
@@ -1688,7 +1691,7 @@ def check_column_labels(frame: pd.DataFrame, name: str) -> None:
     """
     labels = list(frame.columns)
     for i, label in enumerate(labels):
-        if not isinstance(label, str):
+        if text and not isinstance(label, str):
             raise InvalidInputError(
                 f"{name}.columns[{i}] = {_short(label)}: a column label must be a str, got "
                 f"{type(label).__name__}"
@@ -2378,6 +2381,7 @@ def as_table(
     import pandas as pd
 
     table: pd.DataFrame = as_instance(value, pd.DataFrame, name)
+    check_column_labels(table, name, text=False)
     needed = list(dict.fromkeys([*columns, *numeric]))
     missing = [c for c in needed if c not in table.columns]
     if missing:
@@ -2447,6 +2451,7 @@ def check_columns(
     import pandas as pd
 
     columns = list(columns)
+    check_column_labels(frame, name, text=False)
     missing = [col for col in columns if col not in frame.columns]
     if missing:
         raise InvalidInputError(

@@ -3740,6 +3740,8 @@ def battery(name: str, value, annotation) -> list[tuple[str, object]]:
                 ("'x' (str)", "x"),
                 # its rows without the columns a reader of the frame needs
                 ("a frame without its columns", value.iloc[:, :0]),
+                # a reader by label would see one of the two, a writer write both under one name
+                ("a repeated column label", pd.concat([value, value.iloc[:, :1]], axis=1)),
             ]
             + _text_in_numbers(value)
         )

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paths
-from .._validate import InvalidInputError, _short, as_count
+from .._validate import check_column_labels, InvalidInputError, _short, as_count
 
 __all__ = ["save_figure", "save_table", "reported", "FLOAT_FORMAT", "MARKS_FILE"]
 
@@ -157,6 +157,7 @@ def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
         )
     if df.shape[1] == 0:
         raise InvalidInputError(f"df: a table without columns ({len(df)} rows, nothing to show)")
+    check_column_labels(df, "df", text=False)  # a CSV or a page with two columns of one name
     paths.check_key(key)
     paths._check_file_name(name, "name")
     out = None

@@ -32,7 +32,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validate import InvalidInputError, _short, as_count, as_instance, as_number, result_type
+from .._validate import (
+    check_column_labels,
+    InvalidInputError,
+    _short,
+    as_count,
+    as_instance,
+    as_number,
+    result_type,
+)
 
 __all__ = ["Table", "table", "show_table", "reader_value", "CONTENT_WIDTH_PX"]
 
@@ -194,6 +202,7 @@ def table(
         )
     if df.shape[1] == 0:
         raise InvalidInputError(f"df: a table without columns ({len(df)} rows, nothing to show)")
+    check_column_labels(df, "df", text=False)  # a CSV or a page with two columns of one name
     names = dict(as_instance(names, Mapping, "names")) if names is not None else {}
     for col, header in names.items():
         as_instance(header, str, f"names[{col!r}]")
