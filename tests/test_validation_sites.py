@@ -100,6 +100,13 @@ def _edrf_allocation_not_a_cluster():
     edrf_allocation("cluster")
 
 
+def _pdrf_task_overflow():
+    # valid: user 0's task is 1e-30 of the pool, so its task count would pass int64
+    from fairlib import pdrf
+
+    pdrf([[1e-30, 1e-30], [1.0, 1.0]], [1.0, 1.0])
+
+
 def _pdrf_rate_overflow():
     # valid alone: user 0 demands 1e300 times the pool (no task), user 1 a whole one
     from fairlib import pdrf
@@ -558,6 +565,7 @@ SITES = {
     "multires.edrf:edrf_allocation": (_edrf_allocation_not_a_cluster, r"cluster = 'cluster'"),
     "multires.edrf:pdrf_allocation": (_pdrf_allocation_not_a_cluster, r"cluster = 'cluster'"),
     "multires.edrf:_check_rates": (_pdrf_rate_overflow, r"the largest rate\) = 1e\+300"),
+    "multires.edrf:pdrf task bound": (_pdrf_task_overflow, r"capacity / demands\[0\] = 1e\+30"),
     "multires.pfvds:pfvds time_shared": (_pfvds_time_shared_psmfa, r"time_shared=True needs"),
     "multires.pfvds:pfvds mixed alpha": (_pfvds_mixed_inf, r"alpha: mixing np\.inf"),
     "multires.pfvds._distributed:penalty_prices": (
@@ -683,12 +691,12 @@ SITES = {
     ),
     "traces.workload:google_fleet text": (
         _google_fleet_configurations_text,
-        r"configurations, column 'cpus': must hold numbers",
+        r"configurations row 0 \(index 0\), column 'cpus' = 'a': must be a number",
     ),
     "traces.workload:google_workload": (_google_workload_missing, r"task_events: missing columns"),
     "traces.workload:peak_total_bandwidth": (
         _peak_bandwidth_text,
-        r"vms, column 'disk_read_kbps': must hold numbers",
+        r"vms row 0 \(index 0\), column 'disk_read_kbps' = 'a': must be a number",
     ),
     "traces.workload:bitbrains_workload": (_bitbrains_workload_missing, r"vms: missing columns"),
 }
