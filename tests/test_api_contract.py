@@ -3550,6 +3550,19 @@ def _stop_pool_workers() -> None:
 
 SITES = validation_sites()
 
+# every check that pandas arguments carry the same labels in the same order (check_labels): the
+# battery has no labelled input in another order (which labels an argument should carry depends
+# on what its axes mean); tests/test_stated_rules.py (_labelled_calls) gives each function such a
+# call and expects the refusal naming the argument
+UNSEEN_SITES.update(
+    {
+        (module, function, helper): "labels in another order are no battery value; "
+        "tests/test_stated_rules.py refuses them for this function"
+        for module, function, _, _, helper in SITES
+        if helper == "check_labels"
+    }
+)
+
 
 def test_validation_sites_are_found():
     """The enumeration sees the helpers' calls (a refactoring that hid them from it would make the
