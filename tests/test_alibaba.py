@@ -305,7 +305,10 @@ def test_machines_up_names_a_column_of_text_numbers(column):
 
     meta = _meta()
     meta[column] = meta[column].astype(str)
-    with pytest.raises(InvalidInputError, match=rf"machine_meta, column '{column}': must hold"):
+    with pytest.raises(
+        InvalidInputError,
+        match=rf"machine_meta row \d+ \(index \d+\), column '{column}' = .+: must be a number",
+    ):
         machines_up(meta, 10)
 
 
@@ -315,5 +318,8 @@ def test_tasks_present_names_a_column_of_text_numbers(column):
 
     batch = _batch()
     batch[column] = batch[column].astype(str)
-    with pytest.raises(InvalidInputError, match=rf"batch_task, column '{column}': must hold"):
+    with pytest.raises(
+        InvalidInputError,
+        match=rf"batch_task row \d+ \(index \d+\), column '{column}' = .+: must be a number",
+    ):
         tasks_present(batch, 10)

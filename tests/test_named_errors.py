@@ -491,9 +491,9 @@ def test_fetch_dest_that_is_a_file_is_refused(tmp_path, capsys):
     target.write_text("not a directory")
     assert fetch_main(["google", "--tables", "schema", "--dest", str(target)]) == 2
     err = capsys.readouterr().err
-    assert f"fetch: dest = {str(target)!r}: {target} is a file, not a directory" in err
+    assert f"fetch: --dest = {str(target)!r}: must name a directory, not a file" in err
     assert fetch_main(["google", "--tables", "schema", "--dest", str(target / "sub")]) == 2
-    assert "is a file, not a directory" in capsys.readouterr().err
+    assert "a part of it is a file, not a folder" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

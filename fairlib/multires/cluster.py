@@ -662,6 +662,9 @@ class Allocation:
     extras: Mapping = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self):
+        """Checks every field (the tasks against the cluster: shape, finite, >= 0, eligible and,
+        when converged, within capacity and caps; the typed fields) and stores read-only
+        copies."""
         as_instance(self.cluster, Cluster, "cluster")
         tasks = np.array(self.tasks)
         converged = as_flag(self.converged, "converged")

@@ -161,6 +161,8 @@ class DRFSorter:
         semantics: str = "mesos",
         resources: Sequence[str] | None = None,
     ) -> None:
+        """Checks the semantics, the capacity and the resource names (against a labelled
+        capacity's too) and starts with no client."""
         check_choice(semantics, SORTER_SEMANTICS, "semantics")
         self.semantics = semantics
         total = as_capacities(capacity, allow_zero=True)

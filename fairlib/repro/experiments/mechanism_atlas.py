@@ -236,6 +236,8 @@ class Cell:
     source: str
 
     def __post_init__(self) -> None:
+        """Checks every field (trace, instant, the capacity and demand tables with their resource
+        and user labels, caps, eligibility) and stores read-only copies."""
         check_choice(self.trace, TRACES, "trace")
         as_number(self.at_s, "at_s", inclusive=True, maximum=MAX_SECONDS)
         capacity = as_values(self.capacity, "capacity", ndim=2)
