@@ -67,7 +67,6 @@ from ._validate import (
     _short,
     as_flag,
     as_instance,
-    as_sequence,
     as_tolerance,
     result_type,
 )
@@ -272,23 +271,7 @@ def register_game(
     if options is not None:
         as_instance(options, Mapping, "options")
     mechanisms._check_callable_with(function, name, dict(options or {}), "game")
-    caps = frozenset(
-        as_sequence(
-            capabilities,
-            "capabilities",
-            what="expected an iterable of capability names (text)",
-            ordered=False,
-        )
-    )
-    if not all(isinstance(c, str) for c in caps):
-        raise InvalidInputError(
-            f"capabilities = {_short(capabilities)}: every capability is a name (text)"
-        )
-    unknown = sorted(caps - CAPABILITIES)
-    if unknown:
-        raise InvalidInputError(
-            f"capabilities: {unknown} unknown for {name!r}; known: {sorted(CAPABILITIES)}"
-        )
+    caps = mechanisms._capability_set(capabilities, CAPABILITIES, name)
     if tol is not None and "equilibrium" not in caps:
         raise InvalidInputError(
             f"tol = {tol!r}: {name!r} claims no equilibrium (no 'equilibrium' in capabilities = "

@@ -338,6 +338,29 @@ def _check_variants(variants, function: Callable, name: str, options: Mapping) -
     return dict(variants)
 
 
+def _capability_set(capabilities: object, known: frozenset, name: str) -> frozenset:
+    """``capabilities``, an iterable of names among ``known``, as a frozenset: the one reading of a
+    registration's capabilities for mechanisms and games (games pass their own ``known``)."""
+    caps = frozenset(
+        as_sequence(
+            capabilities,
+            "capabilities",
+            what="expected an iterable of capability names (text)",
+            ordered=False,
+        )
+    )
+    if not all(isinstance(c, str) for c in caps):
+        raise InvalidInputError(
+            f"capabilities = {_short(capabilities)}: every capability is a name (text)"
+        )
+    unknown = sorted(caps - known)
+    if unknown:
+        raise InvalidInputError(
+            f"capabilities: {unknown} unknown for {name!r}; known: {sorted(known)}"
+        )
+    return caps
+
+
 def register(
     name: str,
     function: Callable,
@@ -397,23 +420,7 @@ def register(
     if options is not None:
         as_instance(options, Mapping, "options")
     _check_callable_with(function, name, dict(options or {}), "cluster")
-    caps = frozenset(
-        as_sequence(
-            capabilities,
-            "capabilities",
-            what="expected an iterable of capability names (text)",
-            ordered=False,
-        )
-    )
-    if not all(isinstance(c, str) for c in caps):
-        raise InvalidInputError(
-            f"capabilities = {_short(capabilities)}: every capability is a name (text)"
-        )
-    unknown = sorted(caps - CAPABILITIES)
-    if unknown:
-        raise InvalidInputError(
-            f"capabilities: {unknown} unknown for {name!r}; known: {sorted(CAPABILITIES)}"
-        )
+    caps = _capability_set(capabilities, CAPABILITIES, name)
     if not caps & {"pooled", "multi_server"}:
         raise InvalidInputError(f"capabilities: {name!r} must declare 'pooled' or 'multi_server'")
     if "start" in caps and not _accepts(function, "start"):
