@@ -78,11 +78,11 @@ def strategyproofness_violation(
     """
     as_instance(cluster, Cluster, "cluster")
     mech = _resolve(mechanism)
+    rng = as_rng(rng)  # before the mechanism runs: a bad seed costs no run
     truthful = _run(mech, cluster)
     integral = np.issubdtype(truthful.dtype, np.integer)
     honest = truthful.sum(axis=1).astype(np.float64)
     worst = -np.inf
-    rng = as_rng(rng)
     for n in range(cluster.n_users):
         for lie in misreports(cluster.demand[n], rng, n_random):
             demand = cluster.demand.copy()

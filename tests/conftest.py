@@ -116,9 +116,15 @@ def pytest_configure(config):
     process instead of starting a loky pool of one process per core on top of it — that doubled
     the busy processes and paid each pool's start-up and kernel loading. Tests of the process
     backends ask for them by name (``backend="loky", n_jobs=2``); results do not depend on the
-    backend (tests/test_sweep.py)."""
+    backend (tests/test_sweep.py).
+
+    A run given ``FAIRLIB_MUTANT_SITE`` tests that mutant (tests/mutants.py), made before any test
+    module is imported."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault("FAIRLIB_SWEEP_JOBS", "1")
+    from tests.mutants import apply_from_environment
+
+    apply_from_environment()
 
 
 #: the work units that take longest under ``make test``, longest first (each 15-65 s on the 2-core

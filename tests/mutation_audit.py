@@ -305,11 +305,11 @@ class _Hang(BaseException):
 
 
 def _mutate(site: dict):
-    """Replace ``site`` by a pass-through in its function's code object (the contract's
-    ``_mutate``); returns (function, its original code)."""
-    return _contract()._mutate(
-        site["module"], site["function"], site["line"], site["col"], kind=site["kind"]
-    )
+    """Replace ``site`` by a pass-through in its function's code object (:func:`mutants.mutate`);
+    returns (function, its original code)."""
+    from tests.mutants import mutate
+
+    return mutate(site["module"], site["function"], site["line"], site["col"], kind=site["kind"])
 
 
 def hung() -> None:
@@ -350,6 +350,8 @@ def mutate(start: int = 0, count: int | None = None) -> None:
     todo = [s for s in sites() if key(s) in raised]
     todo = todo[start : None if count is None else start + count]
     _import_all()
+    from tests.mutants import NotMutable
+
     contract = _contract()
     bases = _contract_baselines(contract)
     # a mutant that loops on a huge count instead of refusing it fails its probe by the deadline,
@@ -378,7 +380,7 @@ def mutate(start: int = 0, count: int | None = None) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (int(used) + CPU_SECONDS, resource.RLIM_INFINITY))
         try:
             fn, kept = _mutate(site)
-        except (contract._NotMutable, StopIteration, KeyError, AttributeError) as exc:
+        except (NotMutable, StopIteration, KeyError, AttributeError) as exc:
             done[k] = ["not mutable", str(exc)]
             continue
         outcome = ["survived", ""]

@@ -1,4 +1,4 @@
-"""One contract over the whole public API, in the spirit of scikit-learn's ``check_estimator``.
+"""One contract over the whole public API, in the pirit of scikit-learn's ``check_estimator``.
 
 The test walks ``fairlib.__all__`` and the ``__all__`` of every public subpackage and module (a
 module without ``__all__``: its public names defined there). For every public function and
@@ -55,7 +55,11 @@ validator of each of three passing targets (:data:`MUTATIONS`) a pass-through an
 contract then fails that target;
 :func:`test_the_contract_fails_a_callable_whose_validation_site_is_removed` does the same site by
 site, for a fixed window (FAIRLIB_MUTATION_WINDOW picks another) of every call of a
-``fairlib._validate`` helper in ``fairlib/`` (:func:`validation_sites`).
+``fairlib._validate`` helper in ``fairlib/`` (:func:`validation_sites`). A site whose pass-through
+the battery cannot see (a value only that check refuses, a path no baseline takes) is listed in
+:data:`UNSEEN_SITES` with the reason and the tests that see it; the same test runs those tests on
+the mutant, in a fresh pytest process (:func:`killed_by`), and fails unless one of them fails —
+so every site's removal fails some test, checked, not claimed.
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ import signal
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -81,6 +86,7 @@ from hypothesis import HealthCheck, assume, given, seed, settings
 from hypothesis import strategies as st
 
 import fairlib
+from tests.mutants import MUTANT_SITE, NotMutable, mutate, site_text
 from fairlib._validate import InvalidInputError, is_result_type
 
 #: modules walked besides fairlib itself (fairlib.__all__ names them), and the pipeline modules
@@ -3150,187 +3156,330 @@ def test_the_contract_fails_a_target_whose_validation_is_removed(prober, name, m
 #: window depends on how many others there are (None: one window of every site)
 MUTATION_WINDOWS: int | None = 64
 
-#: sites whose pass-through the contract cannot see, each with the reason: (module, function,
-#: helper) -> why. Strict: a listed site the contract catches fails until it is removed.
+
+class Unseen(NamedTuple):
+    """A site whose pass-through the battery cannot see: why, and the tests that see it (pytest node
+    ids or files). Both are checked: the contract must miss the mutant (else the entry is stale) and
+    one of ``killers``, run on the mutant (:func:`killed_by`), must fail."""
+
+    why: str
+    killers: tuple[str, ...]
+
+
+def site_case(case: str) -> str:
+    """The node id of ``tests/test_validation_sites.py``'s refusal ``case``."""
+    return f"tests/test_validation_sites.py::test_the_site_refuses_by_name[{case}]"
+
+
+#: sites whose pass-through the contract cannot see, each with the reason and the tests that fail
+#: with it (:class:`Unseen`): (module, function, helper) -> Unseen for every call of that helper in
+#: the function, or (module, function, helper, k) for its k-th call alone (:func:`site_keys`).
+#: Strict: a listed site the contract catches fails until it is removed, and one whose tests pass
+#: on the mutant fails.
 UNSEEN_SITES = {
+    ("fairlib.multires.pfvds.conditions", "saturated_resources", "as_instance"): Unseen(
+        "least_merit and server_multipliers, its probed callers, check cluster by the same name "
+        "before they call it; tests/test_validation_sites.py refuses a non-Cluster given it "
+        "directly",
+        (site_case("multires.pfvds.conditions:saturated_resources"),),
+    ),
+    ("fairlib.multires.edrf", "pdrf", "check_task_bound"): Unseen(
+        "a task count overflows only for a demand ~2**-61 of the capacity, valid on its own, "
+        "which no probe draws; tests/test_validation_sites.py refuses it",
+        (site_case("multires.edrf:pdrf task bound"),),
+    ),
+    ("fairlib.multires.edrf", "_check_rates", "check_task_bound"): Unseen(
+        "a PDRF cycle's rate overflows only beside a user demanding ~2**61 times another's share,"
+        " each valid alone, which no probe draws; tests/test_validation_sites.py refuses it",
+        (site_case("multires.edrf:_check_rates"),),
+    ),
+    ("fairlib.traces.workload", "Fleet.__post_init__", "as_labels"): Unseen(
+        "no probe gives server_class a blank or non-text label (a label array of the right "
+        "length); tests/test_workload.py refuses each",
+        ("tests/test_workload.py",),
+    ),
+    ("fairlib.repro.executed", "refresh_findings", "as_path"): Unseen(
+        "a missing folder or a file in its place is refused again when the notebook under it is "
+        "not found (FileNotFoundError naming the path); the site also refuses a value that is no "
+        "path, which no probe of a path argument passes",
+        (site_case("repro.executed:refresh_findings root"),),
+    ),
+    ("fairlib.repro.prose", "percent", "as_flag"): Unseen(
+        "sign is checked again by number(), to which percent passes it for the baseline's value, "
+        "with the same name",
+        (site_case("repro.prose:percent sign"),),
+    ),
+    ("fairlib.repro.scaffold", "scaffold_mechanism", "as_tolerance"): Unseen(
+        "reached only for a game (kind 'game' or 'model'), which the baseline, the cheapest "
+        "scaffold (a pooled mechanism), is not; tests/test_scaffold_game.py refuses a bad "
+        "--equilibrium on that path",
+        ("tests/test_scaffold_game.py",),
+    ),
+    ("fairlib.multires.progressive_filling", "_drf_with_zeros", "as_demands"): Unseen(
+        "reached only with zeros='scheduler', which the contract's one baseline of drf does not "
+        "take; tests/test_validation_sites.py refuses bad demands on that path",
+        (site_case("multires.progressive_filling:_drf_with_zeros demands"),),
+    ),
+    ("fairlib.multires.edrf", "_raise_scan_error", "as_demands"): Unseen(
+        "an error path: it runs only after the fast scan failed, to name the bad value precisely;"
+        " made a pass-through, the function still refuses, naming demands[i]",
+        (site_case("multires.edrf:edrf scan error"),),
+    ),
+    ("fairlib.properties", "strategyproofness_violation", "as_rng"): Unseen(
+        "rng is checked again by misreports, which the function calls with it before any draw, "
+        "with the same name",
+        (site_case("properties:strategyproofness_violation rng"),),
+    ),
+    ("fairlib.properties", "strategyproofness_violation", "as_instance"): Unseen(
+        "cluster is checked again by the mechanism, which the function runs on it first, with the"
+        " same name",
+        (site_case("properties:strategyproofness_violation cluster"),),
+    ),
+    ("fairlib.properties", "mechanism_properties", "as_instance"): Unseen(
+        "cluster is checked again by the mechanism, which the function runs on it first, with the"
+        " same name",
+        (site_case("properties:mechanism_properties cluster"),),
+    ),
+    ("fairlib.multires.progressive_filling", "drf_allocation", "as_instance"): Unseen(
+        "drf, the callable that guards it, dispatches here only when it has found a Cluster, so "
+        "no other value reaches this check through drf",
+        (site_case("multires.progressive_filling:drf_allocation cluster"),),
+    ),
+    ("fairlib.multires.edrf", "edrf_allocation", "as_instance"): Unseen(
+        "edrf, the callable that guards it, dispatches here only when it has found a Cluster, so "
+        "no other value reaches this check through edrf",
+        (site_case("multires.edrf:edrf_allocation"),),
+    ),
+    ("fairlib.multires.edrf", "pdrf_allocation", "as_instance"): Unseen(
+        "pdrf, the callable that guards it, dispatches here only when it has found a Cluster, so "
+        "no other value reaches this check through pdrf",
+        (site_case("multires.edrf:pdrf_allocation"),),
+    ),
+    ("fairlib.multires.progressive_filling", "filling_bounds", "check_task_bound"): Unseen(
+        "a valid instance's task bound (capacity / demand) overflows int64 only at a ratio of "
+        "about 2**61, which no probe draws: the probes' bad demands and capacities are refused "
+        "before (as_demands, as_capacities)",
+        (site_case("multires.progressive_filling:filling_bounds task bound"),),
+    ),
+    ("fairlib.multires.psdsf", "psdsf", "as_flag"): Unseen(
+        "time_shared is checked again, with the same name, by Cluster.load and "
+        "server_constraints, which the function calls with it before any result; an array, which "
+        "the market would branch on before them, is refused here alone "
+        "(tests/test_named_errors.py)",
+        (
+            "tests/test_named_errors.py::test_the_boundary_refuses_what_the_code_after_it_would_miss",
+        ),
+    ),
+    ("fairlib.multires.pooled", "asset_share_per_task", "as_instance"): Unseen(
+        "pool_arrays refuses a non-Cluster next, by name but without its value, which this check "
+        "names (tests/test_named_errors.py)",
+        (
+            "tests/test_named_errors.py::test_the_boundary_refuses_what_the_code_after_it_would_miss",
+        ),
+    ),
+    ("fairlib.multires.pooled", "asset_fairness", "as_instance"): Unseen(
+        "pool_arrays refuses a non-Cluster next, by name but without its value, which this check "
+        "names (tests/test_named_errors.py)",
+        (
+            "tests/test_named_errors.py::test_the_boundary_refuses_what_the_code_after_it_would_miss",
+        ),
+    ),
+    ("fairlib.multires.pooled", "ceei", "as_instance"): Unseen(
+        "pool_arrays refuses a non-Cluster next, by name but without its value, which this check "
+        "names (tests/test_named_errors.py)",
+        (
+            "tests/test_named_errors.py::test_the_boundary_refuses_what_the_code_after_it_would_miss",
+        ),
+    ),
+    ("fairlib.multires.pfvds._psmfa", "psmfa", "as_instance"): Unseen(
+        "the check of alphas after it refuses a non-Cluster too, but blames alphas "
+        "(tests/test_named_errors.py)",
+        (
+            "tests/test_named_errors.py::test_the_boundary_refuses_what_the_code_after_it_would_miss",
+        ),
+    ),
+    ("fairlib.multires.cluster", "on_merged_servers", "as_instance"): Unseen(
+        "merge_identical_servers refuses a non-Cluster by the same name next, unless the "
+        "mechanism keeps its servers and is run on the cluster as given "
+        "(tests/test_named_errors.py)",
+        (
+            "tests/test_named_errors.py::test_the_boundary_refuses_what_the_code_after_it_would_miss",
+        ),
+    ),
+    ("fairlib.multires.pfvds._best_response", "nash_residual", "as_flag"): Unseen(
+        "Cluster.server_constraints refuses time_shared by the same name later, unless non-finite"
+        " tasks are answered (inf) before it (tests/test_named_errors.py)",
+        (
+            "tests/test_named_errors.py::test_the_boundary_refuses_what_the_code_after_it_would_miss",
+        ),
+    ),
+    ("fairlib.repro.experiments.mechanism_atlas", "Cell.__post_init__", "as_eligibility"): Unseen(
+        "a boolean matrix draws no array probes (the battery's are numeric) and None is valid; "
+        "tests/test_mechanism_atlas_findings.py refuses a user eligible for no machine",
+        ("tests/test_mechanism_atlas_findings.py::test_a_malformed_cell_is_refused_by_field",),
+    ),
+    ("fairlib.repro.experiments.precomputed_drf", "_speed_instances", "as_instance"): Unseen(
+        "instances' one probe is None (a list of triples draws no battery); "
+        "tests/test_precomputed_drf_findings.py refuses a label that is not a mapping",
+        (
+            "tests/test_precomputed_drf_findings.py::test_the_experiments_refuse_bad_settings_by_name",
+        ),
+    ),
+    ("fairlib.repro.experiments.precomputed_drf", "_speed_instances", "as_demands"): Unseen(
+        "instances' one probe is None (a list of triples draws no battery); "
+        "tests/test_precomputed_drf_findings.py refuses an instance's negative demand",
+        (
+            "tests/test_precomputed_drf_findings.py::test_the_experiments_refuse_bad_settings_by_name",
+        ),
+    ),
+    ("fairlib.repro.experiments.precomputed_drf", "_speed_instances", "as_capacities"): Unseen(
+        "instances' one probe is None (a list of triples draws no battery); "
+        "tests/test_precomputed_drf_findings.py refuses an instance's capacity of the wrong "
+        "length",
+        (
+            "tests/test_precomputed_drf_findings.py::test_the_experiments_refuse_bad_settings_by_name",
+        ),
+    ),
+    ("fairlib.traces.alibaba", "machines_up", "check_columns"): Unseen(
+        "the contract varies machine_meta's type, not the values of its columns; "
+        "tests/test_alibaba.py refuses each column rule (time, cpu_num, mem_size) by name and row",
+        (
+            "tests/test_alibaba.py::test_machines_up_refuses_a_frame_read_would_refuse_by_column_and_row",
+        ),
+    ),
+    ("fairlib.traces.alibaba", "tasks_present", "check_columns"): Unseen(
+        "the contract varies batch_task's type, not the values of its columns; "
+        "tests/test_alibaba.py refuses each column rule (times, instance_num, plans) by name and "
+        "row",
+        (
+            "tests/test_alibaba.py::test_tasks_present_refuses_a_frame_read_would_refuse_by_column_and_row",
+        ),
+    ),
+    ("fairlib.repro.scaffold", "paper_from_options", "as_integer_text"): Unseen(
+        "the contract's text probes of year are no numbers, which int() refuses as well; what "
+        "only this call refuses (other scripts' digits, a sign: '٢٠٢٤', '+2024') "
+        "tests/test_scaffold.py probes",
+        (
+            "tests/test_scaffold.py::test_a_name_taken_or_malformed_is_refused_and_nothing_is_written",
+        ),
+    ),
+    ("fairlib.multires.cluster", "Allocation.__post_init__", "as_instance"): Unseen(
+        "Allocation is a result type (fairlib._validate.result_type), whose constructor the "
+        "contract does not call; a mechanism's author builds one, and "
+        "tests/test_validation_sites.py gives it a cluster that is no Cluster and extras that are "
+        "no mapping",
+        (
+            site_case("multires.cluster:Allocation cluster"),
+            site_case("multires.cluster:Allocation extras"),
+        ),
+    ),
+    ("fairlib.multires.cluster", "Allocation.__post_init__", "as_count"): Unseen(
+        "Allocation is a result type, whose constructor the contract does not call; "
+        "tests/test_validation_sites.py gives it a negative iteration count",
+        (site_case("multires.cluster:Allocation iterations"),),
+    ),
+    ("fairlib.repro.experiments.precomputed_drf", "_int_range", "as_count"): Unseen(
+        "the battery puts one bad value in both ends of a range, which the later rule (0 < low <= "
+        "high) refuses by the range's name as well; a low end of 0, or a high end below the low, "
+        "only these checks name by entry",
+        (
+            site_case("repro.experiments.precomputed_drf:_int_range low"),
+            site_case("repro.experiments.precomputed_drf:_int_range high"),
+        ),
+    ),
+    ("fairlib.repro.verify", "_text_mapping", "as_instance", 1): Unseen(
+        "sensitive's probes are whole values of other types, not a dict whose key is no text",
+        (site_case("repro.verify:_text_mapping key"),),
+    ),
+    ("fairlib.repro.verify", "_text_mapping", "as_instance", 2): Unseen(
+        "sensitive's probes are whole values of other types, not a dict whose reason is no text",
+        (site_case("repro.verify:_text_mapping reason"),),
+    ),
+    ("fairlib.repro.verify", "_claims", "as_instance", 1): Unseen(
+        "a list of claims draws no battery of lists holding something other than a claim",
+        (site_case("repro.verify:_claims"),),
+    ),
+    ("fairlib.market.proportional_share", "proportional_share", "as_tolerance"): Unseen(
+        "run_dynamics, to which eps is passed, refuses every battery value by the same name; only "
+        "eps = 0, which run_dynamics takes and this function does not, is refused here alone",
+        (site_case("market.proportional_share:eps"),),
+    ),
+    ("fairlib.multires.progressive_filling", "_drf_with_zeros", "as_capacities"): Unseen(
+        "reached only with zeros='scheduler', which the contract's one baseline of drf does not "
+        "take",
+        (site_case("multires.progressive_filling:_drf_with_zeros capacity"),),
+    ),
+    ("fairlib.multires.progressive_filling", "_drf_with_zeros", "as_weights"): Unseen(
+        "reached only with zeros='scheduler', which the contract's one baseline of drf does not "
+        "take",
+        (site_case("multires.progressive_filling:_drf_with_zeros weights"),),
+    ),
+    ("fairlib.repro.experiments.dynamic_drf", "_methods", "check_choice"): Unseen(
+        "the battery's labels for methods are refused by as_labels first; an unknown name, "
+        "which only this check refuses (else a KeyError where it is looked up), is no battery "
+        "value",
+        (site_case("repro.experiments.dynamic_drf:_methods"),),
+    ),
+    ("fairlib.repro.experiments.dynamic_drf", "per_step_times", "as_count", 2): Unseen(
+        "median_time checks repeat again by the same name, except for the LP, timed three times "
+        "whatever repeat says, which the baseline's methods do not include alone",
+        (site_case("repro.experiments.dynamic_drf:per_step_times repeat"),),
+    ),
+    ("fairlib.repro.experiments.dynamic_drf", "_per_n", "as_count", 0): Unseen(
+        "orders' probes are values of other types, not a per-n mapping holding a bad count",
+        (site_case("repro.experiments.dynamic_drf:_per_n"),),
+    ),
+    ("fairlib.market.dynamics", "run_dynamics", "as_rng"): Unseen(
+        "a bad rng is refused again, by name, as an option the sequential rule does not read; "
+        "tests/test_validation_sites.py asks for the seed's own refusal",
+        (site_case("market.dynamics:run_dynamics rng"),),
+    ),
+    ("fairlib.repro.experiments.heterogeneous_servers", "theorem_findings", "as_table", 1): Unseen(
+        "alpha_means and approach_per_instance, called next, check alpha_table's other columns by "
+        "the same name; only the solver column is this check's alone, and the battery drops no "
+        "column",
+        (site_case("repro.experiments.heterogeneous_servers:theorem_findings"),),
+    ),
     (
-        "fairlib.multires.pfvds.conditions",
-        "saturated_resources",
-        "as_instance",
-    ): "least_merit and server_multipliers, its probed callers, check cluster by the same name "
-    "before they call it; tests/test_validation_sites.py refuses a non-Cluster given it directly",
-    (
-        "fairlib.multires.edrf",
-        "pdrf",
-        "check_task_bound",
-    ): "a task count overflows only for a demand ~2**-61 of the capacity, valid on its own, which "
-    "no probe draws; tests/test_validation_sites.py refuses it",
-    (
-        "fairlib.multires.edrf",
-        "_check_rates",
-        "check_task_bound",
-    ): "a PDRF cycle's rate overflows only beside a user demanding ~2**61 times another's share, "
-    "each valid alone, which no probe draws; tests/test_validation_sites.py refuses it",
-    (
-        "fairlib.traces.bitbrains",
-        "write_vm",
-        "check_column_labels",
-    ): "no probe gives a DataFrame with a repeated or non-text column label; "
-    "tests/test_bitbrains.py refuses each for both writers",
-    (
-        "fairlib.traces.workload",
-        "Fleet.__post_init__",
-        "as_labels",
-    ): "no probe gives server_class a blank or non-text label (a label array of the right "
-    "length); tests/test_workload.py refuses each",
-    (
-        "fairlib.repro.executed",
-        "refresh_findings",
-        "as_path",
-    ): "a missing folder or a file in its place is refused again when the notebook under it is "
-    "not found (FileNotFoundError naming the path); the site also refuses a value that is no "
-    "path, which no probe of a path argument passes",
-    (
-        "fairlib.repro.prose",
-        "percent",
-        "as_flag",
-    ): "sign is checked again by number(), to which percent passes it for the baseline's value, "
-    "with the same name",
-    (
-        "fairlib.repro.scaffold",
-        "scaffold_mechanism",
-        "as_tolerance",
-    ): "reached only for a game (kind 'game' or 'model'), which the baseline, the cheapest "
-    "scaffold (a pooled mechanism), is not; tests/test_scaffold_game.py refuses a bad "
-    "--equilibrium on that path",
-    (
-        "fairlib.multires.progressive_filling",
-        "_drf_with_zeros",
-        "as_demands",
-    ): "reached only with zeros='scheduler', which the contract's one baseline of drf does not "
-    "take; tests/test_validation_sites.py refuses bad demands on that path",
-    (
-        "fairlib.multires.edrf",
-        "_raise_scan_error",
-        "as_demands",
-    ): "an error path: it runs only after the fast scan failed, to name the bad value "
-    "precisely; made a pass-through, the function still refuses, naming demands[i]",
-    (
-        "fairlib.properties",
-        "strategyproofness_violation",
-        "as_rng",
-    ): "rng is checked again by misreports, which the function calls with it before any draw, "
-    "with the same name",
-    (
-        "fairlib.properties",
-        "strategyproofness_violation",
-        "as_instance",
-    ): "cluster is checked again by the mechanism, which the function runs on it first, with "
-    "the same name",
-    (
-        "fairlib.properties",
-        "mechanism_properties",
-        "as_instance",
-    ): "cluster is checked again by the mechanism, which the function runs on it first, with "
-    "the same name",
-    (
-        "fairlib.multires.progressive_filling",
-        "drf_allocation",
-        "as_instance",
-    ): "drf, the callable that guards it, dispatches here only when it has found a Cluster, so "
-    "no other value reaches this check through drf",
-    (
-        "fairlib.multires.edrf",
-        "edrf_allocation",
-        "as_instance",
-    ): "edrf, the callable that guards it, dispatches here only when it has found a Cluster, so "
-    "no other value reaches this check through edrf",
-    (
-        "fairlib.multires.edrf",
-        "pdrf_allocation",
-        "as_instance",
-    ): "pdrf, the callable that guards it, dispatches here only when it has found a Cluster, so "
-    "no other value reaches this check through pdrf",
-    (
-        "fairlib.multires.progressive_filling",
-        "filling_bounds",
-        "check_task_bound",
-    ): "a valid instance's task bound (capacity / demand) overflows int64 only at a ratio of "
-    "about 2**61, which no probe draws: the probes' bad demands and capacities are refused "
-    "before (as_demands, as_capacities)",
-    (
-        "fairlib.multires.psdsf",
-        "psdsf",
-        "as_flag",
-    ): "time_shared is checked again, with the same name, by Cluster.load and "
-    "server_constraints, which the function calls with it before any result; an array, which "
-    "the market would branch on before them, is refused here alone (tests/test_named_errors.py)",
-    **{
-        ("fairlib.multires.pooled", mechanism, "as_instance"): "pool_arrays refuses a non-Cluster "
-        "next, by name but without its value, which this check names (tests/test_named_errors.py)"
-        for mechanism in ("asset_share_per_task", "asset_fairness", "ceei")
-    },
-    (
-        "fairlib.multires.pfvds._psmfa",
-        "psmfa",
-        "as_instance",
-    ): "the check of alphas after it refuses a non-Cluster too, but blames alphas "
-    "(tests/test_named_errors.py)",
-    (
-        "fairlib.multires.cluster",
-        "on_merged_servers",
-        "as_instance",
-    ): "merge_identical_servers refuses a non-Cluster by the same name next, unless the mechanism "
-    "keeps its servers and is run on the cluster as given (tests/test_named_errors.py)",
-    (
-        "fairlib.multires.pfvds._best_response",
-        "nash_residual",
-        "as_flag",
-    ): "Cluster.server_constraints refuses time_shared by the same name later, unless non-finite "
-    "tasks are answered (inf) before it (tests/test_named_errors.py)",
-    (
-        "fairlib.repro.experiments.mechanism_atlas",
-        "Cell.__post_init__",
-        "as_eligibility",
-    ): "a boolean matrix draws no array probes (the battery's are numeric) and None is valid; "
-    "tests/test_mechanism_atlas_findings.py refuses a user eligible for no machine",
-    (
-        "fairlib.repro.experiments.precomputed_drf",
-        "_speed_instances",
-        "as_instance",
-    ): "instances' one probe is None (a list of triples draws no battery); "
-    "tests/test_precomputed_drf_findings.py refuses a label that is not a mapping",
-    (
-        "fairlib.repro.experiments.precomputed_drf",
-        "_speed_instances",
-        "as_demands",
-    ): "instances' one probe is None (a list of triples draws no battery); "
-    "tests/test_precomputed_drf_findings.py refuses an instance's negative demand",
-    (
-        "fairlib.repro.experiments.precomputed_drf",
-        "_speed_instances",
-        "as_capacities",
-    ): "instances' one probe is None (a list of triples draws no battery); "
-    "tests/test_precomputed_drf_findings.py refuses an instance's capacity of the wrong length",
-    (
-        "fairlib.traces.alibaba",
-        "machines_up",
-        "check_columns",
-    ): "the contract varies machine_meta's type, not the values of its columns; "
-    "tests/test_alibaba.py refuses each column rule (time, cpu_num, mem_size) by name and row",
-    (
-        "fairlib.traces.alibaba",
-        "tasks_present",
-        "check_columns",
-    ): "the contract varies batch_task's type, not the values of its columns; "
-    "tests/test_alibaba.py refuses each column rule (times, instance_num, plans) by name and row",
-    (
-        "fairlib.repro.scaffold",
-        "paper_from_options",
-        "as_integer_text",
-    ): "the contract's text probes of year are no numbers, which int() refuses as well; what only "
-    "this call refuses (other scripts' digits, a sign: '٢٠٢٤', '+2024') tests/test_scaffold.py "
-    "probes",
+        "fairlib.repro.experiments.heterogeneous_servers",
+        "approach_per_instance",
+        "as_table",
+        1,
+    ): Unseen(
+        "the battery's bad table values are refused by the check of the columns read first; a "
+        "negative Definition-4 gap alone is not a battery value",
+        (site_case("repro.experiments.heterogeneous_servers:approach_per_instance"),),
+    ),
+    ("fairlib.repro.experiments.mechanism_atlas", "_atlas_table", "as_table", 1): Unseen(
+        "the battery puts text in every number column, which the first check refuses; text in a "
+        "property's violation column alone is not a battery value",
+        (site_case("repro.experiments.mechanism_atlas:_atlas_table violations"),),
+    ),
+    ("fairlib.repro.experiments.heterogeneous_traces", "_definition4_table", "as_table"): Unseen(
+        "the battery's bad table values are refused by the check of the columns read first; a "
+        "negative Definition-4 bound alone is not a battery value",
+        (site_case("repro.experiments.heterogeneous_traces:_definition4_table"),),
+    ),
+    ("fairlib.repro.experiments.mechanism_atlas", "concat_tables", "as_table"): Unseen(
+        "the battery gives parts whole values of other types, not a list holding a table with a "
+        "negative instant",
+        (site_case("repro.experiments.mechanism_atlas:concat_tables"),),
+    ),
+    ("fairlib.traces.workload", "google_workload", "check_columns"): Unseen(
+        "the battery's text in number columns is refused first by the check of event times; a "
+        "negative request alone is not a battery value",
+        (site_case("traces.workload:google_workload request"),),
+    ),
+    ("fairlib.traces.google", "task_event_demands", "check_columns"): Unseen(
+        "the battery's text in number columns is refused first by the check of event times; a "
+        "negative request alone is not a battery value",
+        (site_case("traces.google:task_event_demands request"),),
+    ),
+    ("fairlib.mechanisms", "_check_variants", "as_instance", 1): Unseen(
+        "variants' probes are whole values of other types, not a mapping whose options are no "
+        "mapping",
+        ("tests/test_mechanisms.py::test_register_refuses_malformed_variants_and_display_by_name",),
+    ),
 }
 
 
@@ -3455,65 +3604,6 @@ def _site_targets(module: str, qualname: str) -> list[str]:
     return sorted(set(direct or hop))
 
 
-class _NotMutable(Exception):
-    pass
-
-
-def _mutate(module: str, qualname: str, line: int, col: int, kind: str = "call"):
-    """Replace the helper call at (line, col) of function ``module.qualname`` by its first argument
-    (``kind="raise"``: the ``raise`` whose exception starts there by ``pass``), in the function's
-    code object; returns (function, its original code). ``tests/mutation_audit.py`` mutates with
-    it too."""
-    import __future__
-    import ast
-
-    mod = importlib.import_module(module)
-    obj = mod
-    for part in qualname.split("."):
-        obj = vars(obj)[part] if isinstance(obj, type) else getattr(obj, part)
-    obj = getattr(obj, "__func__", None) or getattr(obj, "fget", None) or obj
-    fn = inspect.unwrap(obj)
-    if not inspect.isfunction(fn):
-        raise _NotMutable(f"{module}.{qualname} is not a Python function")
-    tree = ast.parse(Path(mod.__file__).read_text())
-    node = tree
-    for part in qualname.split("."):
-        node = next(
-            c
-            for c in ast.iter_child_nodes(node)
-            if isinstance(c, (ast.FunctionDef, ast.ClassDef)) and c.name == part
-        )
-
-    class PassThrough(ast.NodeTransformer):
-        def visit_Call(self, call):
-            if kind != "raise" and (call.lineno, call.col_offset) == (line, col):
-                return call.args[0] if call.args else ast.Constant(None)
-            return self.generic_visit(call)
-
-        def visit_Raise(self, raise_):
-            exc = raise_.exc
-            if kind == "raise" and exc is not None and (exc.lineno, exc.col_offset) == (line, col):
-                return ast.copy_location(ast.Pass(), raise_)
-            return self.generic_visit(raise_)
-
-    node = PassThrough().visit(node)
-    node.decorator_list = []
-    code = compile(
-        ast.fix_missing_locations(ast.Module([node], [])),
-        mod.__file__,
-        "exec",
-        flags=__future__.annotations.compiler_flag,
-        dont_inherit=True,
-    )
-    namespace = dict(vars(mod))
-    exec(code, namespace)
-    new = namespace[node.name].__code__
-    if new.co_freevars != fn.__code__.co_freevars:
-        raise _NotMutable(f"{module}.{qualname} uses a closure or super()")
-    kept, fn.__code__ = fn.__code__, new
-    return fn, kept
-
-
 def _probe_site_in_child(site) -> tuple[str, str]:
     """("caught", target) when a guarding target fails its probes with the site a pass-through;
     ("missed", targets), ("unguarded", "") or ("not mutable", why)."""
@@ -3522,8 +3612,8 @@ def _probe_site_in_child(site) -> tuple[str, str]:
     if not names:
         return "unguarded", ""
     try:
-        fn, kept = _mutate(module, qualname, line, col)
-    except _NotMutable as exc:
+        fn, kept = mutate(module, qualname, line, col)
+    except NotMutable as exc:
         return "not mutable", str(exc)
     _CALL_SECONDS[0] = MUTANT_PROBE_SECONDS
     try:
@@ -3549,6 +3639,7 @@ def _stop_pool_workers() -> None:
 
 
 SITES = validation_sites()
+SITE_KEYS = site_keys(SITES)
 
 # every check that pandas arguments carry the same labels in the same order (check_labels): the
 # battery has no labelled input in another order (which labels an argument should carry depends
@@ -3556,12 +3647,115 @@ SITES = validation_sites()
 # call and expects the refusal naming the argument
 UNSEEN_SITES.update(
     {
-        (module, function, helper): "labels in another order are no battery value; "
-        "tests/test_stated_rules.py refuses them for this function"
+        (module, function, helper): Unseen(
+            "labels in another order are no battery value; tests/test_stated_rules.py refuses "
+            "them for this function",
+            (
+                "tests/test_stated_rules.py::"
+                "test_labels_that_disagree_with_another_arguments_are_refused_not_read_by_position",
+            ),
+        )
         for module, function, _, _, helper in SITES
         if helper == "check_labels"
     }
 )
+
+
+def unseen_entry(site: tuple) -> Unseen | None:
+    """The :data:`UNSEEN_SITES` entry of ``site``: the one naming it alone (module, function,
+    helper, k — its k-th call of that helper in the function, as :func:`site_keys` counts), else the
+    one for every call of that helper in the function."""
+    key = SITE_KEYS.get(site) or (site[0], site[1], site[4], 0)
+    return UNSEEN_SITES.get(key, UNSEEN_SITES.get(key[:3]))
+
+
+#: seconds the tests named for an unseen site may take on its mutant (a mutant that loops fails)
+KILLER_SECONDS = 900
+
+
+def killed_by(site: tuple, killers: tuple[str, ...]) -> tuple[bool, str]:
+    """Whether one of the pytest node ids or files ``killers`` fails with ``site`` a pass-through,
+    in a fresh pytest process (``FAIRLIB_MUTANT_SITE``, tests/mutants.py), and the last line of its
+    report. A killer that names no test, or a site that cannot be mutated, is an error (never a
+    pass): the evidence must be a test failing, not pytest refusing to start."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, MUTANT_SITE: site_text(*site[:4])}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    env.pop("PYTEST_ADDOPTS", None)
+    try:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-x",
+                "-p",
+                "no:cacheprovider",
+                "--no-header",
+                "-o",
+                "addopts=",
+                *killers,
+            ],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=KILLER_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        return True, f"past {KILLER_SECONDS} s on the mutant: it loops"
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    failed = next(
+        (line for line in lines if line.startswith("FAILED ")), lines[-1] if lines else ""
+    )
+    if done.returncode == 1:
+        return True, failed
+    if done.returncode != 0:
+        raise AssertionError(
+            f"pytest could not run {killers} on the mutant of {site}: exit {done.returncode}: "
+            + "\n".join(lines[-15:])
+        )
+    return False, lines[-1] if lines else ""
+
+
+def test_killed_by_tells_a_test_that_sees_the_mutant_from_one_that_does_not():
+    """The evidence for an unseen site can fail: its own case fails on the mutant, a case of
+    another function passes on it, and a killer naming no test is an error, not a pass."""
+    site = next(s for s in SITES if s[1] == "_drf_with_zeros" and s[4] == "as_demands")
+    own = site_case("multires.progressive_filling:_drf_with_zeros demands")
+    assert killed_by(site, (own,))[0]
+    assert not killed_by(site, (site_case("repro.prose:percent sign"),))[0]
+    with pytest.raises(AssertionError, match="could not run"):
+        killed_by(site, ("tests/test_validation_sites.py::no_such_test",))
+
+
+def test_every_unseen_site_names_tests_that_exist():
+    """Each :class:`Unseen` entry names at least one killer, and each is a test file, or a test
+    function (and case) of one, that exists: a renamed test cannot leave a site without evidence."""
+    import ast as ast_
+
+    root = Path(__file__).resolve().parents[1]
+    for key, unseen in UNSEEN_SITES.items():
+        assert unseen.killers, f"{key}: names no test that fails with it a pass-through"
+        for killer in unseen.killers:
+            path, _, rest = killer.partition("::")
+            assert (root / path).is_file(), f"{key}: {path} is not a test file"
+            if not rest:
+                continue
+            name, _, case = rest.partition("[")
+            tree = ast_.parse((root / path).read_text())
+            assert any(isinstance(n, ast_.FunctionDef) and n.name == name for n in tree.body), (
+                f"{key}: {path} has no test {name}"
+            )
+            if path.endswith("test_validation_sites.py") and case:
+                from tests import test_validation_sites as v
+
+                assert case[:-1] in v.SITES, f"{key}: no case {case[:-1]!r} in {path}"
 
 
 def test_validation_sites_are_found():
@@ -3611,11 +3805,17 @@ def test_the_contract_fails_a_callable_whose_validation_site_is_removed(prober, 
         outcome, detail = "lost", str(exc)
     if outcome in ("unguarded", "not mutable"):
         pytest.skip(f"{outcome}: {detail or 'no probed public callable reaches it directly'}")
-    unseen = UNSEEN_SITES.get((site[0], site[1], site[4]))
+    unseen = unseen_entry(site)
     if unseen and outcome == "lost":
         pytest.skip(f"the probing process was lost, which says nothing of this site: {detail}")
     if unseen:
         assert outcome == "missed", f"{site} is caught now ({detail}): remove it from UNSEEN_SITES"
+        killed, report = killed_by(site, unseen.killers)
+        assert killed, (
+            f"{site[4]} at {site[0]}:{site[2]} ({site[1]}) made a pass-through: the tests "
+            f"UNSEEN_SITES names for it, {', '.join(unseen.killers)}, pass on the mutant too "
+            f"({report})"
+        )
         return
     outcome = "caught" if outcome == "lost" else outcome
     assert outcome == "caught", (

@@ -371,6 +371,10 @@ def _labelled_calls_sharing_an_axis():
         ),
         "edrf max_tasks": (lambda: edrf(demands, [9, 18], max_tasks=swapped), "max_tasks"),
         "edrf start": (lambda: edrf(demands, [9, 18], start=swapped), "start"),
+        "edrf start on a cluster": (
+            lambda: edrf(Cluster.single_pool([9, 18], demands), start=swapped),
+            "start",
+        ),
         "first_blocked_deviation_bound capacity": (
             lambda: first_blocked_deviation_bound(demands, crosswise),
             "capacity",
@@ -454,6 +458,12 @@ def _labelled_calls_sharing_an_axis():
                 "synthetic",
             ),  # fmt: skip
             "eligible",
+        ),
+        "Cell caps": (
+            lambda: Cell(
+                "google", 0.0, [[9.0, 18.0]], ("cpu", "mem"), demands, swapped, None, "synthetic"
+            ),
+            "caps",
         ),
         "Cell demand": (
             lambda: Cell(

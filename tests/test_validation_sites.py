@@ -524,6 +524,186 @@ def _save_figure_not_a_figure():
     save_figure("figure", "probe", "narrow", mode="quick")
 
 
+def _edrf_scan_error():
+    from fairlib.multires import edrf
+
+    edrf([[np.nan, 1.0], [1.0, 1.0]], [1.0, 1.0])
+
+
+def _percent_sign_of_zero():
+    from fairlib.repro.prose import percent
+
+    percent(0, sign="yes")
+
+
+def _refresh_findings_root():
+    from fairlib.repro.executed import refresh_findings
+
+    refresh_findings("feldman2005", 123)
+
+
+def _filling_task_bound():
+    from fairlib.multires import drf
+
+    drf(Cluster.single_pool([1.0], [[2.0**-62]]))
+
+
+class _CountedMechanism:
+    """DRF, counting its runs: a refusal of the other arguments must come before any run."""
+
+    def __init__(self):
+        self.runs = 0
+
+    def __call__(self, cluster):
+        from fairlib.multires import drf
+
+        self.runs += 1
+        return drf(cluster)
+
+
+def _refused_before_a_run(call):
+    mechanism = _CountedMechanism()
+    try:
+        call(mechanism)
+    finally:
+        assert mechanism.runs == 0, f"the mechanism ran {mechanism.runs} times before the refusal"
+
+
+def _strategyproofness_cluster():
+    from fairlib.properties import strategyproofness_violation
+
+    _refused_before_a_run(lambda m: strategyproofness_violation(m, "pool"))
+
+
+def _strategyproofness_rng():
+    from fairlib.properties import strategyproofness_violation
+
+    _refused_before_a_run(lambda m: strategyproofness_violation(m, _pool(), rng="abc"))
+
+
+def _mechanism_properties_cluster():
+    from fairlib.properties import mechanism_properties
+
+    _refused_before_a_run(lambda m: mechanism_properties(m, "pool"))
+
+
+def _allocation(**change):
+    from fairlib.multires import Allocation
+
+    fields = {"cluster": _pool(), "tasks": np.zeros((2, 1)), "method": "m", **change}
+    Allocation(**fields)
+
+
+def _contract_example(name):
+    """A valid call's arguments from the API contract's baselines (built on first use)."""
+    from tests import test_api_contract as contract
+
+    return contract.EXAMPLES[name]()
+
+
+def _with_cell(frame, column, value, row=0):
+    frame = frame.copy()
+    if value is not None and not isinstance(value, (int, float)):
+        frame[column] = frame[column].astype(object)
+    frame.loc[frame.index[row], column] = value
+    return frame
+
+
+def _random_single_pool(**change):
+    from fairlib.repro.experiments.precomputed_drf import random_single_pool
+
+    random_single_pool(0, 2, 2, **change)
+
+
+def _claim_changes(committed=(), sensitive=None):
+    from fairlib.repro.verify import claim_changes
+
+    claim_changes(list(committed), [], sensitive=sensitive)
+
+
+def _drf_zeros(**change):
+    from fairlib.multires import drf
+
+    call = {"demands": [[1.0, 1.0], [1.0, 0.0]], "capacity": [1.0, 1.0], **change}
+    drf(**call, zeros="scheduler")
+
+
+def _per_step_times(**change):
+    from fairlib.repro.experiments.dynamic_drf import per_step_times
+
+    per_step_times([2], **{"methods": ["linear"], "repeat": 1, **change})
+
+
+def _random_order_runs_negative_count(per_n=True):
+    from fairlib.repro.experiments.dynamic_drf import random_order_runs
+
+    (pool, ns, _, rng), options = _contract_example(
+        "fairlib.repro.experiments.dynamic_drf.random_order_runs"
+    )
+    random_order_runs(pool, ns, {n: -1 for n in ns} if per_n else -1, rng, **options)
+
+
+def _run_dynamics_rng():
+    from fairlib.market import run_dynamics
+
+    run_dynamics(_game(), rng="abc")
+
+
+def _driver_table(name, column, value, position=0):
+    """The contract's valid call of driver ``name`` with one cell of its ``position``-th table
+    argument replaced."""
+    import importlib
+
+    args, options = _contract_example(name)
+    args = list(args)
+    args[position] = _with_cell(args[position], column, value)
+    module, _, function = name.rpartition(".")
+    getattr(importlib.import_module(module), function)(*args, **options)
+
+
+_HS = "fairlib.repro.experiments.heterogeneous_servers."
+_ATLAS = "fairlib.repro.experiments.mechanism_atlas."
+
+
+def _theorem_findings_without_solver():
+    from fairlib.repro.experiments.heterogeneous_servers import theorem_findings
+
+    (theorem, alpha_table), options = _contract_example(_HS + "theorem_findings")
+    theorem_findings(theorem, alpha_table.drop(columns="solver"), **options)
+
+
+def _atlas_violation_text():
+    from fairlib.repro.experiments.mechanism_atlas import per_mechanism
+
+    (parts,), _ = _contract_example(_ATLAS + "concat_tables")
+    per_mechanism(_with_cell(parts[0], "SI", "x"))
+
+
+def _concat_negative_instant():
+    from fairlib.repro.experiments.mechanism_atlas import concat_tables
+
+    (parts,), _ = _contract_example(_ATLAS + "concat_tables")
+    concat_tables([_with_cell(parts[0], "at_s", -1.0), *parts[1:]])
+
+
+def _definition4_negative():
+    from fairlib.repro.experiments.heterogeneous_traces import definition4_finding
+
+    (summary,), _ = _contract_example(
+        "fairlib.repro.experiments.heterogeneous_traces.definition4_finding"
+    )
+    column = next(c for c in summary.columns if "definition4" in c)
+    definition4_finding(_with_cell(summary, column, -1.0))
+
+
+def _negative_cpu_request(reader):
+    from fairlib import traces
+    from tests import test_api_contract as contract
+
+    events = contract.EXAMPLES["fairlib.traces.task_event_demands"]()[0][0]
+    getattr(traces, reader)(_with_cell(events, "cpu_request", -0.1))
+
+
 #: site (module:function) -> (the bad call, what its refusal says)
 SITES = {
     "market.dynamics:run_dynamics initial_bids shape": (
@@ -699,6 +879,101 @@ SITES = {
         r"vms row 0 \(index 0\), column 'disk_read_kbps' = 'a': must be a number",
     ),
     "traces.workload:bitbrains_workload": (_bitbrains_workload_missing, r"vms: missing columns"),
+    "multires.edrf:edrf scan error": (_edrf_scan_error, r"demands\[0, 0\] = nan"),
+    "repro.prose:percent sign": (_percent_sign_of_zero, r"sign = 'yes'"),
+    "repro.executed:refresh_findings root": (_refresh_findings_root, r"executed_dir = 123"),
+    "multires.progressive_filling:filling_bounds task bound": (
+        _filling_task_bound,
+        r"capacity / demands\[0\] = 4\.6",
+    ),
+    "properties:strategyproofness_violation cluster": (
+        _strategyproofness_cluster,
+        r"cluster = 'pool'",
+    ),
+    "properties:strategyproofness_violation rng": (_strategyproofness_rng, r"rng = 'abc'"),
+    "properties:mechanism_properties cluster": (_mechanism_properties_cluster, r"cluster = 'pool'"),
+    "multires.cluster:Allocation cluster": (
+        lambda: _allocation(cluster="pool"),
+        r"^cluster = 'pool': must be a Cluster",
+    ),
+    "multires.cluster:Allocation iterations": (
+        lambda: _allocation(iterations=-1),
+        r"^iterations = -1: must be an integer >= 0",
+    ),
+    "multires.cluster:Allocation extras": (
+        lambda: _allocation(extras=[("a", 1)]),
+        r"^extras = \[\('a', 1\)\]: must be a Mapping",
+    ),
+    "repro.experiments.precomputed_drf:_int_range low": (
+        lambda: _random_single_pool(reserve_range=(0, 5)),
+        r"reserve_range\[0\] = 0: must be an integer >= 1",
+    ),
+    "repro.experiments.precomputed_drf:_int_range high": (
+        lambda: _random_single_pool(reserve_range=(5, 2)),
+        r"reserve_range\[1\] = 2: must be an integer >= 5",
+    ),
+    "repro.verify:_text_mapping key": (
+        lambda: _claim_changes(sensitive={1: "x"}),
+        r"sensitive \(a key\) = 1",
+    ),
+    "repro.verify:_text_mapping reason": (
+        lambda: _claim_changes(sensitive={"k": 1}),
+        r"sensitive\['k'\] = 1",
+    ),
+    "repro.verify:_claims": (lambda: _claim_changes(committed=[1]), r"committed\[0\] = 1"),
+    "multires.progressive_filling:_drf_with_zeros capacity": (
+        lambda: _drf_zeros(capacity=[np.nan, 1.0]),
+        r"capacity\[0\] = nan",
+    ),
+    "multires.progressive_filling:_drf_with_zeros weights": (
+        lambda: _drf_zeros(weights=[-1.0, 1.0]),
+        r"weights\[0\] = -1\.0: weights must be >= 0",
+    ),
+    "repro.experiments.dynamic_drf:_methods": (
+        lambda: _per_step_times(methods=["nope"]),
+        r"methods\[0\] = 'nope': must be one of",
+    ),
+    "repro.experiments.dynamic_drf:per_step_times repeat": (
+        lambda: _per_step_times(methods=["lp"], repeat=0),
+        r"repeat = 0: must be an integer >= 1",
+    ),
+    "repro.experiments.dynamic_drf:_per_n": (
+        _random_order_runs_negative_count,
+        r"orders\[2\] = -1: must be an integer >= 1",
+    ),
+    "repro.experiments.dynamic_drf:_per_n one count": (
+        lambda: _random_order_runs_negative_count(per_n=False),
+        r"orders = -1: must be an integer >= 1",
+    ),
+    "market.dynamics:run_dynamics rng": (_run_dynamics_rng, r"rng = 'abc'"),
+    "repro.experiments.heterogeneous_servers:theorem_findings": (
+        _theorem_findings_without_solver,
+        r"alpha_table: no column 'solver'",
+    ),
+    "repro.experiments.heterogeneous_servers:approach_per_instance": (
+        lambda: _driver_table(_HS + "approach_per_instance", "definition4_gap", -1.0),
+        r"alpha_table row 0 \(index 0\), column 'definition4_gap' = -1\.0",
+    ),
+    "repro.experiments.mechanism_atlas:_atlas_table violations": (
+        _atlas_violation_text,
+        r"table row 0 \(index 0\), column 'SI' = 'x': must be a number",
+    ),
+    "repro.experiments.mechanism_atlas:concat_tables": (
+        _concat_negative_instant,
+        r"parts\[0\] row 0 \(index 0\), column 'at_s' = -1\.0",
+    ),
+    "repro.experiments.heterogeneous_traces:_definition4_table": (
+        _definition4_negative,
+        r"summary row 0 \(index 'PS-DSF'\), column 'cpu_definition4_low' = -1\.0",
+    ),
+    "traces.google:task_event_demands request": (
+        lambda: _negative_cpu_request("task_event_demands"),
+        r"task_events row 0 \(index 0\), column 'cpu_request' = -0\.1: must be finite and >= 0",
+    ),
+    "traces.workload:google_workload request": (
+        lambda: _negative_cpu_request("google_workload"),
+        r"task_events row 0 \(index 0\), column 'cpu_request' = -0\.1: must be finite and >= 0",
+    ),
 }
 
 #: the sites whose bad input needs a scratch folder
