@@ -48,6 +48,7 @@ __all__ = [
     "as_number",
     "as_weight",
     "is_real",
+    "is_real_dtype",
     "as_tolerance",
     "TOL_MIN",
     "TOL_MAX",
@@ -2309,6 +2310,38 @@ def as_values(
     return arr
 
 
+def is_real_dtype(dtype: object) -> bool:
+    """Whether a column or array of ``dtype`` holds real numbers: a numeric dtype that is neither
+    boolean nor complex (booleans and complex numbers are not numbers here).
+
+    Parameters
+    ----------
+    dtype : numpy or pandas dtype
+        The dtype (of a categorical, its categories' dtype is asked).
+
+    Returns
+    -------
+    bool
+        True for integer and float dtypes (pandas nullable ones included).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_real_dtype(np.dtype("int8")), is_real_dtype(np.dtype("complex128"))
+    (True, False)
+    """
+    import pandas as pd
+
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    api = pd.api.types
+    return bool(
+        api.is_numeric_dtype(dtype)
+        and not api.is_bool_dtype(dtype)
+        and not api.is_complex_dtype(dtype)
+    )
+
+
 def _not_numbers(frame: pd.DataFrame, name: str, col: str) -> str:
     """The refusal of a column that does not hold numbers: its first entry that is none (row,
     index label and value), else its dtype."""
@@ -2437,7 +2470,7 @@ def check_columns(
         and index label), the column and the value, when a column is not numeric (text, even
         text of numbers, and booleans are not) or a value is infinite (unless ``infinite``), of
         the wrong sign, not whole when ``whole``, above ``maximum`` or missing without
-        ``allow_missing``.
+        ``allow_missing``. Booleans and complex numbers are not numbers.
 
     Examples
     --------
@@ -2467,7 +2500,8 @@ def check_columns(
             if isinstance(column.dtype, pd.CategoricalDtype)
             else column.dtype
         )
-        numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        # complex numbers are not numbers: their imaginary part would be dropped by the float cast
+        numeric = is_real_dtype(dtype)
         if not numeric and pd.api.types.is_object_dtype(dtype):
             numeric = pd.api.types.infer_dtype(column, skipna=True) in (
                 "integer",

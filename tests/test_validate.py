@@ -269,6 +269,18 @@ def test_as_table_names_the_missing_column_and_the_row_column_and_value_of_a_non
         InvalidInputError, match=r"^runs row 0 \(index 10\), column 'done' = True: must be a number"
     ):
         as_table(frame.assign(done=[True, False, True]), "runs", (), ["done"])
+    # complex numbers are not numbers: a float cast would drop the imaginary part (with a warning)
+    for column in (
+        [1 + 5j, 2 - 7j, 0j],
+        pd.Categorical([1 + 0j, 2 + 0j, 1 + 0j]),
+        np.array([1, 2, 3], dtype=np.complex64),
+    ):
+        with pytest.raises(
+            InvalidInputError,
+            match=r"^runs row 0 \(index 10\), column 'cpu' = \(1(\+5|\+0)j\): must be a number "
+            r"\(the column's dtype is (complex|category)",
+        ):
+            as_table(frame.assign(cpu=column), "runs", (), ["cpu"])
 
 
 @pytest.mark.parametrize(
