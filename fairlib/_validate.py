@@ -296,6 +296,37 @@ def _to_float(value, name: str, rule: str) -> float:
         ) from None
 
 
+def _first_bool(x: list | tuple, at: tuple[int, ...] = ()) -> tuple[tuple[int, ...], bool] | None:
+    """The index and value of the first boolean (``bool``, ``np.bool_`` or an entry of a boolean
+    array) in a nested list or tuple, or None: NumPy reads ``[True, 3]`` as the integers
+    ``[1, 3]``."""
+    for k, v in enumerate(x):
+        if isinstance(v, (bool, np.bool_)):
+            return (*at, k), bool(v)
+        if isinstance(v, (list, tuple)):
+            found = _first_bool(v, (*at, k))
+            if found is not None:
+                return found
+        elif isinstance(v, np.ndarray) and v.dtype.kind == "b" and v.size:
+            return (*at, k, *(0,) * v.ndim), bool(v.flat[0])
+    return None
+
+
+def _refuse_mixed_bools(x: object, arr: np.ndarray, name: str) -> None:
+    """Refuse a list or tuple that mixes booleans with numbers (NumPy reads them as 1 and 0), naming
+    the first boolean's index. An all-boolean list is a boolean array, left to the caller's rule,
+    and an array needs no scan: its dtype says what it holds."""
+    if not isinstance(x, (list, tuple)) or arr.dtype.kind not in "iufc":
+        return
+    found = _first_bool(x)
+    if found is not None:
+        at, value = found
+        raise InvalidInputError(
+            f"{name}[{_fmt_index(at)}] = {value}: booleans are not numbers (a list that mixes "
+            "them with numbers is refused)"
+        )
+
+
 def _object_numbers(arr: np.ndarray, x: object, name: str) -> np.ndarray:
     """An object array of real numbers (:func:`is_real`) as int64 (every entry an integer within
     int64) or float64; any other entry is refused with its index."""
@@ -346,7 +377,8 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
     ------
     InvalidInputError
         When ``x`` is ragged, holds an entry that is no real number (``None``, a Cluster, text,
-        a boolean among objects), a missing value (``pd.NA``) or a number beyond the float range,
+        a boolean among objects, or a list or tuple mixing booleans with numbers, named by the
+        first boolean's index), a missing value (``pd.NA``) or a number beyond the float range,
         or is text.
 
     Examples
@@ -368,6 +400,7 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
         )
     if arr.dtype == object:
         arr = _object_numbers(arr, x, name)
+    _refuse_mixed_bools(x, arr, name)
     if arr.dtype.kind not in "biufc":
         raise InvalidInputError(f"{name}: must be numeric, got dtype {arr.dtype}: {_short(x)}")
     return arr
@@ -463,6 +496,8 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
         arr = np.array(ids)  # a copy, never the caller's array
     except (TypeError, ValueError):  # ragged lists
         arr = None
+    if arr is not None:
+        _refuse_mixed_bools(ids, arr, name)
     if arr is None or arr.ndim != 1:
         shape = "ragged" if arr is None else f"shape {arr.shape}"
         raise InvalidInputError(
@@ -863,6 +898,7 @@ def as_task_caps(
         return np.full(n, np.inf)
     _check_unmasked(caps, name)
     arr = np.asarray(caps)
+    _refuse_mixed_bools(caps, arr, name)
     if arr.dtype == object or arr.dtype.kind not in "iuf" or arr.ndim != 1:
         raise InvalidInputError(
             f"{name}: expected {n} numbers (one per user, inf for no cap), got "
