@@ -48,6 +48,7 @@ __all__ = [
     "as_number",
     "as_weight",
     "is_real",
+    "is_real_dtype",
     "as_tolerance",
     "TOL_MIN",
     "TOL_MAX",
@@ -295,6 +296,37 @@ def _to_float(value, name: str, rule: str) -> float:
         ) from None
 
 
+def _first_bool(x: list | tuple, at: tuple[int, ...] = ()) -> tuple[tuple[int, ...], bool] | None:
+    """The index and value of the first boolean (``bool``, ``np.bool_`` or an entry of a boolean
+    array) in a nested list or tuple, or None: NumPy reads ``[True, 3]`` as the integers
+    ``[1, 3]``."""
+    for k, v in enumerate(x):
+        if isinstance(v, (bool, np.bool_)):
+            return (*at, k), bool(v)
+        if isinstance(v, (list, tuple)):
+            found = _first_bool(v, (*at, k))
+            if found is not None:
+                return found
+        elif isinstance(v, np.ndarray) and v.dtype.kind == "b" and v.size:
+            return (*at, k, *(0,) * v.ndim), bool(v.flat[0])
+    return None
+
+
+def _refuse_mixed_bools(x: object, arr: np.ndarray, name: str) -> None:
+    """Refuse a list or tuple that mixes booleans with numbers (NumPy reads them as 1 and 0), naming
+    the first boolean's index. An all-boolean list is a boolean array, left to the caller's rule,
+    and an array needs no scan: its dtype says what it holds."""
+    if not isinstance(x, (list, tuple)) or arr.dtype.kind not in "iufc":
+        return
+    found = _first_bool(x)
+    if found is not None:
+        at, value = found
+        raise InvalidInputError(
+            f"{name}[{_fmt_index(at)}] = {value}: booleans are not numbers (a list that mixes "
+            "them with numbers is refused)"
+        )
+
+
 def _object_numbers(arr: np.ndarray, x: object, name: str) -> np.ndarray:
     """An object array of real numbers (:func:`is_real`) as int64 (every entry an integer within
     int64) or float64; any other entry is refused with its index."""
@@ -345,7 +377,8 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
     ------
     InvalidInputError
         When ``x`` is ragged, holds an entry that is no real number (``None``, a Cluster, text,
-        a boolean among objects), a missing value (``pd.NA``) or a number beyond the float range,
+        a boolean among objects, or a list or tuple mixing booleans with numbers, named by the
+        first boolean's index), a missing value (``pd.NA``) or a number beyond the float range,
         or is text.
 
     Examples
@@ -367,6 +400,7 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
         )
     if arr.dtype == object:
         arr = _object_numbers(arr, x, name)
+    _refuse_mixed_bools(x, arr, name)
     if arr.dtype.kind not in "biufc":
         raise InvalidInputError(f"{name}: must be numeric, got dtype {arr.dtype}: {_short(x)}")
     return arr
@@ -462,6 +496,8 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
         arr = np.array(ids)  # a copy, never the caller's array
     except (TypeError, ValueError):  # ragged lists
         arr = None
+    if arr is not None:
+        _refuse_mixed_bools(ids, arr, name)
     if arr is None or arr.ndim != 1:
         shape = "ragged" if arr is None else f"shape {arr.shape}"
         raise InvalidInputError(
@@ -862,6 +898,7 @@ def as_task_caps(
         return np.full(n, np.inf)
     _check_unmasked(caps, name)
     arr = np.asarray(caps)
+    _refuse_mixed_bools(caps, arr, name)
     if arr.dtype == object or arr.dtype.kind not in "iuf" or arr.ndim != 1:
         raise InvalidInputError(
             f"{name}: expected {n} numbers (one per user, inf for no cap), got "
@@ -2309,6 +2346,38 @@ def as_values(
     return arr
 
 
+def is_real_dtype(dtype: object) -> bool:
+    """Whether a column or array of ``dtype`` holds real numbers: a numeric dtype that is neither
+    boolean nor complex (booleans and complex numbers are not numbers here).
+
+    Parameters
+    ----------
+    dtype : numpy or pandas dtype
+        The dtype (of a categorical, its categories' dtype is asked).
+
+    Returns
+    -------
+    bool
+        True for integer and float dtypes (pandas nullable ones included).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_real_dtype(np.dtype("int8")), is_real_dtype(np.dtype("complex128"))
+    (True, False)
+    """
+    import pandas as pd
+
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    api = pd.api.types
+    return bool(
+        api.is_numeric_dtype(dtype)
+        and not api.is_bool_dtype(dtype)
+        and not api.is_complex_dtype(dtype)
+    )
+
+
 def _not_numbers(frame: pd.DataFrame, name: str, col: str) -> str:
     """The refusal of a column that does not hold numbers: its first entry that is none (row,
     index label and value), else its dtype."""
@@ -2437,7 +2506,7 @@ def check_columns(
         and index label), the column and the value, when a column is not numeric (text, even
         text of numbers, and booleans are not) or a value is infinite (unless ``infinite``), of
         the wrong sign, not whole when ``whole``, above ``maximum`` or missing without
-        ``allow_missing``.
+        ``allow_missing``. Booleans and complex numbers are not numbers.
 
     Examples
     --------
@@ -2467,7 +2536,8 @@ def check_columns(
             if isinstance(column.dtype, pd.CategoricalDtype)
             else column.dtype
         )
-        numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        # complex numbers are not numbers: their imaginary part would be dropped by the float cast
+        numeric = is_real_dtype(dtype)
         if not numeric and pd.api.types.is_object_dtype(dtype):
             numeric = pd.api.types.infer_dtype(column, skipna=True) in (
                 "integer",

@@ -253,7 +253,10 @@ def test_what_write_vm_writes_read_vm_reads_back_unchanged(tmp_path_factory, fra
         ),
         ("net_tx_kbps", -1.0, r"frame\['net_tx_kbps'\]\[2\] = -1\.0: must be a finite number >= 0"),
         ("disk_read_kbps", np.inf, r"frame\['disk_read_kbps'\]\[2\] = inf: must be a finite"),
-        ("cpu_usage_pct", "7", r"frame\['cpu_usage_pct'\]: dtype object is not numeric"),
+        ("cpu_usage_pct", "7", r"frame\['cpu_usage_pct'\]: dtype object is not real numbers"),
+        # complex numbers are not numbers: the float cast would drop the imaginary part
+        ("cpu_usage_mhz", 1 + 5j, r"frame\['cpu_usage_mhz'\]: dtype complex128 is not real"),
+        ("time", 1 + 0j, r"frame\['time'\]: dtype complex128 is not real numbers"),
     ],
 )
 def test_write_vm_refuses_what_read_vm_refuses_and_writes_nothing(tmp_path, column, value, message):
@@ -261,7 +264,8 @@ def test_write_vm_refuses_what_read_vm_refuses_and_writes_nothing(tmp_path, colu
     that read_vm then refused; now it refuses them, naming the column, the row and the value, and
     leaves no file behind."""
     frame = _frame()
-    frame[column] = frame[column].astype(object if isinstance(value, str) else float)
+    kind = object if isinstance(value, str) else complex if isinstance(value, complex) else float
+    frame[column] = frame[column].astype(kind)
     frame.loc[2, column] = value
     for name in ("x.csv.gz", "x.csv"):
         with pytest.raises(InvalidInputError, match=message):

@@ -41,6 +41,48 @@ def test_linear_waterfill_lp_agree(case):
             assert (x[:tau] >= level - 1e-12).all()
 
 
+# the planned agents n over the whole accepted range: near K, every power of ten, and up to int64's
+# largest value (shares of order 1/n, far below HiGHS's absolute tolerances)
+_ANY_N = st.one_of(
+    st.integers(0, 3),
+    st.integers(1, 18).map(lambda e: 10**e),
+    st.integers(0, 2**63 - 1),
+    st.just(2**63 - 1),
+)
+
+
+@given(arrivals(max_agents=6), _ANY_N)
+def test_lp_agrees_with_linear_and_waterfill_at_every_n(case, extra):
+    d, K = case[0], len(case[0])
+    n = min(K + extra, 2**63 - 1) if extra <= 3 else max(extra, K)
+    res = {m: dynamic.dynamic_drf(d, n, method=m) for m in dynamic.METHODS}
+    for k in range(1, K + 1):
+        # compared in units of 1/n, where every share is of order 1 whatever n is
+        ref = res["linear"].shares(k) * n
+        for m in ("waterfill", "lp"):
+            np.testing.assert_allclose(res[m].shares(k) * n, ref, rtol=1e-9, atol=1e-9)
+        prev = res["linear"].shares(k - 1) if k > 1 else np.zeros(0)
+        step = dynamic.dynamic_drf_step(d[:k], prev, n, method="lp")
+        np.testing.assert_allclose(step * n, ref, rtol=1e-9, atol=1e-9)
+    for m in ("waterfill", "lp"):
+        np.testing.assert_allclose(res[m].levels * n, res["linear"].levels * n, rtol=1e-9)
+        np.testing.assert_allclose(res[m].maxsum * n, res["linear"].maxsum * n, rtol=1e-9)
+    assert (res["lp"].used(K) * n <= K * (1 + 1e-9)).all()
+
+
+def test_lp_at_large_n_matches_the_other_methods():
+    d = [[1, 0.5], [0.2, 1], [0.5, 0.5]]
+    for n in (10**7, 10**8, 10**15, 2**63 - 1):
+        lp = dynamic.dynamic_drf(d, n, method="lp").shares(3) * n
+        np.testing.assert_allclose(lp, [4 / 3, 4 / 3, 1.0], rtol=1e-12)
+
+
+def test_single_step_refuses_previous_shares_over_capacity_at_large_n():
+    # the previous step's capacity (k - 1)/n = 1e-15 here: a use of twice that is refused
+    with pytest.raises(InvalidInputError, match="more than the capacity"):
+        dynamic.dynamic_drf_step([[1, 1], [1, 1]], [2e-15], 10**15)
+
+
 @given(arrivals(max_agents=30))
 def test_prefix_sums_agree_with_the_printed_loops(case):
     d, n = case
@@ -183,6 +225,19 @@ def test_cautious_lp_reconstruction_is_feasible_and_fair():
     assert (out["used_max"] <= 1 + 1e-9).all()
     assert (out["levels"] >= 1 / 8 - 1e-9).all()  # SI
     assert out["used_max"][-1] == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("n", [8, 10**7, 10**8, 10**12, 10**15, 2**63 - 1])
+def test_cautious_lp_is_feasible_and_fair_at_every_n(n):
+    d = np.random.default_rng(5).uniform(0.05, 1, size=(8, 2))
+    out = dynamic.cautious_lp(d, n)
+    x = out["final_shares"]
+    assert (out["levels"] * n >= 1 - 1e-9).all()  # SI: z >= 1/n and EF keep everyone at 1/n
+    # the reserve for the n - K agents to come fits, in units of 1/n (no cancellation at large n)
+    y = x * n
+    use = y @ dynamic.normalize_demands(d)
+    assert ((use + (n - 8) * y.max()) / n <= 1 + 1e-7).all()
+    assert (x * n <= 8).all()  # nothing above the whole pool
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fairlib._validate import (
     FRESH_ENTROPY,
@@ -269,6 +271,18 @@ def test_as_table_names_the_missing_column_and_the_row_column_and_value_of_a_non
         InvalidInputError, match=r"^runs row 0 \(index 10\), column 'done' = True: must be a number"
     ):
         as_table(frame.assign(done=[True, False, True]), "runs", (), ["done"])
+    # complex numbers are not numbers: a float cast would drop the imaginary part (with a warning)
+    for column in (
+        [1 + 5j, 2 - 7j, 0j],
+        pd.Categorical([1 + 0j, 2 + 0j, 1 + 0j]),
+        np.array([1, 2, 3], dtype=np.complex64),
+    ):
+        with pytest.raises(
+            InvalidInputError,
+            match=r"^runs row 0 \(index 10\), column 'cpu' = \(1(\+5|\+0)j\): must be a number "
+            r"\(the column's dtype is (complex|category)",
+        ):
+            as_table(frame.assign(cpu=column), "runs", (), ["cpu"])
 
 
 @pytest.mark.parametrize(
@@ -478,3 +492,55 @@ def test_weights_outside_the_range_are_scaled_exactly_or_named():
     with pytest.raises(InvalidInputError, match=r"w = 5e-324: subnormal"):
         as_weight(5e-324, "w")
     assert as_weight(0, "w", allow_zero=True) == 0.0
+
+
+def _bool_cases():
+    """Representative callables, each with one list argument given as nested Python lists: the
+    argument's name, its valid value, and a call taking it."""
+    import fairlib
+    from fairlib.dynamic import dynamic_drf
+    from fairlib.multires import Quotas
+    from fairlib.multires.lp import quota_maxmin_lp
+    from fairlib.properties import property_violations
+
+    dem, cap = [[1, 4], [3, 1]], [9, 18]
+    pool = fairlib.Cluster.single_pool(cap, dem)
+    w = [[1.0, 2.0], [3.0, 1.0]]
+    return [
+        ("capacity", [9, 18], lambda v: fairlib.Cluster.single_pool(v, dem)),
+        ("demand", [[1, 4], [3, 1]], lambda v: fairlib.Cluster.single_pool(cap, v)),
+        ("max_tasks", [5, 3], lambda v: fairlib.Cluster.single_pool(cap, dem, max_tasks=v)),
+        ("weight", [1, 2.5], lambda v: fairlib.Cluster.single_pool(cap, dem, weight=v)),
+        ("start", [1, 0], lambda v: fairlib.drf(dem, cap, start=v)),
+        ("max_tasks", [5, 3], lambda v: fairlib.drf(dem, cap, max_tasks=v)),
+        ("max_tasks", [5, 3], lambda v: quota_maxmin_lp(dem, cap, Quotas(), max_tasks=v)),
+        ("budgets", [1, 2], lambda v: fairlib.Game(w, budgets=v)),
+        ("parallelism", [1, 2], lambda v: fairlib.Game(w, parallelism=v)),
+        ("guarantee", [[1, 1], [0, 0]], lambda v: Quotas.mesos(guarantee=v)),
+        ("tasks", [[1], [1]], lambda v: property_violations(pool, v)),
+        ("demands", [[1, 0.5], [0.2, 1]], lambda v: dynamic_drf(v)),
+    ]
+
+
+@given(st.data())
+def test_a_boolean_in_a_list_of_numbers_is_refused_naming_the_argument_and_index(data):
+    """NumPy reads ``[True, 3]`` as ``[1, 3]``; a list mixing booleans with numbers is refused by
+    the shared funnel (``as_array``), naming the argument and the boolean's index."""
+    name, value, call = data.draw(st.sampled_from(_bool_cases()))
+    call(value)  # the valid value is accepted
+    nested = isinstance(value[0], list)
+    i = data.draw(st.integers(0, len(value) - 1))
+    j = data.draw(st.integers(0, len(value[i]) - 1)) if nested else None
+    flag = data.draw(st.sampled_from([True, False, np.True_, np.False_]))
+    bad = [list(row) for row in value] if nested else list(value)
+    if nested:
+        bad[i][j] = flag
+    else:
+        bad[i] = flag
+    if data.draw(st.booleans()):  # tuples are read as lists are
+        bad = tuple(tuple(row) for row in bad) if nested else tuple(bad)
+    at = f"{i}, {j}" if nested else f"{i}"
+    with pytest.raises(
+        InvalidInputError, match=re.escape(f"{name}[{at}] = {bool(flag)}: booleans")
+    ):
+        call(bad)

@@ -58,27 +58,31 @@ def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArr
     levels, maxsum, used_max = np.zeros(K), np.zeros(K), np.zeros(K)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(d[None, :, :] > 0, d[:, None, :] / d[None, :, :], np.inf).min(axis=2)
+    # the LPs work in units of 1/n (y = n x, w = n z; the reserve row divided by n): shares of order
+    # 1/n fall below HiGHS's absolute tolerances once n is large, while y, w and M stay of order 1
+    # whatever n is; present agents' entries d_ir / n of the reserve row below HiGHS's smallest
+    # matrix entry (1e-9) count as 0, which moves the answer by less than its feasibility tolerance
     for k in range(1, K + 1):
-        # variables: x_1..x_k, z, M
+        # variables: y_1..y_k, w, M
         nv = k + 2
         iz, im = k, k + 1
         rows: list[npt.NDArray[np.float64]] = []
         rhs: list[ArrayLike] = []
         a = np.zeros((m, nv))
-        a[:, :k] = d[:k].T
-        a[:, iz] = n - k
+        a[:, :k] = d[:k].T / n
+        a[:, iz] = (n - k) / n
         rows.append(a)
         rhs.append(np.ones(m))
         for i in range(k):
             e = np.zeros(nv)
-            e[i], e[iz] = 1.0, -1.0  # x_i <= z
+            e[i], e[iz] = 1.0, -1.0  # y_i <= w
             rows.append(e[None])
             rhs.append([0.0])
             e = np.zeros(nv)
-            e[im], e[i] = 1.0, -1.0  # M <= x_i
+            e[im], e[i] = 1.0, -1.0  # M <= y_i
             rows.append(e[None])
             rhs.append([0.0])
-        # EF: x_j * min_r d_jr/d_ir - x_i <= 0   (ratio[j, i] = min_r d_jr / d_ir)
+        # EF: y_j * min_r d_jr/d_ir - y_i <= 0   (ratio[j, i] = min_r d_jr / d_ir)
         ef = np.zeros((k * k, nv))
         jj, ii = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
         mask = jj.ravel() != ii.ravel()
@@ -88,7 +92,7 @@ def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArr
         rows.append(ef[mask])
         rhs.append(np.zeros(mask.sum()))
         A, b = np.vstack(rows), np.concatenate([np.atleast_1d(v) for v in rhs])
-        bounds = [(p, None) for p in prev] + [(0, None), (1.0 / n, None), (0, None)]
+        bounds = [(p, None) for p in prev] + [(0, None), (1.0, None), (0, None)]  # w >= 1
         c = np.zeros(nv)
         c[im] = -1.0
         res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
@@ -99,9 +103,15 @@ def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArr
         c2 = np.zeros(nv)
         c2[:k] = -1.0
         res2 = linprog(c2, A_ub=A, b_ub=b, bounds=bounds, method="highs")
-        x = res2.x[:k] if res2.status == 0 else res.x[:k]
-        x = np.maximum(x, np.append(prev, 0.0))
-        prev = x
+        y = res2.x[:k] if res2.status == 0 else res.x[:k]
+        y = np.maximum(y, np.append(prev, 0.0))
+        prev = y
+        x = y / float(n)
         levels[k - 1], maxsum[k - 1] = x.min(), x.sum()
         used_max[k - 1] = (x @ d[:k]).max()
-    return {"levels": levels, "maxsum": maxsum, "final_shares": prev, "used_max": used_max}
+    return {
+        "levels": levels,
+        "maxsum": maxsum,
+        "final_shares": prev / float(n),
+        "used_max": used_max,
+    }

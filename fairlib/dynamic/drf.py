@@ -614,23 +614,28 @@ def _waterfill_kernel(d, n):
 
 
 # --- lp: HiGHS on eq. (1) -------------------------------------------------------------------------
+# The LP works in units of 1/n (y_i = n x_i, capacity k at step k): shares of order 1/n fall below
+# HiGHS's absolute tolerances (1e-7 feasibility, 1e-9 for a matrix entry) once n is large, while in
+# these units every quantity lies in [1/k, k] whatever n is, and n enters only in the final
+# division.
 
 
-def _lp_one_step(d, prev, n):
-    """LP (1) at step k = len(prev) + 1 with HiGHS; returns (shares, level)."""
+def _lp_one_step(d, prev, k):
+    """LP (1) at step k = len(prev) + 1 with HiGHS, in units of 1/n: ``prev`` and the result are
+    n times the shares. Returns (scaled shares, scaled level)."""
     from scipy.optimize import linprog
 
-    k, m = len(prev) + 1, d.shape[1]
-    # variables x_1..x_k, M; maximise M
+    m = d.shape[1]
+    # variables y_1..y_k, M; maximise M
     c = np.zeros(k + 1)
     c[k] = -1.0
     a_cap = np.hstack([d[:k].T, np.zeros((m, 1))])
-    a_min = np.hstack([-np.eye(k), np.ones((k, 1))])  # M - x_i <= 0
-    bounds = [(p, None) for p in prev] + [(0, None), (0, None)]  # irrevocable: x_i >= x_i^{k-1}
+    a_min = np.hstack([-np.eye(k), np.ones((k, 1))])  # M - y_i <= 0
+    bounds = [(p, None) for p in prev] + [(0, None), (0, None)]  # irrevocable: y_i >= y_i^{k-1}
     res = linprog(
         c,
         A_ub=np.vstack([a_cap, a_min]),
-        b_ub=np.concatenate([np.full(m, k / n), np.zeros(k)]),
+        b_ub=np.concatenate([np.full(m, float(k)), np.zeros(k)]),
         bounds=bounds,
         method="highs",
     )
@@ -646,12 +651,12 @@ def _lp_steps(d, n):
     prev = np.zeros(0)
     levels, split, maxsum, shares = np.zeros(K), np.zeros(K, dtype=np.int64), np.zeros(K), []
     for k in range(1, K + 1):
-        x, level = _lp_one_step(d, prev, n)
-        levels[k - 1], maxsum[k - 1] = level, x.sum()
-        split[k - 1] = int(np.argmax(x <= level * (1 + 1e-12) + 1e-15))
-        shares.append(x)
-        prev = x
-    return prev, levels, split, maxsum, shares
+        y, level = _lp_one_step(d, prev, k)  # in units of 1/n
+        levels[k - 1], maxsum[k - 1] = level / float(n), y.sum() / float(n)
+        split[k - 1] = int(np.argmax(y <= level * (1 + 1e-12) + 1e-15))
+        shares.append(y / float(n))
+        prev = y
+    return prev / float(n), levels, split, maxsum, shares
 
 
 @interpreted_when_small
@@ -679,7 +684,7 @@ def dynamic_drf(
         erratum: as printed the test is always true and capacity is violated). ``"waterfill"``: Kash
         et al.'s water-filling computed exactly by events (segments of equal shares merged
         bottom-up; O(m) amortised per step). ``"lp"``: HiGHS on LP (1) at every step (slow; keeps
-        every step's shares).
+        every step's shares), solved in units of 1/n so that HiGHS's tolerances hold at every n.
     line6 : {"corrected", "as_printed"}, default "corrected"
         ``"as_printed"`` (``method="linear"`` only) reproduces the erratum, to show its effect.
     sums : {"prefix", "rescan"}, default "prefix"
@@ -811,12 +816,13 @@ def dynamic_drf_step(
         i = int(np.argmax(bad))
         raise InvalidInputError(f"previous_shares[{i}] = {prev[i]}: shares must be finite and >= 0")
     # the previous step's allocation must fit its capacity (k - 1)/n, or no step from it is feasible
-    used = prev @ d[: k - 1] if k > 1 else np.zeros(d.shape[1])
-    over = used > (k - 1) / n * (1 + 1e-9) + 1e-15
+    # (compared in units of 1/n, capacity k - 1, so that the slack means the same at every n)
+    used = (prev * float(n)) @ d[: k - 1] if k > 1 else np.zeros(d.shape[1])
+    over = used > (k - 1) * (1 + 1e-9)
     if over.any():
         r = int(np.argmax(over))
         raise InvalidInputError(
-            f"previous_shares: use {used[r]:g} of resource {r}, more than the capacity "
+            f"previous_shares: use {used[r] / n:g} of resource {r}, more than the capacity "
             f"(k - 1)/n = {(k - 1) / n:g} of step {k - 1}"
         )
     if method == "linear":
@@ -828,7 +834,7 @@ def dynamic_drf_step(
         _linear_step(d, x, k - 1, float(n), True, np.zeros(m), np.zeros(m), np.zeros(1, np.int64))
         return x
     if method == "lp":
-        return _lp_one_step(d, prev, n)[0]
+        return _lp_one_step(d, prev * float(n), k)[0] / float(n)
     raise InvalidInputError(f"method = {method!r}: must be 'linear' or 'lp'")
 
 

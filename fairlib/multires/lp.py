@@ -15,6 +15,7 @@ from .._validate import (
     as_capacities,
     as_demands,
     as_real_array,
+    as_task_caps,
     as_weights,
     as_tolerance,
     check_labels,
@@ -136,6 +137,7 @@ def quota_maxmin_lp(
     cap = as_capacities(capacity, n_resources=m, aligned_to=("demands", demands, 1))
     w = as_weights(weights, n, aligned_to=("demands", demands, 0))
     check_labels(("demands", demands, 0), max_tasks=max_tasks, per_task_share=per_task_share)
+    max_tasks = as_task_caps(max_tasks, n)
     # HiGHS's tolerances and ``tol`` are absolute in the level (a share over a weight): the weights
     # at unit scale, the largest in [1, 2), exactly, by a power of two (the same allocation)
     w = np.ldexp(w, 1 - int(np.frexp(w.max())[1]))

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 
 from .._jit import interpreted_when_small, njit
 from .._validate import (
+    as_array,
     as_flag,
     check_labels,
     InvalidInputError,
@@ -394,7 +395,7 @@ def _whole_task_caps(max_tasks, n: int) -> np.ndarray | None:
     """``drf``'s ``max_tasks`` checked (n integers >= 0, as given) or ``None``."""
     if max_tasks is None:
         return None
-    caps = np.asarray(max_tasks)
+    caps = as_array(max_tasks, "max_tasks")  # a list mixing booleans with numbers refused
     if caps.shape != (n,) or caps.dtype.kind not in "iu":
         raise InvalidInputError(
             f"max_tasks: expected {n} integers (one per user), got "

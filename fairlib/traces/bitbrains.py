@@ -32,6 +32,7 @@ from .._validate import (
     as_sequence,
     check_choice,
     check_column_labels,
+    is_real_dtype,
     writing_to,
 )
 from ._source import missing_hint, parse_number_texts, source_of, trace_folder
@@ -408,7 +409,8 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
         When ``path`` is not a str or Path, is a directory or names one by its form (``"ts.csv/"``,
         which would have written the file ``ts.csv``), is of bytes or starts with ``~``, when
         ``frame`` is not a DataFrame, has a column label that is not a str or is given twice, or
-        lacks a column, or when a value is one :func:`read_vm` refuses; nothing is written.
+        lacks a column or has one of booleans, complex numbers or anything but real numbers,
+        or when a value is one :func:`read_vm` refuses; nothing is written.
     OSError
         Of the type raised, naming ``path`` as given, when the file or its folder cannot be
         written (a read-only folder, a full disk).
@@ -429,9 +431,10 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     values = {}
     for name in BITBRAINS_COLUMNS:
         column = frame[name]
-        if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
+        if not is_real_dtype(column.dtype):  # booleans and complex numbers are not numbers
             raise InvalidInputError(
-                f"frame[{name!r}]: dtype {column.dtype} is not numeric (GWA-T-12 holds numbers)"
+                f"frame[{name!r}]: dtype {column.dtype} is not real numbers (GWA-T-12 holds "
+                "real numbers; booleans and complex numbers are not numbers)"
             )
         v = column.to_numpy(dtype=np.float64, na_value=np.nan)
         bad = ~(np.isfinite(v) & (v >= 0))

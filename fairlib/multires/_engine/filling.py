@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..._jit import njit
-from ..._validate import InvalidInputError, as_integers
+from ..._validate import InvalidInputError, as_array, as_integers
 from ..cluster import Cluster, monopoly_tasks
 
 #: a task fits when consumed + demand <= capacity * (1 + FIT_RTOL): absorbs float round-off only
@@ -708,7 +708,7 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
     n = len(d)
     if start is None:
         return np.zeros(n, dtype=np.int64)
-    arr = np.asarray(start)
+    arr = as_array(start, "start")  # a list mixing booleans with numbers refused
     if arr.shape != (n,) or arr.dtype.kind not in "iu":
         raise InvalidInputError(
             f"start: expected {n} integers (tasks each user holds), got shape {arr.shape} "
@@ -792,11 +792,10 @@ def _start_amounts(start, d, cap) -> np.ndarray | None:
     if start is None:
         return None
     n = len(d)
-    held = np.asarray(start, dtype=np.float64) if np.asarray(start).dtype.kind in "iuf" else None
+    arr = as_array(start, "start")  # a list mixing booleans with numbers refused
+    held = arr.astype(np.float64) if arr.dtype.kind in "iuf" else None
     if held is None or held.shape != (n,):
-        raise InvalidInputError(
-            f"start: expected {n} numbers (tasks each user holds), got {np.asarray(start)!r}"
-        )
+        raise InvalidInputError(f"start: expected {n} numbers (tasks each user holds), got {arr!r}")
     bad = ~np.isfinite(held) | (held < 0)
     if bad.any():
         i = int(np.argmax(bad))
