@@ -3480,6 +3480,21 @@ UNSEEN_SITES = {
         "mapping",
         ("tests/test_mechanisms.py::test_register_refuses_malformed_variants_and_display_by_name",),
     ),
+    ("fairlib.multires.cluster", "Allocation.__post_init__", "as_flag"): Unseen(
+        "Allocation is a result type, whose constructor the contract does not call; "
+        "tests/test_validation_sites.py gives it a converged that is no flag",
+        (site_case("multires.cluster:Allocation converged"),),
+    ),
+    ("fairlib.multires.schedulers.hierarchy", "queue_tree", "as_number"): Unseen(
+        "weights' probes are whole values of other types, not a mapping of a node to a weight "
+        "that is no number",
+        (site_case("multires.schedulers.hierarchy:queue_tree weights"),),
+    ),
+    ("fairlib.repro.experiments.google_open_loop", "time_averaged", "as_table", 1): Unseen(
+        "the battery's text in number columns is refused first by the check of the epochs' "
+        "times; a negative count of active jobs alone is not a battery value",
+        (site_case("repro.experiments.google_open_loop:time_averaged"),),
+    ),
 }
 
 

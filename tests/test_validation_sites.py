@@ -704,6 +704,12 @@ def _negative_cpu_request(reader):
     getattr(traces, reader)(_with_cell(events, "cpu_request", -0.1))
 
 
+def _queue_tree_weight_text():
+    from fairlib.multires import queue_tree
+
+    queue_tree(["a", "b"], weights={"a": "x"})
+
+
 #: site (module:function) -> (the bad call, what its refusal says)
 SITES = {
     "market.dynamics:run_dynamics initial_bids shape": (
@@ -973,6 +979,20 @@ SITES = {
     "traces.workload:google_workload request": (
         lambda: _negative_cpu_request("google_workload"),
         r"task_events row 0 \(index 0\), column 'cpu_request' = -0\.1: must be finite and >= 0",
+    ),
+    "multires.cluster:Allocation converged": (
+        lambda: _allocation(converged="yes"),
+        r"^converged = 'yes': must be True or False",
+    ),
+    "multires.schedulers.hierarchy:queue_tree weights": (
+        _queue_tree_weight_text,
+        r"weights\['a'\] = 'x': must be a finite number > 0",
+    ),
+    "repro.experiments.google_open_loop:time_averaged": (
+        lambda: _driver_table(
+            "fairlib.repro.experiments.google_open_loop.time_averaged", "active_jobs", -1.0
+        ),
+        r"table row 0 \(index 0\), column 'active_jobs' = -1\.0",
     ),
 }
 

@@ -1511,8 +1511,8 @@ class ClaimLog:
         as_instance(note, str, "note")
         if cell is not None:
             as_instance(cell, str, "cell")
-        if runs is not None:
-            as_count(runs, "runs")
+        # runs is checked, by the same name, where the rule reads it (Rule.spread), before anything
+        # is recorded
         d = self.declared.get(claim_id)
         if d is None:
             raise KeyError(
