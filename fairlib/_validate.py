@@ -12,6 +12,7 @@ import contextlib
 import decimal
 import numbers
 from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, Union
 
 import numpy as np
@@ -87,6 +88,7 @@ __all__ = [
     "check_columns",
     "check_choice",
     "result_type",
+    "read_only_state",
     "is_result_type",
 ]
 
@@ -2674,6 +2676,94 @@ def check_choice(value: T, choices: Iterable[object], name: str) -> T:
     return value
 
 
+class _ReadOnlyMapping(dict):
+    """A ``MappingProxyType`` in a pickle or a copy (a proxy is neither picklable nor copyable):
+    its items, made a read-only mapping again when the object is rebuilt."""
+
+
+def _thawed(value: object) -> object:
+    """``value`` with every read-only mapping (in tuples, lists and dicts too) as a
+    :class:`_ReadOnlyMapping` that pickle and :mod:`copy` can handle."""
+    if isinstance(value, MappingProxyType):
+        return _ReadOnlyMapping({k: _thawed(v) for k, v in value.items()})
+    if type(value) in (tuple, list):
+        return type(value)(_thawed(v) for v in value)  # type: ignore[call-arg]
+    if type(value) is dict:
+        return {k: _thawed(v) for k, v in value.items()}
+    return value
+
+
+def _refrozen(value: object) -> object:
+    """The inverse of :func:`_thawed`, with every array (in tuples, lists and mappings too)
+    made read-only: an unpickled or copied array is a fresh, writable one."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+        return value
+    if type(value) is _ReadOnlyMapping:
+        return MappingProxyType({k: _refrozen(v) for k, v in value.items()})
+    if type(value) in (tuple, list):
+        return type(value)(_refrozen(v) for v in value)  # type: ignore[call-arg]
+    if type(value) is dict:
+        return {k: _refrozen(v) for k, v in value.items()}
+    return value
+
+
+def _rebuilt(cls: type, state: dict) -> object:
+    """An instance of ``cls`` with ``state`` (from :func:`_reduce`) as its fields, arrays
+    read-only."""
+    obj = object.__new__(cls)
+    for name, value in state.items():
+        object.__setattr__(obj, name, _refrozen(value))
+    return obj
+
+
+def _reduce(self) -> tuple:
+    """``__reduce__`` of a :func:`read_only_state` class: its fields, rebuilt by
+    :func:`_rebuilt`."""
+    return (_rebuilt, (type(self), {k: _thawed(v) for k, v in vars(self).items()}))
+
+
+def read_only_state(cls: type[T]) -> type[T]:
+    """Give ``cls`` a pickle, ``copy.copy`` and ``copy.deepcopy`` that keep what an instance keeps
+    as it was: every array read-only, every ``MappingProxyType`` read-only, every derived field
+    as the original's.
+
+    By default an unpickled or deep-copied NumPy array is writable (a read-only instance would
+    come back with writable arrays and derived fields a write could make stale), and a
+    ``MappingProxyType`` (the read-only ``extras`` of a result) cannot be pickled or copied at all.
+    The copy is the original's fields (computed and checked when it was built), restored without
+    calling the constructor: a constructor reading pandas labels from its arguments would lose
+    them, and a result's derived certificate would be computed again. :func:`result_type`
+    applies it to every dataclass it marks; an input type (a cluster, a game, a workload)
+    applies it itself.
+
+    ``cls`` is a class whose instances keep their fields in ``__dict__`` (a dataclass).
+
+    Returns
+    -------
+    type
+        ``cls`` itself, with ``__reduce__`` set.
+
+    Examples
+    --------
+    >>> import copy
+    >>> from dataclasses import dataclass
+    >>> @read_only_state
+    ... @dataclass(frozen=True, eq=False)
+    ... class Kept:
+    ...     values: np.ndarray
+    >>> kept = Kept(np.zeros(2))
+    >>> copy.deepcopy(kept).values.flags.writeable
+    False
+    """
+    cls.__reduce__ = _reduce  # type: ignore[assignment, method-assign]
+    return cls
+
+
+def _is_named_tuple(cls: type) -> bool:
+    return issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
 _RESULT_MARK = "__fairlib_result_type__"
 
 
@@ -2688,9 +2778,15 @@ def result_type(cls: type[T]) -> type[T]:
     workload) validates its arguments and is not marked.
 
     ``cls`` is the class to mark (numpydoc reads an argument named ``cls`` as a class method's own
-    class, so it is described here rather than under Parameters). A frozen dataclass keeps every
-    array field as a read-only copy once built: a result shares no memory with the solver's
-    buffers or its caller's arrays, and no reader changes it in place.
+    class, so it is described here rather than under Parameters). A frozen dataclass or a named
+    tuple keeps every array field as a read-only copy once built: a result shares no memory with
+    the solver's buffers or its caller's arrays, and no reader changes it in place. A marked
+    dataclass pickles and copies with its arrays still read-only (:func:`read_only_state`).
+
+    Equality: a result that holds arrays or mappings is declared with ``eq=False`` (a named tuple
+    defines ``__eq__`` and ``__hash__`` by identity), so ``a == b`` only when ``a is b`` and
+    ``hash(a)`` works; compare fields of arrays with ``np.array_equal``. Records of text and
+    numbers only (the ledger's claims) compare by value.
 
     Returns
     -------
@@ -2708,7 +2804,24 @@ def result_type(cls: type[T]) -> type[T]:
     (True, False)
     """
     setattr(cls, _RESULT_MARK, True)  # by name: the mark is no attribute a type declares
+    if _is_named_tuple(cls):
+        new = cls.__new__
+
+        def __new__(kind, *args, **kwargs):
+            # a pickle or a copy comes through here too: its arrays are read-only copies as well
+            fields = []
+            for value in new(kind, *args, **kwargs):
+                if isinstance(value, np.ndarray):
+                    value = np.array(value, order="C")
+                    value.setflags(write=False)
+                fields.append(value)
+            return tuple.__new__(kind, fields)
+
+        cls.__new__ = __new__  # type: ignore[method-assign, assignment]
+        return cls
     params = getattr(cls, "__dataclass_params__", None)
+    if params is not None:
+        read_only_state(cls)
     if params is not None and params.frozen and "__init__" in vars(cls):
         import dataclasses
         import functools

@@ -113,7 +113,7 @@ _MARGIN = 1e-9
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class QueueTree:
     """A weight tree with one leaf per user, nodes numbered breadth first.
 
@@ -265,7 +265,7 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class HierarchicalDRFResult:
     """Outcome of hierarchical progressive filling.
 
