@@ -63,6 +63,7 @@ __all__ = [
     "MONEY_RATIO",
     "as_flag",
     "as_path",
+    "as_label",
     "as_labels",
     "as_sequence",
     "as_argv",
@@ -348,7 +349,7 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
     InvalidInputError
         When ``x`` is ragged, holds an entry that is no real number (``None``, a Cluster, text,
         a boolean among objects), a missing value (``pd.NA``) or a number beyond the float range,
-        or is text.
+        or is text or binary data (``bytes``, ``bytearray``, ``memoryview``, also as a row).
 
     Examples
     --------
@@ -359,10 +360,17 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
     ragged or object data
     """
     _check_unmasked(x, name)
+    _check_not_binary(x, name, 0)
     try:
         arr = np.asarray(x)
     except Exception:  # ragged lists and similar
         arr = None
+    if isinstance(x, (list, tuple)) and (arr is None or arr.dtype == object or arr.ndim > 1):
+        # a buffer among lists is one more axis of bytes to NumPy (or, among numbers, one
+        # object): rows only, unless the array is ragged or of objects, which is read entry by
+        # entry anyway
+        depth = 64 if arr is None or arr.dtype == object else arr.ndim - 1
+        _check_not_binary(x, name, depth)
     if arr is None:
         raise InvalidInputError(
             f"{name} = {_short(x)}: must be a numeric array, got ragged or object data"
@@ -439,7 +447,8 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     Raises
     ------
     InvalidInputError
-        When ``ids`` is not 1-D, is empty (unless ``allow_empty``), holds anything but integers and
+        When ``ids`` is binary data (``bytearray``, ``memoryview``: NumPy would read its bytes as
+        integers), is not 1-D, is empty (unless ``allow_empty``), holds anything but integers and
         text (a bool is neither), mixes the two (NumPy would turn the integers into text), or holds
         an integer beyond int64 (an object array no int64 column, reader or sort would hold),
         naming the index and the value.
@@ -460,6 +469,11 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     is within int64 (-2**63 to 2**63 - 1)
     """
     _check_unmasked(ids, name)
+    if isinstance(ids, BINARY):
+        raise InvalidInputError(
+            f"{name} = {_short(ids)}: expected a 1-D array of identifiers (integers or text), got "
+            f"binary data ({type(ids).__name__})"
+        )
     try:
         arr = np.array(ids)  # a copy, never the caller's array
     except (TypeError, ValueError):  # ragged lists
@@ -539,6 +553,38 @@ def _short(x) -> str:
     """``repr(x)`` on one line, cut at 80 characters (an array's repr spans lines)."""
     text = " ".join(repr(x).split())
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+#: binary data: bytes and the buffers over them; NumPy reads ``b"\x09\x12"`` as text but a
+#: ``bytearray`` or ``memoryview`` of it as the numbers 9 and 18, so all three are refused alike
+BINARY = (bytes, bytearray, memoryview)
+
+
+def _check_not_binary(x: object, name: str, depth: int) -> None:
+    """Refuse ``x`` when it is binary data (:data:`BINARY`), or holds some among its nested lists
+    and tuples down to ``depth`` levels (NumPy reads a buffer in a list as one more axis of
+    bytes), naming the index."""
+    if isinstance(x, BINARY):
+        raise InvalidInputError(
+            f"{name} = {_short(x)}: binary data ({type(x).__name__}) is not numbers; give "
+            "the numbers (e.g. list(...) or np.frombuffer(..., dtype=...))"
+        )
+    level: list[tuple[tuple[int, ...], object]] = [((), x)]
+    for _ in range(depth):
+        if not level:
+            break
+        level = [
+            ((*at, i), item)
+            for at, seq in level
+            if isinstance(seq, (list, tuple))
+            for i, item in enumerate(seq)
+        ]
+        for at, item in level:
+            if isinstance(item, BINARY):
+                raise InvalidInputError(
+                    f"{name}[{_fmt_index(at)}] = {_short(item)}: binary data "
+                    f"({type(item).__name__}) is not numbers"
+                )
 
 
 def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
@@ -1770,8 +1816,9 @@ def as_sequence(
     Raises
     ------
     InvalidInputError
-        When ``value`` is text, a mapping or not iterable, holds more than ``maximum`` items, or is
-        a set or a dict's view where order matters.
+        When ``value`` is text, binary data (``bytes``, ``bytearray``, ``memoryview``), a mapping
+        or not iterable, holds more than ``maximum`` items, or is a set or a dict's view where
+        order matters.
 
     Examples
     --------
@@ -1788,7 +1835,7 @@ def as_sequence(
     import itertools
     from collections.abc import Mapping, MappingView, Set
 
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+    if isinstance(value, (str, *BINARY, Mapping)) or not isinstance(value, Iterable):
         raise InvalidInputError(f"{name} = {_short(value)}: {what}, got {type(value).__name__}")
     unordered = isinstance(value, (Set, MappingView))
     if unordered and ordered:
@@ -1822,6 +1869,58 @@ def _read_once(value, name: str, *, what: str, ordered: bool = True):
 
     if isinstance(value, (Iterator, Set, MappingView)):
         return as_sequence(value, name, what=what, ordered=ordered)
+    return value
+
+
+def as_label(value: object, name: str, *, nested: bool = False) -> str:
+    """``value``, one text label: a str that is not blank (empty or only whitespace, which no table,
+    plot or scheduler listing shows); with ``nested``, a ``/``-separated path (``"eng/dev"``)
+    whose every part is such a label.
+
+    Parameters
+    ----------
+    value : str
+        The label.
+    name : str
+        The argument's name (with its index, ``"paths[2]"``), for the message.
+    nested : bool, default False
+        Whether ``value`` is a path of labels separated by ``/``.
+
+    Returns
+    -------
+    str
+        ``value`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a str, or it (or, when ``nested``, one of its parts) is blank.
+
+    Examples
+    --------
+    >>> as_label("eng/dev", "name", nested=True)
+    'eng/dev'
+    >>> as_label("eng/ ", "name", nested=True)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: name = 'eng/ ': part 1 is blank (every part of a
+    '/'-separated path is a label, shown text)
+    """
+    if not isinstance(value, str):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be text (a label), got {type(value).__name__}"
+        )
+    parts = value.split("/") if nested else [value]
+    if len(parts) == 1:
+        if not value.strip():
+            raise InvalidInputError(f"{name} = {value!r}: blank (a label is shown text)")
+        return value
+    for k, part in enumerate(parts):
+        if not part.strip():
+            raise InvalidInputError(
+                f"{name} = {value!r}: part {k} is blank (every part of a '/'-separated path is a "
+                "label, shown text)"
+            )
     return value
 
 
@@ -1877,12 +1976,7 @@ def as_labels(
     """
     value = as_sequence(value, name, what="expected a list of labels (text)", ordered=ordered)
     for i, label in enumerate(value):
-        if not isinstance(label, str):
-            raise InvalidInputError(
-                f"{name}[{i}] = {_short(label)}: must be text (a label), got {type(label).__name__}"
-            )
-        if not label.strip():
-            raise InvalidInputError(f"{name}[{i}] = {str(label)!r}: blank (a label is shown text)")
+        as_label(label, f"{name}[{i}]")
         if distinct and label in value[:i]:
             raise InvalidInputError(f"{name}[{i}] = {str(label)!r}: repeated (labels are distinct)")
     if length is not None and len(value) != length:
@@ -2686,8 +2780,8 @@ def _thawed(value: object) -> object:
     :class:`_ReadOnlyMapping` that pickle and :mod:`copy` can handle."""
     if isinstance(value, MappingProxyType):
         return _ReadOnlyMapping({k: _thawed(v) for k, v in value.items()})
-    if type(value) in (tuple, list):
-        return type(value)(_thawed(v) for v in value)  # type: ignore[call-arg]
+    if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        return type(value)(_thawed(v) for v in value)
     if type(value) is dict:
         return {k: _thawed(v) for k, v in value.items()}
     return value
@@ -2701,8 +2795,8 @@ def _refrozen(value: object) -> object:
         return value
     if type(value) is _ReadOnlyMapping:
         return MappingProxyType({k: _refrozen(v) for k, v in value.items()})
-    if type(value) in (tuple, list):
-        return type(value)(_refrozen(v) for v in value)  # type: ignore[call-arg]
+    if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        return type(value)(_refrozen(v) for v in value)
     if type(value) is dict:
         return {k: _refrozen(v) for k, v in value.items()}
     return value
@@ -2711,7 +2805,7 @@ def _refrozen(value: object) -> object:
 def _rebuilt(cls: type, state: dict) -> object:
     """An instance of ``cls`` with ``state`` (from :func:`_reduce`) as its fields, arrays
     read-only."""
-    obj = object.__new__(cls)
+    obj: object = object.__new__(cls)
     for name, value in state.items():
         object.__setattr__(obj, name, _refrozen(value))
     return obj
@@ -2805,8 +2899,11 @@ def result_type(cls: type[T]) -> type[T]:
     """
     setattr(cls, _RESULT_MARK, True)  # by name: the mark is no attribute a type declares
     if _is_named_tuple(cls):
+        import functools
+
         new = cls.__new__
 
+        @functools.wraps(new)
         def __new__(kind, *args, **kwargs):
             # a pickle or a copy comes through here too: its arrays are read-only copies as well
             fields = []

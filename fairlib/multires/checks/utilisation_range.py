@@ -60,7 +60,8 @@ class UtilisationRange(NamedTuple):
     def __ne__(self, other: object) -> bool:
         return self is not other
 
-    __hash__ = object.__hash__
+    def __hash__(self) -> int:
+        return object.__hash__(self)
 
 
 def utilisation_range(
