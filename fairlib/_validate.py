@@ -12,6 +12,7 @@ import contextlib
 import decimal
 import numbers
 from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, Union
 
 import numpy as np
@@ -63,6 +64,7 @@ __all__ = [
     "MONEY_RATIO",
     "as_flag",
     "as_path",
+    "as_label",
     "as_labels",
     "as_sequence",
     "as_argv",
@@ -88,6 +90,7 @@ __all__ = [
     "check_columns",
     "check_choice",
     "result_type",
+    "read_only_state",
     "is_result_type",
 ]
 
@@ -379,7 +382,7 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
         When ``x`` is ragged, holds an entry that is no real number (``None``, a Cluster, text,
         a boolean among objects, or a list or tuple mixing booleans with numbers, named by the
         first boolean's index), a missing value (``pd.NA``) or a number beyond the float range,
-        or is text.
+        or is text or binary data (``bytes``, ``bytearray``, ``memoryview``, also as a row).
 
     Examples
     --------
@@ -390,10 +393,17 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
     ragged or object data
     """
     _check_unmasked(x, name)
+    _check_not_binary(x, name, 0)
     try:
         arr = np.asarray(x)
     except Exception:  # ragged lists and similar
         arr = None
+    if isinstance(x, (list, tuple)) and (arr is None or arr.dtype == object or arr.ndim > 1):
+        # a buffer among lists is one more axis of bytes to NumPy (or, among numbers, one
+        # object): rows only, unless the array is ragged or of objects, which is read entry by
+        # entry anyway
+        depth = 64 if arr is None or arr.dtype == object else arr.ndim - 1
+        _check_not_binary(x, name, depth)
     if arr is None:
         raise InvalidInputError(
             f"{name} = {_short(x)}: must be a numeric array, got ragged or object data"
@@ -471,7 +481,8 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     Raises
     ------
     InvalidInputError
-        When ``ids`` is not 1-D, is empty (unless ``allow_empty``), holds anything but integers and
+        When ``ids`` is binary data (``bytearray``, ``memoryview``: NumPy would read its bytes as
+        integers), is not 1-D, is empty (unless ``allow_empty``), holds anything but integers and
         text (a bool is neither), mixes the two (NumPy would turn the integers into text), or holds
         an integer beyond int64 (an object array no int64 column, reader or sort would hold),
         naming the index and the value.
@@ -492,6 +503,11 @@ def as_identifiers(ids: ArrayLike, name: str, *, allow_empty: bool = False) -> n
     is within int64 (-2**63 to 2**63 - 1)
     """
     _check_unmasked(ids, name)
+    if isinstance(ids, BINARY):
+        raise InvalidInputError(
+            f"{name} = {_short(ids)}: expected a 1-D array of identifiers (integers or text), got "
+            f"binary data ({type(ids).__name__})"
+        )
     try:
         arr = np.array(ids)  # a copy, never the caller's array
     except (TypeError, ValueError):  # ragged lists
@@ -573,6 +589,38 @@ def _short(x) -> str:
     """``repr(x)`` on one line, cut at 80 characters (an array's repr spans lines)."""
     text = " ".join(repr(x).split())
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+#: binary data: bytes and the buffers over them; NumPy reads ``b"\x09\x12"`` as text but a
+#: ``bytearray`` or ``memoryview`` of it as the numbers 9 and 18, so all three are refused alike
+BINARY = (bytes, bytearray, memoryview)
+
+
+def _check_not_binary(x: object, name: str, depth: int) -> None:
+    """Refuse ``x`` when it is binary data (:data:`BINARY`), or holds some among its nested lists
+    and tuples down to ``depth`` levels (NumPy reads a buffer in a list as one more axis of
+    bytes), naming the index."""
+    if isinstance(x, BINARY):
+        raise InvalidInputError(
+            f"{name} = {_short(x)}: binary data ({type(x).__name__}) is not numbers; give "
+            "the numbers (e.g. list(...) or np.frombuffer(..., dtype=...))"
+        )
+    level: list[tuple[tuple[int, ...], object]] = [((), x)]
+    for _ in range(depth):
+        if not level:
+            break
+        level = [
+            ((*at, i), item)
+            for at, seq in level
+            if isinstance(seq, (list, tuple))
+            for i, item in enumerate(seq)
+        ]
+        for at, item in level:
+            if isinstance(item, BINARY):
+                raise InvalidInputError(
+                    f"{name}[{_fmt_index(at)}] = {_short(item)}: binary data "
+                    f"({type(item).__name__}) is not numbers"
+                )
 
 
 def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
@@ -1805,8 +1853,9 @@ def as_sequence(
     Raises
     ------
     InvalidInputError
-        When ``value`` is text, a mapping or not iterable, holds more than ``maximum`` items, or is
-        a set or a dict's view where order matters.
+        When ``value`` is text, binary data (``bytes``, ``bytearray``, ``memoryview``), a mapping
+        or not iterable, holds more than ``maximum`` items, or is a set or a dict's view where
+        order matters.
 
     Examples
     --------
@@ -1823,7 +1872,7 @@ def as_sequence(
     import itertools
     from collections.abc import Mapping, MappingView, Set
 
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+    if isinstance(value, (str, *BINARY, Mapping)) or not isinstance(value, Iterable):
         raise InvalidInputError(f"{name} = {_short(value)}: {what}, got {type(value).__name__}")
     unordered = isinstance(value, (Set, MappingView))
     if unordered and ordered:
@@ -1857,6 +1906,58 @@ def _read_once(value, name: str, *, what: str, ordered: bool = True):
 
     if isinstance(value, (Iterator, Set, MappingView)):
         return as_sequence(value, name, what=what, ordered=ordered)
+    return value
+
+
+def as_label(value: object, name: str, *, nested: bool = False) -> str:
+    """``value``, one text label: a str that is not blank (empty or only whitespace, which no table,
+    plot or scheduler listing shows); with ``nested``, a ``/``-separated path (``"eng/dev"``)
+    whose every part is such a label.
+
+    Parameters
+    ----------
+    value : str
+        The label.
+    name : str
+        The argument's name (with its index, ``"paths[2]"``), for the message.
+    nested : bool, default False
+        Whether ``value`` is a path of labels separated by ``/``.
+
+    Returns
+    -------
+    str
+        ``value`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a str, or it (or, when ``nested``, one of its parts) is blank.
+
+    Examples
+    --------
+    >>> as_label("eng/dev", "name", nested=True)
+    'eng/dev'
+    >>> as_label("eng/ ", "name", nested=True)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: name = 'eng/ ': part 1 is blank (every part of a
+    '/'-separated path is a label, shown text)
+    """
+    if not isinstance(value, str):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be text (a label), got {type(value).__name__}"
+        )
+    parts = value.split("/") if nested else [value]
+    if len(parts) == 1:
+        if not value.strip():
+            raise InvalidInputError(f"{name} = {value!r}: blank (a label is shown text)")
+        return value
+    for k, part in enumerate(parts):
+        if not part.strip():
+            raise InvalidInputError(
+                f"{name} = {value!r}: part {k} is blank (every part of a '/'-separated path is a "
+                "label, shown text)"
+            )
     return value
 
 
@@ -1912,12 +2013,7 @@ def as_labels(
     """
     value = as_sequence(value, name, what="expected a list of labels (text)", ordered=ordered)
     for i, label in enumerate(value):
-        if not isinstance(label, str):
-            raise InvalidInputError(
-                f"{name}[{i}] = {_short(label)}: must be text (a label), got {type(label).__name__}"
-            )
-        if not label.strip():
-            raise InvalidInputError(f"{name}[{i}] = {str(label)!r}: blank (a label is shown text)")
+        as_label(label, f"{name}[{i}]")
         if distinct and label in value[:i]:
             raise InvalidInputError(f"{name}[{i}] = {str(label)!r}: repeated (labels are distinct)")
     if length is not None and len(value) != length:
@@ -2744,6 +2840,94 @@ def check_choice(value: T, choices: Iterable[object], name: str) -> T:
     return value
 
 
+class _ReadOnlyMapping(dict):
+    """A ``MappingProxyType`` in a pickle or a copy (a proxy is neither picklable nor copyable):
+    its items, made a read-only mapping again when the object is rebuilt."""
+
+
+def _thawed(value: object) -> object:
+    """``value`` with every read-only mapping (in tuples, lists and dicts too) as a
+    :class:`_ReadOnlyMapping` that pickle and :mod:`copy` can handle."""
+    if isinstance(value, MappingProxyType):
+        return _ReadOnlyMapping({k: _thawed(v) for k, v in value.items()})
+    if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        return type(value)(_thawed(v) for v in value)
+    if type(value) is dict:
+        return {k: _thawed(v) for k, v in value.items()}
+    return value
+
+
+def _refrozen(value: object) -> object:
+    """The inverse of :func:`_thawed`, with every array (in tuples, lists and mappings too)
+    made read-only: an unpickled or copied array is a fresh, writable one."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+        return value
+    if type(value) is _ReadOnlyMapping:
+        return MappingProxyType({k: _refrozen(v) for k, v in value.items()})
+    if isinstance(value, (tuple, list)) and type(value) in (tuple, list):
+        return type(value)(_refrozen(v) for v in value)
+    if type(value) is dict:
+        return {k: _refrozen(v) for k, v in value.items()}
+    return value
+
+
+def _rebuilt(cls: type, state: dict) -> object:
+    """An instance of ``cls`` with ``state`` (from :func:`_reduce`) as its fields, arrays
+    read-only."""
+    obj: object = object.__new__(cls)
+    for name, value in state.items():
+        object.__setattr__(obj, name, _refrozen(value))
+    return obj
+
+
+def _reduce(self) -> tuple:
+    """``__reduce__`` of a :func:`read_only_state` class: its fields, rebuilt by
+    :func:`_rebuilt`."""
+    return (_rebuilt, (type(self), {k: _thawed(v) for k, v in vars(self).items()}))
+
+
+def read_only_state(cls: type[T]) -> type[T]:
+    """Give ``cls`` a pickle, ``copy.copy`` and ``copy.deepcopy`` that keep what an instance keeps
+    as it was: every array read-only, every ``MappingProxyType`` read-only, every derived field
+    as the original's.
+
+    By default an unpickled or deep-copied NumPy array is writable (a read-only instance would
+    come back with writable arrays and derived fields a write could make stale), and a
+    ``MappingProxyType`` (the read-only ``extras`` of a result) cannot be pickled or copied at all.
+    The copy is the original's fields (computed and checked when it was built), restored without
+    calling the constructor: a constructor reading pandas labels from its arguments would lose
+    them, and a result's derived certificate would be computed again. :func:`result_type`
+    applies it to every dataclass it marks; an input type (a cluster, a game, a workload)
+    applies it itself.
+
+    ``cls`` is a class whose instances keep their fields in ``__dict__`` (a dataclass).
+
+    Returns
+    -------
+    type
+        ``cls`` itself, with ``__reduce__`` set.
+
+    Examples
+    --------
+    >>> import copy
+    >>> from dataclasses import dataclass
+    >>> @read_only_state
+    ... @dataclass(frozen=True, eq=False)
+    ... class Kept:
+    ...     values: np.ndarray
+    >>> kept = Kept(np.zeros(2))
+    >>> copy.deepcopy(kept).values.flags.writeable
+    False
+    """
+    cls.__reduce__ = _reduce  # type: ignore[assignment, method-assign]
+    return cls
+
+
+def _is_named_tuple(cls: type) -> bool:
+    return issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
 _RESULT_MARK = "__fairlib_result_type__"
 
 
@@ -2758,9 +2942,15 @@ def result_type(cls: type[T]) -> type[T]:
     workload) validates its arguments and is not marked.
 
     ``cls`` is the class to mark (numpydoc reads an argument named ``cls`` as a class method's own
-    class, so it is described here rather than under Parameters). A frozen dataclass keeps every
-    array field as a read-only copy once built: a result shares no memory with the solver's
-    buffers or its caller's arrays, and no reader changes it in place.
+    class, so it is described here rather than under Parameters). A frozen dataclass or a named
+    tuple keeps every array field as a read-only copy once built: a result shares no memory with
+    the solver's buffers or its caller's arrays, and no reader changes it in place. A marked
+    dataclass pickles and copies with its arrays still read-only (:func:`read_only_state`).
+
+    Equality: a result that holds arrays or mappings is declared with ``eq=False`` (a named tuple
+    defines ``__eq__`` and ``__hash__`` by identity), so ``a == b`` only when ``a is b`` and
+    ``hash(a)`` works; compare fields of arrays with ``np.array_equal``. Records of text and
+    numbers only (the ledger's claims) compare by value.
 
     Returns
     -------
@@ -2778,7 +2968,27 @@ def result_type(cls: type[T]) -> type[T]:
     (True, False)
     """
     setattr(cls, _RESULT_MARK, True)  # by name: the mark is no attribute a type declares
+    if _is_named_tuple(cls):
+        import functools
+
+        new = cls.__new__
+
+        @functools.wraps(new)
+        def __new__(kind, *args, **kwargs):
+            # a pickle or a copy comes through here too: its arrays are read-only copies as well
+            fields = []
+            for value in new(kind, *args, **kwargs):
+                if isinstance(value, np.ndarray):
+                    value = np.array(value, order="C")
+                    value.setflags(write=False)
+                fields.append(value)
+            return tuple.__new__(kind, fields)
+
+        cls.__new__ = __new__  # type: ignore[method-assign, assignment]
+        return cls
     params = getattr(cls, "__dataclass_params__", None)
+    if params is not None:
+        read_only_state(cls)
     if params is not None and params.frozen and "__init__" in vars(cls):
         import dataclasses
         import functools

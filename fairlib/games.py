@@ -90,7 +90,7 @@ DEFAULT_TOL = 1e-6
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GameMechanism:
     """A registered game mechanism, called as ``game_mechanism(game, **options)``.
 

@@ -172,7 +172,7 @@ class ByServer:
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Mechanism:
     """A registered mechanism, called as ``mechanism(cluster, **options)``.
 

@@ -37,6 +37,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ._validate import (
+    read_only_state,
     _check_aligned,
     as_labels,
     as_flag,
@@ -398,6 +399,7 @@ def _scheduling_classes(
     return arr
 
 
+@read_only_state
 @dataclass(frozen=True, eq=False)
 class Jobs:
     """Jobs for :func:`replay` and :func:`open_loop`, each a sequence of segments of constant shape.

@@ -715,9 +715,7 @@ def test_sorter_bad_input_names_argument_and_value():
         InvalidInputError, match=r"weight of client 'a' = 2: Volcano's drf plugin has no weights"
     ):
         DRFSorter([1, 1], semantics="volcano").add("a", 2)
-    with pytest.raises(
-        InvalidInputError, match=r"client 'a//b': a nested name needs non-empty parts"
-    ):
+    with pytest.raises(InvalidInputError, match=r"name = 'a//b': part 1 is blank"):
         DRFSorter([1, 1]).add("a//b")
     with pytest.raises(InvalidInputError, match=r"nested names \('a/b'\) are Mesos roles"):
         DRFSorter([1, 1], semantics="yarn").add("a/b")

@@ -14,6 +14,9 @@ from fairlib._validate import (
     as_counts,
     as_demands,
     as_eligibility,
+    as_array,
+    as_identifiers,
+    as_label,
     as_labels,
     as_parts,
     as_sequence,
@@ -428,7 +431,6 @@ from fractions import Fraction  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from fairlib._validate import (  # noqa: E402
-    as_array,
     as_finite,
     as_number,
     as_weight,
@@ -544,3 +546,55 @@ def test_a_boolean_in_a_list_of_numbers_is_refused_naming_the_argument_and_index
         InvalidInputError, match=re.escape(f"{name}[{at}] = {bool(flag)}: booleans")
     ):
         call(bad)
+
+
+@pytest.mark.parametrize("binary", [b"\x09\x12", bytearray(b"\x09\x12"), memoryview(b"\x09\x12")])
+def test_binary_data_is_not_numbers(binary):
+    """Bytes were refused as text, but NumPy reads a bytearray or a memoryview of the same bytes as
+    the numbers 9 and 18: ``Cluster.single_pool(capacity=memoryview(b"\\x09\\x12"), ...)`` ran on
+    a capacity of (9, 18). All three are binary data, refused wherever an array or a sequence is
+    read, also as a row of a matrix."""
+    from fairlib.multires import Cluster
+
+    kind = type(binary).__name__
+    with pytest.raises(InvalidInputError, match=rf"capacity = .*binary data \({kind}\)"):
+        as_array(binary, "capacity")
+    with pytest.raises(InvalidInputError, match=rf"demand\[1\] = .*binary data \({kind}\)"):
+        as_array([[1, 4], binary], "demand")
+    with pytest.raises(InvalidInputError, match=rf"capacity = .*binary data \({kind}\)"):
+        Cluster.single_pool(binary, [[1.0, 4.0], [3.0, 1.0]])
+    with pytest.raises(InvalidInputError, match=rf"users = .*binary data \({kind}\)"):
+        as_identifiers(binary, "users")
+    with pytest.raises(InvalidInputError, match=rf"resources = .*got {kind}"):
+        as_sequence(binary, "resources")
+    # the numbers themselves, and a typed buffer read as numbers, are accepted
+    assert as_array(np.frombuffer(bytes(binary), dtype=np.uint8), "capacity").tolist() == [9, 18]
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\n", "\u3000"])
+def test_a_blank_label_or_path_part_is_refused(blank):
+    """``DRFSorter.add(" ")``, ``add("a/ ")`` and ``hierarchical_drf`` paths ``[" ", "  "]`` were
+    accepted while ``""`` was refused: a label, and every part of a ``/``-separated path, is shown
+    text, so an empty or whitespace-only one is refused, and a refused ``add`` changes nothing."""
+    from fairlib import hierarchical_drf
+    from fairlib.multires import DRFSorter
+
+    for semantics in ("mesos", "yarn"):
+        sorter = DRFSorter(capacity=[10.0, 10.0], semantics=semantics)
+        with pytest.raises(InvalidInputError, match=rf"name = {re.escape(repr(blank))}: blank"):
+            sorter.add(blank)
+        assert not sorter.contains(blank) and sorter.order() == []
+    sorter = DRFSorter(capacity=[10.0, 10.0], semantics="mesos")
+    for path, part in ((f"a/{blank}", 1), (f"{blank}/a", 0), (f"a/{blank}/b", 1)):
+        with pytest.raises(InvalidInputError, match=rf"part {part} is blank"):
+            sorter.add(path)
+        with pytest.raises(InvalidInputError, match=rf"part {part} is blank"):
+            sorter.update_weight(path, 2.0)
+    assert sorter.order() == []
+    with pytest.raises(InvalidInputError, match=rf"paths\[0\] = {re.escape(repr(blank))}: blank"):
+        hierarchical_drf([[1, 4], [3, 1]], [9, 18], [blank, blank * 2 + "x"])
+    with pytest.raises(InvalidInputError, match=r"paths\[1\] = .*part 1 is blank"):
+        hierarchical_drf([[1, 4], [3, 1]], [9, 18], ["q/a", f"q/{blank}"])
+    with pytest.raises(InvalidInputError, match=rf"label = {re.escape(repr(blank))}: blank"):
+        as_label(blank, "label")
+    assert as_label(" a", "label") == " a" and as_label("q/a", "label", nested=True) == "q/a"

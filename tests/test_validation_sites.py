@@ -798,7 +798,7 @@ SITES = {
         r"paths: a QueueTree with 3 users, expected 2",
     ),
     "multires.schedulers.sorter:DRFSorter resources": (_sorter_resources, r"resources: expected 2"),
-    "multires.schedulers.sorter:DRFSorter client": (_sorter_empty_client, r"client '': names"),
+    "multires.schedulers.sorter:DRFSorter client": (_sorter_empty_client, r"name = '': blank"),
     "multires.checks.psdsf_range:time_limit": (_psdsf_bounds_time_limit, r"time_limit = nan"),
     "multires.checks.psdsf_range:servers": (
         _psdsf_bounds_resourceless_servers,

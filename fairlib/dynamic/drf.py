@@ -105,7 +105,7 @@ def suffix_max_shares(levels, k):
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DynamicDRFResult:
     """Dynamic DRF over all arrival steps.
 

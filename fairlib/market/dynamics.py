@@ -343,7 +343,7 @@ def _run(
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DynamicsResult:
     """Trajectory of iterated bidding; T is the number of iterations run.
 

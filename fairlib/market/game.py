@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
 from .._validate import (
+    read_only_state,
     Aligned,
     Labels,
     _check_aligned,
@@ -44,7 +45,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, init=False)
+@read_only_state
+@dataclass(frozen=True, init=False, eq=False)
 class Game:
     """A validated instance of the proportional-share bidding game.
 

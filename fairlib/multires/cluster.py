@@ -26,6 +26,7 @@ import numpy.typing as npt
 from numpy.typing import ArrayLike
 
 from .._validate import (
+    read_only_state,
     as_flag,
     InvalidInputError,
     Labels,
@@ -89,6 +90,7 @@ class ServerConstraints(NamedTuple):
     capacity: np.ndarray
 
 
+@read_only_state
 @dataclass(frozen=True, eq=False)
 class Cluster:
     """A validated heterogeneous cluster: servers' capacities, users' per-task demands, weights and

@@ -93,7 +93,7 @@ class _DominantOnAccess:
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class EDRFResult(_DominantOnAccess):
     """Divisible DRF allocation.
 
@@ -460,7 +460,7 @@ def edrf(
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PDRFResult(_DominantOnAccess):
     """Precomputed DRF allocation.
 

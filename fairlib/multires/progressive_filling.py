@@ -66,7 +66,7 @@ MAX_ALLOCATIONS = 2_000_000_000
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DRFResult:
     """Outcome of progressive filling.
 

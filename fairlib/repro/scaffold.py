@@ -1672,6 +1672,7 @@ from .._validate import (
     as_number,
     as_values,
     check_choice,
+    read_only_state,
 )
 from .game import as_weight_matrix
 
@@ -1681,7 +1682,8 @@ __all__ = ["{Model}", "{Model}Outcome", "{name}"]
 METHODS = ("{name}",)
 
 
-@dataclass(frozen=True, init=False)
+@read_only_state
+@dataclass(frozen=True, init=False, eq=False)
 class {Model}:
     """An instance of the model: the users' valuations of the machines and a reserve bid.
 
@@ -1758,6 +1760,7 @@ def _certificate(game: {Model}, bids: np.ndarray, shares: np.ndarray) -> float:
     return float("inf")
 
 
+@read_only_state
 @dataclass(frozen=True, eq=False)
 class {Model}Outcome:
     """What ``{name}`` returns: the bids, the shares they buy and a certificate.

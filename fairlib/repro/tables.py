@@ -126,7 +126,7 @@ def _width_px(frame: pd.DataFrame) -> float:
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Table:
     """One table as a reader sees it: one or more frames of text (several when a wide table is
     split), shown as HTML in a notebook (:func:`show_table`).

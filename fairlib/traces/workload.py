@@ -28,6 +28,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from .._validate import (
+    read_only_state,
     INT64_MAX,
     InvalidInputError,
     _check_aligned,
@@ -105,6 +106,7 @@ def _check_whole(arr: np.ndarray, name: str) -> None:
         raise InvalidInputError(f"{name}[{j}] = {arr[j]}: must be a whole number")
 
 
+@read_only_state
 @dataclass(frozen=True, eq=False)
 class Fleet:
     """Servers: ``capacity[server, resource]`` in the units named by ``resources``.
@@ -182,6 +184,7 @@ class Fleet:
         return self.capacity.shape[0]
 
 
+@read_only_state
 @dataclass(frozen=True, eq=False)
 class Workload:
     """Users: ``demand[user, resource]`` (same resources as the fleet), arrival and departure in

@@ -52,6 +52,17 @@ class UtilisationRange(NamedTuple):
     low_tasks: np.ndarray
     high_tasks: np.ndarray
 
+    # a result holding arrays compares and hashes by identity (fairlib._validate.result_type);
+    # a tuple's own == would compare the arrays and raise on their ambiguous truth value
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __ne__(self, other: object) -> bool:
+        return self is not other
+
+    def __hash__(self) -> int:
+        return object.__hash__(self)
+
 
 def utilisation_range(
     cluster: Cluster, totals: ArrayLike, servers: ArrayLike, resource: int, *, slack: float = 1e-7

@@ -69,6 +69,7 @@ from numpy.typing import ArrayLike
 from ..._jit import interpreted_when_small, njit
 from ..._validate import (
     as_flag,
+    as_label,
     InvalidInputError,
     _short,
     as_capacities,
@@ -113,7 +114,7 @@ _MARGIN = 1e-9
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class QueueTree:
     """A weight tree with one leaf per user, nodes numbered breadth first.
 
@@ -169,9 +170,10 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
     Parameters
     ----------
     paths : sequence of str
-        User i's leaf, as ``/``-separated node names (``"eng/dev/job1"``); every prefix is a queue.
-        Leaves are distinct and no user's path lies under another's (a user has no children). An
-        ordered sequence (a list, a tuple, a generator read once), never a set.
+        User i's leaf, as ``/``-separated node names (``"eng/dev/job1"``), none blank (empty or only
+        whitespace); every prefix is a queue. Leaves are distinct and no user's path lies under
+        another's (a user has no children). An ordered sequence (a list, a tuple, a generator read
+        once), never a set.
     weights : Mapping[str, float] or None, default None
         Weight of any node (queue or user) by its path; a positive finite number (as
         :func:`fairlib._validate.as_number` reads it: text and booleans are refused). Unlisted
@@ -186,9 +188,9 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
     Raises
     ------
     InvalidInputError
-        On malformed or repeated paths, paths given as a set or a dict's view, a user under
-        another, no users, a weight for no node, not a positive finite number, or below
-        ``np.finfo(float).tiny`` times its largest sibling's.
+        On malformed (not text, or with a blank node name) or repeated paths, paths given as a set
+        or a dict's view, a user under another, no users, a weight for no node, not a positive
+        finite number, or below ``np.finfo(float).tiny`` times its largest sibling's.
     """
     # read once, in order: user i is paths[i], so a set (its order of strings changes from one
     # interpreter to the next) would hand users each other's leaves
@@ -196,10 +198,7 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
     seen: dict[str, int] = {}
     children: dict[str, list[str]] = {"": []}
     for i, p in enumerate(paths):
-        if not isinstance(p, str) or not p or "//" in p or p[0] == "/" or p[-1] == "/":
-            raise InvalidInputError(
-                f"paths[{i}] = {p!r}: expected '/'-separated non-empty node names"
-            )
+        as_label(p, f"paths[{i}]", nested=True)  # '/'-separated node names, none blank
         if p in seen:
             raise InvalidInputError(
                 f"paths[{i}] = {p!r} repeats paths[{seen[p]}]: each user is its own leaf"
@@ -265,7 +264,7 @@ def queue_tree(paths: Sequence[str], weights: Mapping[str, float] | None = None)
 
 
 @result_type
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class HierarchicalDRFResult:
     """Outcome of hierarchical progressive filling.
 

@@ -46,6 +46,7 @@ from numpy.typing import ArrayLike
 
 from ..._jit import njit
 from ..._validate import (
+    read_only_state,
     as_labels,
     InvalidInputError,
     Labels,
@@ -190,7 +191,8 @@ def _whole_tasks_within(bound, demands, rtol):
     return out
 
 
-@dataclass(frozen=True)
+@read_only_state
+@dataclass(frozen=True, eq=False)
 class Quotas:
     """Per-user guarantees, limits and lending limits as resource vectors, for ``drf(...,
     quotas=...)``.

@@ -82,6 +82,7 @@ from ..._validate import (
     _check_aligned,
     as_capacities,
     as_flag,
+    as_label,
     as_labels,
     as_weight,
     check_choice,
@@ -234,27 +235,20 @@ class DRFSorter:
 
     # ---- clients ---------------------------------------------------------------------------------
     def _path(self, name) -> str:
-        """A client or role name (a string): Mesos's may nest (``a/b``), with no empty part; YARN's
-        are flat here. Anything else is refused rather than turned into text (``add(1)`` then
-        ``contains(1)`` would be False)."""
+        """A client or role name (a string): Mesos's may nest (``a/b``), with no blank part; YARN's
+        are flat here. A blank name (empty or only whitespace) is refused, and anything else is
+        refused rather than turned into text (``add(1)`` then ``contains(1)`` would be False)."""
         if not isinstance(name, str):
             raise InvalidInputError(
                 f"name = {_short(name)}: a client or role name is a string, got "
                 f"{type(name).__name__}"
             )
-        if "/" in name:
-            if self.semantics != "mesos":
-                raise InvalidInputError(
-                    f"client {name!r}: nested names ('a/b') are Mesos roles; the YARN policy "
-                    "mirrored here orders one flat queue"
-                )
-            if any(part == "" for part in name.split("/")):
-                raise InvalidInputError(
-                    f"client {name!r}: a nested name needs non-empty parts ('a/b')"
-                )
-        elif not name:
-            raise InvalidInputError("client '': names must be non-empty")
-        return name
+        if "/" in name and self.semantics != "mesos":
+            raise InvalidInputError(
+                f"client {name!r}: nested names ('a/b') are Mesos roles; the YARN policy "
+                "mirrored here orders one flat queue"
+            )
+        return as_label(name, "name", nested=True)
 
     def add(
         self,
@@ -292,8 +286,9 @@ class DRFSorter:
         Raises
         ------
         InvalidInputError
-            On a name already in the sorter, an invalid weight or vector, a quota the semantics does
-            not have, or a Kueue client without its nominal quota.
+            On a name that is blank (empty or only whitespace; Mesos: a role path with a blank
+            part) or already in the sorter, an invalid weight or vector, a quota the semantics
+            does not have, or a Kueue client without its nominal quota.
         """
         name = self._path(name)
         active = as_flag(active, "active")
@@ -409,7 +404,8 @@ class DRFSorter:
         Raises
         ------
         InvalidInputError
-            On an invalid weight, or (except a Mesos role path) a name that is not a client.
+            On an invalid weight, a Mesos role path with a blank part, or (except a Mesos role path)
+            a name that is not a client.
         """
         if self.semantics == "mesos":  # a role's weight outlives its clients, as in Mesos
             path = self._path(name)

@@ -51,6 +51,7 @@ from matplotlib.figure import Figure
 
 from ... import mechanisms as registry
 from ..._validate import (
+    read_only_state,
     as_table,
     MAX_SECONDS,
     InvalidInputError,
@@ -196,6 +197,7 @@ MEASURES = {
 }
 
 
+@read_only_state
 @dataclass(frozen=True, eq=False)
 class Cell:
     """One instant of one cluster.

@@ -26,7 +26,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..._validate import InvalidInputError, as_number, as_rng, as_table, as_tally, check_choice
+from ..._validate import (
+    InvalidInputError,
+    as_number,
+    as_rng,
+    as_table,
+    as_tally,
+    check_choice,
+    read_only_state,
+)
 from ...metrics import jain_index
 from ...multires.best_fit import drfh_best_fit
 from ...multires.cluster import Cluster, on_merged_servers
@@ -68,6 +76,7 @@ PRODUCTION_PRIORITY = 9
 RESOURCES = ("cpu", "memory")
 
 
+@read_only_state
 @dataclass(frozen=True, eq=False)
 class CellSnapshot:
     """Jobs present at one instant (``jobs``: one row per job) and the machines up then
