@@ -150,6 +150,23 @@ COMMANDS = [
     (["-m", "benchmarks", "market", "market"], "'market'"),
     (["-m", "fairlib.repro.landing", "--chec"], "--chec"),
     (["-m", "fairlib.traces.fetch", "google", "--parts", "0", "--parts", "1"], "--parts"),
+    # modes that exclude each other: one was printed and the other silently dropped
+    (["-m", "fairlib.repro.catalog", "--tests", "feldman2005", "--modules", "li2019"], "--modules"),
+    (
+        ["-m", "fairlib.repro.catalog", "--mechanisms", "feldman2005", "--tests", "li2019"],
+        "--tests",
+    ),
+    (
+        ["-m", "fairlib.repro.catalog", "--modules", "li2019", "--mechanisms", "li2019"],
+        "--mechanisms",
+    ),
+    (["book/build.py", "--stage-only", "--out", "{dir}"], "--out"),
+    # an empty --remove key is a key (refused by name), not an absent option beside a sub-command
+    (
+        ["-m", "fairlib.repro.scaffold", "--root", "{dir}", "--remove", "", "tolerance", "li2019"]
+        + ["--rtol", "1e-3", "--atol", "0", "--reason", "r"],
+        "--remove",
+    ),
 ]
 
 
