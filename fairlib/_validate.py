@@ -18,6 +18,8 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
+from ._errors import InvalidInputError  # defined apart, for fairlib._jit (see fairlib._errors)
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -109,10 +111,6 @@ MAX_SECONDS = 2.0**53
 #: unit budget, and beyond a factor 1e12 the smaller sum is lost in the rounding (1e-16 relative) of
 #: prices summed over thousands of bids
 MONEY_RATIO = 1e12
-
-
-class InvalidInputError(ValueError):
-    """Raised on malformed input; the message names the argument, index and value."""
 
 
 def _fmt_index(idx) -> str:
