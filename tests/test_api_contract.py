@@ -3154,6 +3154,13 @@ MUTATION_WINDOWS: int | None = 64
 #: helper) -> why. Strict: a listed site the contract catches fails until it is removed.
 UNSEEN_SITES = {
     (
+        "fairlib.repro.ledger",
+        "load_registry",
+        "as_path",
+    ): "no probe gives source a path object naming a folder or a device (a str is TOML text, "
+    "and a path to no file is a FileNotFoundError with or without it); "
+    "tests/test_report.py refuses each by name",
+    (
         "fairlib.multires.pfvds.conditions",
         "saturated_resources",
         "as_instance",

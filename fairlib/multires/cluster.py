@@ -1047,8 +1047,9 @@ def random_cluster(
     rng = as_rng(rng)
     n_users, n_servers = as_count(n_users, "n_users"), as_count(n_servers, "n_servers")
     n_resources = as_count(n_resources, "n_resources")
-    check_drawn(("n_users", n_users), ("n_servers", n_servers))
+    # n_users x n_resources first: random_pool's counts, whose one server makes it the largest
     check_drawn(("n_users", n_users), ("n_resources", n_resources))
+    check_drawn(("n_users", n_users), ("n_servers", n_servers))
     check_drawn(("n_servers", n_servers), ("n_resources", n_resources))
     eligible_fraction = as_number(eligible_fraction, "eligible_fraction", maximum=1.0)
     types = (
@@ -1098,12 +1099,8 @@ def random_pool(
         On an invalid argument, or ``n_users`` x ``n_resources`` above
         :data:`~fairlib._validate.MAX_DRAWN` (10**8).
     """
-    # every argument is random_cluster's to check (same names), before it draws anything; the size
-    # is checked here first, naming this function's counts (random_cluster's n_servers is not one)
-    check_drawn(
-        ("n_users", as_count(n_users, "n_users")),
-        ("n_resources", as_count(n_resources, "n_resources")),
-    )
+    # every argument is random_cluster's to check (same names), before it draws anything: its
+    # size checks name n_users x n_resources first, which with one server is the largest
     return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
 
 
