@@ -849,10 +849,14 @@ def build(
 
 
 def main(argv=None) -> int:
-    """Command line: build the book into ``--out`` (default ``build/site``)."""
+    """Command line: build the book into ``--out`` (default ``build/site``), or with
+    ``--stage-only`` only its sources under ``build/book`` (then ``--out`` is a usage error, exit
+    2)."""
     argv = as_argv(argv)
     ap = command_parser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    ap.add_argument("--out", type=Path, default=ROOT / "build" / "site", help="where the HTML goes")
+    ap.add_argument(
+        "--out", type=Path, default=None, help="where the HTML goes (default build/site)"
+    )
     ap.add_argument(
         "--executed",
         type=Path,
@@ -863,11 +867,17 @@ def main(argv=None) -> int:
         "--stage-only", action="store_true", help="only write the sources under build/book"
     )
     args = ap.parse_args(argv)
+    if args.stage_only and args.out is not None:
+        # --stage-only writes no HTML: an --out given with it would be silently ignored
+        ap.error("--stage-only writes only the sources under build/book: it takes no --out")
     try:
         if args.stage_only:
             print(json.dumps(stage(ROOT / "build" / "book", executed_dir=args.executed), indent=1))
         else:
-            build(args.out, executed_dir=args.executed)
+            build(
+                ROOT / "build" / "site" if args.out is None else args.out,
+                executed_dir=args.executed,
+            )
     except BookError as exc:
         print(f"book: {exc}", file=sys.stderr)
         return 1

@@ -76,12 +76,14 @@ if os.environ.get(
         and len(_value.lstrip("0")) <= len(str(MAX_INTERPRET_AT_MOST))
         and int(_value) <= MAX_INTERPRET_AT_MOST
     ):
-        # a ValueError naming the variable, not _validate's InvalidInputError: importing
-        # _validate here would tie every kernel's cache key to it
+        # the error is fairlib._errors' (re-exported by _validate): importing _validate here would
+        # tie every kernel's cache key to it
+        from ._errors import InvalidInputError
+
         _shown = repr(_value) if len(_value) <= 80 else f"{_value[:40]!r}... ({len(_value)} chars)"
-        raise ValueError(
-            "FAIRLIB_INTERPRET_AT_MOST must be a count of cells (an integer from 0 to "
-            f"MAX_INTERPRET_AT_MOST = {MAX_INTERPRET_AT_MOST:,}); got {_shown}"
+        raise InvalidInputError(
+            f"FAIRLIB_INTERPRET_AT_MOST = {_shown}: must be a count of cells (an integer from 0 "
+            f"to MAX_INTERPRET_AT_MOST = {MAX_INTERPRET_AT_MOST:,})"
         )
     INTERPRET_AT_MOST = int(_value)
 

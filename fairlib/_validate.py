@@ -19,6 +19,8 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
+from ._errors import InvalidInputError  # defined apart, for fairlib._jit (see fairlib._errors)
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -46,6 +48,8 @@ __all__ = [
     "Labels",
     "check_task_bound",
     "MAX_ITERATIONS",
+    "MAX_DRAWN",
+    "check_drawn",
     "as_number",
     "as_weight",
     "is_real",
@@ -108,15 +112,16 @@ TOL_MIN, TOL_MAX = 1e-15, 0.1
 #: float64 at which one second is still resolved (the traces' clocks count µs in int64, 9.2e12 s at
 #: most); beyond it ``t + 1 == t``, and a grid of ticks or bins from it never advances
 MAX_SECONDS = 2.0**53
+#: the most numbers a random instance generator draws into one array (``n_users`` x ``n_machines``
+#: preferences, a cluster's users x servers eligibility, ``size`` x 2 task requests): 10**8 float64
+#: are 800 MB, the size of the largest games the experiments allow (10,000 users x 10,000
+#: machines); a larger count is a typo that ended in a raw MemoryError, or in swapping
+MAX_DRAWN = 100_000_000
 #: the widest ratio between two sums of money of one bidding game (a reserve bid or a user's budget,
 #: against the largest budget or the other users' total bid): the papers' games bid within 1e-6 of a
 #: unit budget, and beyond a factor 1e12 the smaller sum is lost in the rounding (1e-16 relative) of
 #: prices summed over thousands of bids
 MONEY_RATIO = 1e12
-
-
-class InvalidInputError(ValueError):
-    """Raised on malformed input; the message names the argument, index and value."""
 
 
 def _fmt_index(idx) -> str:
@@ -1304,6 +1309,42 @@ def as_count(value: int, name: str, *, minimum: int = 1, maximum: int = INT64_MA
             f"{name} = {value!r}: must be an integer >= {minimum} and <= {maximum}"
         )
     return int(value)
+
+
+def check_drawn(*counts: tuple[str, int], maximum: int = MAX_DRAWN) -> None:
+    """Refuse an array of more than ``maximum`` numbers for a random generator to draw, naming the
+    count arguments that size it (each already checked, e.g. by :func:`as_count`).
+
+    Parameters
+    ----------
+    *counts : tuple of (str, int)
+        ``(argument name, value)`` per dimension of the array.
+    maximum : int, default MAX_DRAWN
+        The most numbers (the product of the counts) allowed.
+
+    Raises
+    ------
+    InvalidInputError
+        When the product exceeds ``maximum``, naming every count and the cap.
+
+    Examples
+    --------
+    >>> check_drawn(("n_users", 10**6), ("n_machines", 10**6))
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: n_users x n_machines = 1000000 x 1000000 =
+    1,000,000,000,000 numbers to draw: must be at most MAX_DRAWN = 100,000,000
+    """
+    total = 1
+    for _, value in counts:
+        total *= int(value)  # Python ints: exact, whatever the counts
+    if total > maximum:
+        names = " x ".join(name for name, _ in counts)
+        values = " x ".join(str(int(value)) for _, value in counts)
+        cap = "MAX_DRAWN = " if maximum == MAX_DRAWN else ""
+        raise InvalidInputError(
+            f"{names} = {values} = {total:,} numbers to draw: must be at most {cap}{maximum:,}"
+        )
 
 
 def as_counts(values: Iterable[int], name: str, *, minimum: int = 1, maximum: int) -> list[int]:

@@ -802,12 +802,13 @@ def load_plugins(variable: str, registry: Mapping[str, object], what: str) -> No
     ``FAIRLIB_MECHANISMS``, ``FAIRLIB_GAMES``): each registers its mechanisms or games in
     ``registry``.
 
-    Every failure names the variable: a name that is not a module's (``./plugin.py``, which
-    ``importlib`` refused with a TypeError naming neither), a module named twice, a module that
-    cannot be imported, one whose import raises, and one that registers nothing (a typo for another
-    module, or a module of the other registry), which would leave the tables without its entries,
-    silently. A module that is being imported as this runs (it imported fairlib itself, which loads
-    the plugins) registers after it, and is not checked.
+    Every failure is an :class:`~fairlib._validate.InvalidInputError` naming the variable: an empty
+    entry (``","``, ``" "``; an empty value names no plugin), a name that is not a module's
+    (``./plugin.py``, which ``importlib`` refused with a TypeError naming neither), a module named
+    twice, a module that cannot be imported, one whose import raises, and one that registers nothing
+    (a typo for another module, or a module of the other registry), which would leave the tables
+    without its entries, silently. A module that is being imported as this runs (it imported
+    fairlib itself, which loads the plugins) registers after it, and is not checked.
 
     Parameters
     ----------
@@ -821,16 +822,23 @@ def load_plugins(variable: str, registry: Mapping[str, object], what: str) -> No
     Raises
     ------
     InvalidInputError
-        When an entry is not a dotted module name, is named twice, or its module registers nothing.
-    ImportError
-        When a module cannot be imported or its import fails, naming the variable and the module.
+        Naming the variable, when an entry is empty (``","``, ``" "``, ``"a,,b"``; an empty value is
+        no plugins), is not a dotted module name or is named twice, or its module cannot be
+        imported, its import fails (the original error chained) or it registers nothing.
     """
     import re
     import sys
 
     value = os.environ.get(variable, "")
     seen: list[str] = []
-    for module in filter(None, (part.strip() for part in value.split(","))):
+    for i, part in enumerate(value.split(",") if value else []):  # empty: no plugins
+        module = part.strip()
+        if not module:
+            # ",", " " and "a,,b" were read as fewer plugins, silently
+            raise InvalidInputError(
+                f"{variable} = {value!r}: entry {i} is empty (module names are separated by one "
+                "comma, with none before the first or after the last)"
+            )
         if not re.fullmatch(_MODULE_NAME, module):
             raise InvalidInputError(
                 f"{variable} = {value!r}: {module!r} is not a module name (dotted Python "
@@ -844,11 +852,11 @@ def load_plugins(variable: str, registry: Mapping[str, object], what: str) -> No
         try:
             imported = importlib.import_module(module)
         except ImportError as exc:
-            raise ImportError(
+            raise InvalidInputError(
                 f"{variable} names {module!r}, which cannot be imported: {exc}"
             ) from exc
         except Exception as exc:  # the plugin's own code failed: say which variable loaded it
-            raise ImportError(
+            raise InvalidInputError(
                 f"{variable} names {module!r}, whose import failed: {type(exc).__name__}: {exc}"
             ) from exc
         # a module that imported fairlib before registering is still running its own import here

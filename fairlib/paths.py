@@ -16,7 +16,8 @@ variables redirect output for tests and for users who keep data elsewhere:
     reader's clone).
 
 Each names a directory by its absolute path (``FAIRLIB_TRACE_DIR`` several, separated by
-``os.pathsep``; the others one, and a separator in them is refused); empty means unset. A
+``os.pathsep``, each once and none empty: ``/a::/b``, ``/a:``, ``:`` and ``/a:/a`` are refused; the
+others one, and a separator in them is refused); empty means unset. A
 directory need not exist yet (the first ``FAIRLIB_TRACE_DIR`` entry is where ``fetch`` creates
 one; a trace not found lists the directories searched, marking those that do not exist). A value
 naming an existing file, a blank value, a value with whitespace at an end (``"/tmp/x "``) and a
@@ -47,9 +48,10 @@ def _env_dir(variable: str) -> Path | None:
 
 
 def _env_dirs(variable: str, *, several: bool) -> list[Path]:
-    """The folders the environment variable ``variable`` names (none when unset): absolute paths
-    only, one unless ``several``; a blank, relative or ``~`` value is refused naming the variable,
-    since a relative folder would depend on the working directory."""
+    """The folders the environment variable ``variable`` names (none when unset or empty):
+    absolute paths only, one unless ``several``; a blank, relative or ``~`` value is refused naming
+    the variable, since a relative folder would depend on the working directory, and so are an
+    empty entry and a folder named twice in a list of several."""
     from ._validate import InvalidInputError
 
     value = os.environ.get(variable, "")
@@ -59,10 +61,24 @@ def _env_dirs(variable: str, *, several: bool) -> list[Path]:
             f"{variable} = {value!r}: names one directory, not several separated by "
             f"{os.pathsep!r} (FAIRLIB_TRACE_DIR takes several)"
         )
-    out = []
-    for part in value.split(os.pathsep) if several else [value]:
-        if part:
-            out.append(_as_directory(part, variable, value, f" ({part!r})" if several else ""))
+    if not value:
+        return []  # empty means unset
+    out: list[Path] = []
+    for i, part in enumerate(value.split(os.pathsep) if several else [value]):
+        if several and not part:
+            # an empty entry ("/a::/b", "/a:", ":") was dropped silently: a typo, or a variable
+            # expanded to nothing, would go unseen
+            raise InvalidInputError(
+                f"{variable} = {value!r}: entry {i} is empty (directories are separated by one "
+                f"{os.pathsep!r}, with none before the first or after the last)"
+            )
+        path = _as_directory(part, variable, value, f" ({part!r})" if several else "")
+        if path in out:
+            raise InvalidInputError(
+                f"{variable} = {value!r}: the directory {part!r} is named twice (each is searched "
+                "once)"
+            )
+        out.append(path)
     return out
 
 
@@ -293,7 +309,8 @@ def trace_dirs() -> list[Path]:
     -------
     list of pathlib.Path
         1. every directory in ``$FAIRLIB_TRACE_DIR`` (several may be given, separated by
-           ``os.pathsep``);
+           ``os.pathsep``; an empty entry or a directory named twice is an
+           :class:`~fairlib._validate.InvalidInputError` naming the variable);
         2. ``data/traces/`` in the checkout (where ``python -m fairlib.traces.fetch`` writes);
         3. :data:`SHARED_TRACES`, ``../shared/data/traces`` beside the checkout (the project's
            reference excerpts, when present).

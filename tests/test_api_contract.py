@@ -87,6 +87,7 @@ from hypothesis import strategies as st
 
 import fairlib
 from tests.mutants import MUTANT_SITE, NotMutable, mutate, site_text
+from tests.test_validation_sites import _DRAWN
 from fairlib._validate import InvalidInputError, is_result_type
 
 #: modules walked besides fairlib itself (fairlib.__all__ names them), and the pipeline modules
@@ -3495,6 +3496,11 @@ UNSEEN_SITES = {
         "times; a negative count of active jobs alone is not a battery value",
         (site_case("repro.experiments.google_open_loop:time_averaged"),),
     ),
+    ("fairlib.repro.ledger", "load_registry", "as_path"): Unseen(
+        "no probe gives source a path object naming a folder or a device (a str is TOML text, and "
+        "a path to no file is a FileNotFoundError with or without it)",
+        ("tests/test_report.py::test_registry_takes_any_path_object",),
+    ),
 }
 
 
@@ -3672,6 +3678,27 @@ UNSEEN_SITES.update(
         )
         for module, function, _, _, helper in SITES
         if helper == "check_labels"
+    }
+)
+
+# every cap on a random generator's array (check_drawn): the battery's huge count, 2**63, is refused
+# by as_count first, and counts within int64 whose product is past MAX_DRAWN are no battery value
+# (an array of that size is what the check keeps from being allocated);
+# tests/test_validation_sites.py refuses one past the cap at every site, tests/test_bounded_work.py
+# probes the cap
+UNSEEN_SITES.update(
+    {
+        (module, function, helper): Unseen(
+            "a product of counts past MAX_DRAWN is no battery value; "
+            "tests/test_validation_sites.py refuses it at this site",
+            tuple(
+                site_case(f"{case} MAX_DRAWN")
+                for case, call, _ in _DRAWN
+                if call[0].startswith(module + ".")
+            ),
+        )
+        for module, function, _, _, helper in SITES
+        if helper == "check_drawn"
     }
 )
 

@@ -273,6 +273,50 @@ def test_write_vm_refuses_what_read_vm_refuses_and_writes_nothing(tmp_path, colu
     assert list(tmp_path.iterdir()) == []
 
 
+def test_write_vm_shows_an_integer_time_exactly_and_writes_integers_as_given(tmp_path):
+    """An int64 time of 2^53 + 1 was shown rounded to a float (2^53, inside the range the message
+    states); it is shown as given. An integer core count past 2^53 is written as given, not as the
+    float nearest it."""
+    frame = _frame()
+    frame["time"] = frame["time"].astype(np.int64)
+    frame.loc[2, "time"] = 2**53 + 1
+    with pytest.raises(InvalidInputError, match=r"frame\['time'\]\[2\] = 9007199254740993: must"):
+        write_vm(tmp_path / "x.csv", frame)
+    assert list(tmp_path.iterdir()) == []
+    frame = _frame()
+    frame["cpu_cores"] = frame["cpu_cores"].astype(np.int64)
+    frame.loc[2, "cpu_cores"] = 2**53 + 1
+    text = write_vm(tmp_path / "x.csv", frame).read_text().splitlines()
+    assert text[3].split(";\t")[1] == str(2**53 + 1)
+
+
+def test_read_vm_says_what_is_at_a_path_that_is_no_file(tmp_path):
+    """/dev/null was "not found"; a missing file's message names the argument and the path."""
+    import os
+
+    with pytest.raises(TraceFormatError, match=r"path = '/dev/null': .* is a character device"):
+        read_vm("/dev/null")
+    os.mkfifo(tmp_path / "pipe.csv")  # a read would wait for a writer
+    with pytest.raises(TraceFormatError, match=r"pipe\.csv': .* is a named pipe"):
+        read_vm(tmp_path / "pipe.csv")
+    with pytest.raises(TraceFormatError, match=r"is a directory, not a file"):
+        read_vm(tmp_path)
+    with pytest.raises(
+        FileNotFoundError, match=r"path = '.*nope\.csv': Bitbrains VM file not found"
+    ):
+        read_vm(tmp_path / "nope.csv")
+    (tmp_path / "loop.csv").symlink_to(tmp_path / "loop.csv")
+    with pytest.raises(InvalidInputError, match=r"path = .*loop\.csv': a symlink loop"):
+        read_vm(tmp_path / "loop.csv")
+    # the Google and Alibaba readers' files, by the same check
+    from pathlib import Path
+
+    from fairlib.traces._source import read_bytes
+
+    with pytest.raises(TraceFormatError, match=r"^/dev/null: task_events part 0 is a character"):
+        read_bytes(Path("/dev/null"), "task_events part 0", "hint")
+
+
 def test_a_file_that_fails_to_write_leaves_the_old_one_whole(tmp_path, monkeypatch):
     """Written beside the target, then renamed: an error half-way leaves the previous file as it
     was."""

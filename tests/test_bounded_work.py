@@ -37,6 +37,8 @@ GUARD_SECONDS = ALARM_SECONDS + 60
 #: every cap on value-driven work: (module, name)
 CAPS = [
     ("fairlib._validate", "MAX_ITERATIONS"),
+    # the size of a random generator's array: a product of counts, which no one parameter reaches
+    ("fairlib._validate", "MAX_DRAWN"),
     ("fairlib.multires.best_fit", "MAX_PLACEMENTS"),
     ("fairlib.multires.progressive_filling", "MAX_ALLOCATIONS"),
     ("fairlib.multires.progressive_filling", "_MAX_RECORDED"),
@@ -202,6 +204,19 @@ def _placements(function):
     return call
 
 
+def _drawn(module, function, counts):
+    """A random generator asked for ``n`` numbers and more: its last of ``counts`` count arguments
+    ``n // 2 + 1`` (the one before it, if any, 2)."""
+
+    def call(n):
+        import importlib
+
+        sizes = [2] * (counts - 1) + [n // 2 + 1]
+        return getattr(importlib.import_module(module), function)(0, *sizes)
+
+    return call
+
+
 def _allocations(n):
     from fairlib.multires import drf
 
@@ -353,6 +368,28 @@ def _synthetic(function, argument, **fixed):
 #: names). A cap whose call at the cap is heavy by design (1,250 VMs for a month) is called past it
 #: only: None at the cap.
 CASES = {
+    # past the cap only: an array of MAX_DRAWN numbers is 800 MB, no case for a test to allocate
+    "uniform_preferences n_users x n_machines": (
+        ("fairlib._validate", "MAX_DRAWN"),
+        _drawn("fairlib.market.game", "uniform_preferences", 2),
+        None,
+        "cap+1",
+        "n_users x n_machines",
+    ),
+    "random_cluster n_users x n_servers": (
+        ("fairlib._validate", "MAX_DRAWN"),
+        _drawn("fairlib.multires.cluster", "random_cluster", 2),
+        None,
+        "cap+1",
+        "n_users x n_servers",
+    ),
+    "synthetic_task_requests size x columns": (
+        ("fairlib._validate", "MAX_DRAWN"),
+        _drawn("fairlib.traces.google", "synthetic_task_requests", 1),
+        None,
+        "cap+1",
+        "size x columns",
+    ),
     "psmfa iterations": (
         ("fairlib._validate", "MAX_ITERATIONS"),
         _iterations("fairlib.multires.psmfa", "iterations", alphas=2.0),

@@ -150,6 +150,23 @@ COMMANDS = [
     (["-m", "benchmarks", "market", "market"], "'market'"),
     (["-m", "fairlib.repro.landing", "--chec"], "--chec"),
     (["-m", "fairlib.traces.fetch", "google", "--parts", "0", "--parts", "1"], "--parts"),
+    # modes that exclude each other: one was printed and the other silently dropped
+    (["-m", "fairlib.repro.catalog", "--tests", "feldman2005", "--modules", "li2019"], "--modules"),
+    (
+        ["-m", "fairlib.repro.catalog", "--mechanisms", "feldman2005", "--tests", "li2019"],
+        "--tests",
+    ),
+    (
+        ["-m", "fairlib.repro.catalog", "--modules", "li2019", "--mechanisms", "li2019"],
+        "--mechanisms",
+    ),
+    (["book/build.py", "--stage-only", "--out", "{dir}"], "--out"),
+    # an empty --remove key is a key (refused by name), not an absent option beside a sub-command
+    (
+        ["-m", "fairlib.repro.scaffold", "--root", "{dir}", "--remove", "", "tolerance", "li2019"]
+        + ["--rtol", "1e-3", "--atol", "0", "--reason", "r"],
+        "--remove",
+    ),
 ]
 
 
@@ -229,6 +246,9 @@ ENVIRONMENT = {
     "FAIRLIB_REPOSITORY_URL": ("github.com/x", "import book.build as b; b.repository_url()"),
 }
 
+#: the variables only the book's builder reads (its errors are book.build.BookError)
+BOOK_VARIABLES = {"FAIRLIB_REPOSITORY_URL"}
+
 #: more unrecognised values per variable, each refused the same way
 MORE_VALUES = [
     ("FAIRLIB_SWEEP_JOBS", "many"),
@@ -255,6 +275,24 @@ MORE_VALUES = [
     # a plugin is a module's name: a file path raised importlib's TypeError naming neither
     ("FAIRLIB_MECHANISMS", "./plugin.py"),
     ("FAIRLIB_GAMES", "./plugin.py"),
+    # a list's empty entry was dropped and a repeated directory searched twice, silently
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + os.pathsep + "/tmp"),
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep),
+    ("FAIRLIB_TRACE_DIR", os.pathsep + "{dir}"),
+    ("FAIRLIB_TRACE_DIR", os.pathsep),
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}"),
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}/"),
+    ("FAIRLIB_MECHANISMS", ","),
+    ("FAIRLIB_MECHANISMS", " "),
+    ("FAIRLIB_MECHANISMS", "json,,csv"),
+    ("FAIRLIB_MECHANISMS", "nosuch.module"),
+    ("FAIRLIB_GAMES", ","),
+    ("FAIRLIB_GAMES", " "),
+    ("FAIRLIB_GAMES", "json,"),
+    ("FAIRLIB_GAMES", "nosuch.module"),
+    ("FAIRLIB_INTERPRET_AT_MOST", "1e3"),
+    ("FAIRLIB_INTERPRET_AT_MOST", " 5"),
+    ("FAIRLIB_INTERPRET_AT_MOST", str(10**23)),
 ]
 
 #: values a variable may well be given by mistake: each is accepted, or refused naming the variable
@@ -287,6 +325,14 @@ def _refused(variable, value, code, tmp_path):
     assert done.returncode != 0, f"{variable}={value!r} was accepted by: {code}"
     last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
     assert variable in last, f"{variable}={value!r}: the error does not name it: {last}"
+    # the library's bad-input error, not a plain ValueError or ImportError of the same words (the
+    # book's builder, outside the library, reports its own BookError)
+    error = (
+        "book.build.BookError"
+        if variable in BOOK_VARIABLES
+        else "fairlib._validate.InvalidInputError"
+    )
+    assert last.startswith(f"{error}: "), last
 
 
 @pytest.mark.parametrize("variable", sorted(ENVIRONMENT))

@@ -436,6 +436,26 @@ def test_bad_combinations_are_refused():
         drf(d, cap, quotas=Quotas.yarn(max_share=[[9, 8], [9, 18]]), start=np.array([3, 0]))
 
 
+@pytest.mark.parametrize(
+    "quotas, name",
+    [
+        (lambda g: Quotas.yarn(min_share=g), "min_share"),
+        (lambda g: Quotas.mesos(guarantee=g), "guarantee"),
+        (lambda g: Quotas.kueue(nominal=g), "nominal"),
+    ],
+)
+def test_a_guarantee_is_an_amount_and_the_pool_must_honour_them_all(quotas, name):
+    """Every constructor's guarantee is an amount of each resource, not a fraction of the pool: 2
+    CPUs and 2 GB of a 9-CPU, 18-GB pool are a guarantee it can honour; guarantees adding up to
+    more than a resource's capacity are refused by name, whichever scheduler's terms name them."""
+    d, cap = [[1.0, 4.0], [3.0, 1.0]], [9.0, 18.0]
+    assert drf(d, cap, quotas=quotas([[2.0, 2.0], [0.0, 0.0]])).tasks.sum() > 0
+    with pytest.raises(
+        InvalidInputError, match=rf"{name}: the guarantees of resource 0 add up to 10, more than"
+    ):
+        drf(d, cap, quotas=quotas([[5.0, 2.0], [5.0, 0.0]]))
+
+
 # ---- DRFH and TSF: guarantees and limits on heterogeneous servers --------------------------------
 def _heterogeneous_case(seed):
     from fairlib.multires import random_cluster

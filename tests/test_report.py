@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from fairlib import paths  # noqa: E402
 from fairlib._validate import InvalidInputError  # noqa: E402
-from fairlib.repro.ledger import ClaimLog, ClaimsFailed, load_registry  # noqa: E402
+from fairlib.repro.ledger import ClaimLog, ClaimsFailed, Measurement, load_registry  # noqa: E402
 from fairlib.repro.outputs import save_figure, save_table  # noqa: E402
 
 REGISTRY = """
@@ -176,17 +176,27 @@ se = { k = 4, sd = "pooled", n_paper = 1000 }
 
 def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):
     log = ClaimLog("demo", mode="quick", registry=REGISTRY)
-    with pytest.raises(KeyError, match="'undeclared' is not declared"):
+    # each refusal is an InvalidInputError naming the argument and the claim
+    with pytest.raises(InvalidInputError, match="claim_id = 'undeclared': not declared"):
         log.measure("undeclared", 1)
+    with pytest.raises(InvalidInputError, match="claim_id = ' exact': not declared"):
+        log.measure(" exact", 1)
     with pytest.raises(TypeError):
         log.measure("tol", 0.8, tol=0.5)  # rules live in the registry only
-    with pytest.raises(ValueError, match="declared not_tested"):
+    with pytest.raises(InvalidInputError, match="claim_id = 'day_long': declared not_tested"):
         log.measure("day_long", 0.2)
-    with pytest.raises(ValueError, match="needs runs"):
+    with pytest.raises(InvalidInputError, match="claim 'se': .*needs runs"):
         log.measure("se", 470.0)
     log.measure("exact", 3)
-    with pytest.raises(ValueError, match="twice"):
+    with pytest.raises(InvalidInputError, match="claim_id = 'exact': measured twice"):
         log.measure("exact", 3)
+    with pytest.raises(InvalidInputError, match="claim_id = 'exact': measured twice"):
+        log.measure_all({"exact": Measurement(3)})
+    with pytest.raises(
+        InvalidInputError, match=r"measured\['tol'\] = 0.8: expected a .*Measurement"
+    ):
+        log.measure_all({"tol": 0.8})
+    assert [c.claim_id for c in log.claims] == ["exact"]  # the refused calls recorded nothing
     with pytest.raises(
         ClaimsFailed, match="were not measured: tol, tol_bad, range, se, speed, trace_share"
     ):
@@ -255,11 +265,63 @@ def test_notebook_cannot_set_rules_or_skip_claims(tmp_build):
         ('id = "  "\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1', "needs an id"),
         ('id = ""\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1', "needs an id"),
         ('id = "a b"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1', "'a b'"),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "  "\nat_least = 1',
+            "statement must",
+        ),
+        (
+            'id = "a"\nkind = "finding"\nsource = "s"\nstatement = "x"\nat_least = 2.0\n'
+            "at_most = 1.0",
+            "claim 'a': at_least = 2.0 is above at_most = 1.0",
+        ),
+        (
+            'id = "a"\nkind = "finding"\nsource = "s"\nstatement = "x"\nat_least = 1\n'
+            "at_most = 0.999\nmargin = 0.01",
+            "claim 'a': at_least = 1 is above at_most = 0.999",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\nat_least = 1\n'
+            '[[claim]]\nid = "a"\nkind = "paper"\nsource = "s"\nstatement = "y"\nat_most = 1',
+            "claim 'a' declared twice",
+        ),
+        (
+            'id = "a"\nkind = "paper"\nsource = "s"\nstatement = "x"\npaper_value = [1, 2]\n'
+            'ordered = { series = ["p", "q"], direction = "up" }',
+            "ordered.direction = 'up'",
+        ),
     ],
 )
 def test_registry_errors_name_the_claim_and_field(entry, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InvalidInputError, match=message):
         ClaimLog("x", write=False, registry="[[claim]]\n" + entry)
+
+
+def test_registry_bounds_may_meet():
+    """at_least equal to at_most is a point a value can meet (only one above the other is
+    refused)."""
+    reg = '[[claim]]\nid = "a"\nkind = "finding"\nsource = "s"\nstatement = "x"\n'
+    log = ClaimLog("x", write=False, registry=reg + "at_least = 1.0\nat_most = 1.0\n")
+    assert log.measure("a", 1.0)
+
+
+def test_registry_takes_any_path_object(tmp_path):
+    """A registry given as any path object (a PurePosixPath as well as a Path) is read as the
+    file; a folder or a device is refused by name, and a missing file names itself."""
+    from pathlib import PurePosixPath
+
+    reg = tmp_path / "x.toml"
+    reg.write_text(
+        '[[claim]]\nid = "a"\nkind = "finding"\nsource = "s"\nstatement = "x"\nat_least = 1\n'
+    )
+    for given in (reg, PurePosixPath(reg), str(reg.read_text())):
+        assert list(load_registry(given, "x")) == ["a"]
+        assert list(ClaimLog("x", write=False, registry=given).declared) == ["a"]
+    with pytest.raises(InvalidInputError, match="source = .*: a directory, expected a file"):
+        load_registry(PurePosixPath(tmp_path), "x")
+    with pytest.raises(InvalidInputError, match="source = '/dev/null': not a regular file"):
+        load_registry(PurePosixPath("/dev/null"), "x")
+    with pytest.raises(FileNotFoundError, match="claims registry of 'x' not found: .*nope.toml"):
+        load_registry(PurePosixPath(tmp_path / "nope.toml"), "x")
 
 
 def test_every_notebook_registry_loads_and_every_claim_is_measured_or_not_tested():

@@ -94,6 +94,110 @@ def _random_cluster_reversed_range():
     random_cluster(0, 3, 2, demand_range=(0.9, 0.1))
 
 
+def _drawn(call):
+    """A generator asked for more numbers than MAX_DRAWN: refused before it allocates (a raw
+    MemoryError, or swapping, before)."""
+
+    def site():
+        import importlib
+
+        module, _, name = call[0].rpartition(".")
+        getattr(importlib.import_module(module), name)(*call[1], **call[2])
+
+    return site
+
+
+#: (site, call, the counts its message names): one past MAX_DRAWN per check_drawn site
+_DRAWN = [
+    (
+        "market.game:uniform_preferences",
+        ("fairlib.market.game.uniform_preferences", (0, 10**6, 10**6), {}),
+        "n_users x n_machines",
+    ),
+    (
+        "market.game:correlated_preferences users x machines",
+        ("fairlib.market.game.correlated_preferences", (0, 10**6, 10**6), {}),
+        "n_users x n_machines",
+    ),
+    (
+        "market.game:correlated_preferences users x dim",
+        ("fairlib.market.game.correlated_preferences", (0, 10**5, 1), {"dim": 10**4}),
+        "n_users x dim",
+    ),
+    (
+        "market.game:correlated_preferences dim x machines",
+        ("fairlib.market.game.correlated_preferences", (0, 1, 10**5), {"dim": 10**4}),
+        "dim x n_machines",
+    ),
+    (
+        "multires.cluster:random_cluster users x servers",
+        ("fairlib.multires.cluster.random_cluster", (0, 10**6, 10**6), {}),
+        "n_users x n_servers",
+    ),
+    (
+        "multires.cluster:random_cluster users x resources",
+        ("fairlib.multires.cluster.random_cluster", (0, 10**5, 1, 10**4), {}),
+        "n_users x n_resources",
+    ),
+    (
+        "multires.cluster:random_cluster servers x resources",
+        ("fairlib.multires.cluster.random_cluster", (0, 1, 10**5, 10**4), {}),
+        "n_servers x n_resources",
+    ),
+    (
+        "multires.cluster:random_pool",
+        ("fairlib.multires.cluster.random_pool", (0, 10**12), {}),
+        "n_users x n_resources",
+    ),
+    (
+        "traces.google:synthetic_task_requests",
+        ("fairlib.traces.google.synthetic_task_requests", (0, 10**12), {}),
+        "size x columns",
+    ),
+    (
+        "traces.google:task_request_pool",
+        (
+            "fairlib.traces.google.task_request_pool",
+            (),
+            {"directory": "/nonexistent-fairlib-traces", "synthetic_size": 10**12},
+        ),
+        "synthetic_size x columns",
+    ),
+    (
+        "repro.experiments.heterogeneous_servers:random_bottleneck_cluster users x servers",
+        (
+            "fairlib.repro.experiments.heterogeneous_servers.random_bottleneck_cluster",
+            (0, 10**6, 1000),
+            {},
+        ),
+        "n_users x n_servers",
+    ),
+    (
+        "repro.experiments.heterogeneous_servers:random_bottleneck_cluster users x resources",
+        (
+            "fairlib.repro.experiments.heterogeneous_servers.random_bottleneck_cluster",
+            (0, 10**6, 2, 1000),
+            {},
+        ),
+        "n_users x n_resources",
+    ),
+    (
+        "repro.experiments.precomputed_drf:random_single_pool",
+        ("fairlib.repro.experiments.precomputed_drf.random_single_pool", (0, 10**6, 1000), {}),
+        "n_users x n_resources",
+    ),
+    (
+        "repro.experiments.precomputed_drf:DeviationExperiment",
+        (
+            "fairlib.repro.experiments.precomputed_drf.DeviationExperiment",
+            (),
+            {"n_users": 10**6, "n_resources": 1000},
+        ),
+        "n_users x n_resources",
+    ),
+]
+
+
 def _edrf_allocation_not_a_cluster():
     from fairlib.multires.edrf import edrf_allocation
 
@@ -995,6 +1099,16 @@ SITES = {
         r"table row 0 \(index 0\), column 'active_jobs' = -1\.0",
     ),
 }
+
+SITES.update(
+    {
+        f"{site} MAX_DRAWN": (
+            _drawn(call),
+            rf"{names} = .* numbers to draw: must be at most MAX_DRAWN",
+        )
+        for site, call, names in _DRAWN
+    }
+)
 
 #: the sites whose bad input needs a scratch folder
 PATH_SITES = {

@@ -31,6 +31,7 @@ from .._validate import (
     as_integers,
     as_rng,
     _store_read_only,
+    check_drawn,
 )
 from ..metrics import _parallelism as _uncapped_parallelism
 
@@ -403,7 +404,8 @@ def uniform_preferences(rng: Seed | None, n_users: int, n_machines: int) -> npt.
     Raises
     ------
     InvalidInputError
-        On a count below 1 or an invalid seed.
+        On a count below 1, ``n_users`` x ``n_machines`` above
+        :data:`~fairlib._validate.MAX_DRAWN` (10**8), or an invalid seed.
 
     References
     ----------
@@ -411,6 +413,7 @@ def uniform_preferences(rng: Seed | None, n_users: int, n_machines: int) -> npt.
        Distributed Shared Clusters", EC '05, 2005, §5.
     """
     n_users, n_machines = as_count(n_users, "n_users"), as_count(n_machines, "n_machines")
+    check_drawn(("n_users", n_users), ("n_machines", n_machines))
     w = as_rng(rng).random((n_users, n_machines))
     return w / w.sum(axis=1, keepdims=True)
 
@@ -446,7 +449,9 @@ def correlated_preferences(
     Raises
     ------
     InvalidInputError
-        On a count below 1 or an invalid seed.
+        On a count below 1, an array of more than :data:`~fairlib._validate.MAX_DRAWN` (10**8)
+        numbers (``n_users`` x ``n_machines``, ``n_users`` x ``dim`` or ``dim`` x
+        ``n_machines``), or an invalid seed.
 
     References
     ----------
@@ -459,6 +464,9 @@ def correlated_preferences(
         as_count(n_machines, "n_machines"),
         as_count(dim, "dim"),
     )
+    check_drawn(("n_users", n_users), ("n_machines", n_machines))
+    check_drawn(("n_users", n_users), ("dim", dim))
+    check_drawn(("dim", dim), ("n_machines", n_machines))
     g = as_rng(rng)
     w = g.random((n_users, dim)) @ g.random((dim, n_machines))
     return w / w.sum(axis=1, keepdims=True) if normalize else w

@@ -48,6 +48,7 @@ from .._validate import (
     as_weights,
     result_type,
     as_tolerance,
+    check_drawn,
     WEIGHT_RANGE,
 )
 
@@ -1040,12 +1041,18 @@ def random_cluster(
     Raises
     ------
     InvalidInputError
-        On an invalid argument.
+        On an invalid argument, or an array of more than :data:`~fairlib._validate.MAX_DRAWN`
+        (10**8) numbers to draw (``n_users`` x ``n_servers``, ``n_users`` x ``n_resources`` or
+        ``n_servers`` x ``n_resources``).
     """
     weights = as_flag(weights, "weights")
     rng = as_rng(rng)
     n_users, n_servers = as_count(n_users, "n_users"), as_count(n_servers, "n_servers")
     n_resources = as_count(n_resources, "n_resources")
+    # n_users x n_resources first: random_pool's counts, whose one server makes it the largest
+    check_drawn(("n_users", n_users), ("n_resources", n_resources))
+    check_drawn(("n_users", n_users), ("n_servers", n_servers))
+    check_drawn(("n_servers", n_servers), ("n_resources", n_resources))
     eligible_fraction = as_number(eligible_fraction, "eligible_fraction", maximum=1.0)
     types = (
         min(n_servers, 4)
@@ -1091,9 +1098,11 @@ def random_pool(
     Raises
     ------
     InvalidInputError
-        On an invalid argument.
+        On an invalid argument, or ``n_users`` x ``n_resources`` above
+        :data:`~fairlib._validate.MAX_DRAWN` (10**8).
     """
-    # every argument is random_cluster's to check (same names), before it draws anything
+    # every argument is random_cluster's to check (same names), before it draws anything: its
+    # size checks name n_users x n_resources first, which with one server is the largest
     return random_cluster(rng, n_users, 1, n_resources, eligible_fraction=1.0, weights=weights)
 
 

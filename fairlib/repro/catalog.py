@@ -753,26 +753,29 @@ def library_modules(nb: Notebook) -> list[str]:
 
 def main(argv=None) -> int:
     """``python -m fairlib.repro.catalog [--tests KEY | --mechanisms KEY | --modules KEY]``: the
-    catalogue, or what ``make test-paper`` runs for one paper."""
+    catalogue, or what ``make test-paper`` runs for one paper (one of the three modes at most: two
+    together are a usage error, exit 2)."""
     argv = as_argv(argv)
     import sys
 
     ap = command_parser(
         prog="python -m fairlib.repro.catalog", description="The paper notebooks run_all executes."
     )
-    ap.add_argument(
+    # one mode per call: two would print one list and silently drop the other
+    modes = ap.add_mutually_exclusive_group()
+    modes.add_argument(
         "--tests",
         metavar="KEY",
         help="print the test files make test-paper runs for paper KEY, one per line: its own, the "
         "repository-wide checks (PAPER_CHECKS) and the tests of the modules it adds or changes",
     )
-    ap.add_argument(
+    modes.add_argument(
         "--mechanisms",
         metavar="KEY",
         help="print the mechanisms and games paper KEY introduces as a pytest -k expression "
         "(empty if none)",
     )
-    ap.add_argument(
+    modes.add_argument(
         "--modules",
         metavar="KEY",
         help="print the library modules of paper KEY whose doctests and API contract make "

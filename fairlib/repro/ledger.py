@@ -38,6 +38,7 @@ from .._validate import (
     as_instance,
     as_list_of,
     as_number,
+    as_path,
     is_real,
     result_type,
 )
@@ -252,8 +253,13 @@ class Rule(ABC):
         Returns
         -------
         bool
-            True where the rule holds; a measurement of the wrong shape for the rule is a
-            ValueError.
+            True where the rule holds.
+
+        Raises
+        ------
+        InvalidInputError
+            When the measurement is not of the shape the rule measures, or the rule needs what is
+            not given (a standard-error rule's ``runs``), naming the claim.
         """
 
     def undecided(self, ours) -> bool:
@@ -335,31 +341,33 @@ class Rule(ABC):
 
 def _paper_value_needed(entry: dict, where: str, name: str) -> None:
     if "paper_value" not in entry:
-        raise ValueError(f"{where}: rule {name!r} compares with paper_value, which is missing")
+        raise InvalidInputError(
+            f"{where}: rule {name!r} compares with paper_value, which is missing"
+        )
 
 
 def _number_field(entry: dict, where: str, name: str) -> None:
     if name in entry and not _is_number(entry[name]):
-        raise ValueError(f"{where}: {name} = {entry[name]!r} must be a number")
+        raise InvalidInputError(f"{where}: {name} = {entry[name]!r} must be a number")
 
 
 def _table(entry: dict, where: str, name: str, required, optional, directions=()) -> dict:
     """The table of a trend rule (``monotone``, ``converges``, ``ordered``), checked key by key."""
     spec = entry[name]
     if not isinstance(spec, dict):
-        raise ValueError(f"{where}: {name} must be a table, got {spec!r}")
+        raise InvalidInputError(f"{where}: {name} must be a table, got {spec!r}")
     unknown = set(spec) - set(required) - set(optional)
     missing = set(required) - set(spec)
     if unknown or missing:
-        raise ValueError(
+        raise InvalidInputError(
             f"{where}: {name} takes {sorted(required)} (required) and {sorted(optional)} "
             f"(optional); got {sorted(spec)}"
         )
     for key in ("tol", "final_gap", "rate"):
         if key in spec and not (_is_number(spec[key]) and spec[key] >= 0):
-            raise ValueError(f"{where}: {name}.{key} = {spec[key]!r} must be a number >= 0")
+            raise InvalidInputError(f"{where}: {name}.{key} = {spec[key]!r} must be a number >= 0")
     if "direction" in spec and spec["direction"] not in directions:
-        raise ValueError(
+        raise InvalidInputError(
             f"{where}: {name}.direction = {spec['direction']!r}, must be one of {directions}"
         )
     return spec
@@ -385,7 +393,7 @@ class Equals(Rule):
     @classmethod
     def parse(cls, entry, where):  # noqa: D102
         if entry["equals"] is not True:
-            raise ValueError(f"{where}: equals must be true")
+            raise InvalidInputError(f"{where}: equals must be true")
         _paper_value_needed(entry, where, "equals")
         return cls(entry["id"], entry["paper_value"])
 
@@ -420,11 +428,11 @@ class Tolerance(Rule):
         _paper_value_needed(entry, where, "tol")
         _number_field(entry, where, "tol")
         if entry["tol"] < 0:
-            raise ValueError(f"{where}: tol = {entry['tol']!r} must be a number >= 0")
+            raise InvalidInputError(f"{where}: tol = {entry['tol']!r} must be a number >= 0")
         paper = entry["paper_value"]
         vector = isinstance(paper, list) and len(paper) > 0 and all(_is_number(v) for v in paper)
         if not (_is_number(paper) or vector):
-            raise ValueError(
+            raise InvalidInputError(
                 f"{where}: tol needs a numeric paper_value or a list of numbers (compared "
                 f"element by element), got {paper!r}"
             )
@@ -436,7 +444,7 @@ class Tolerance(Rule):
             return False
         if isinstance(self.paper, list):  # a vector of the paper's values: element by element
             if len(values) != len(self.paper):
-                raise ValueError(
+                raise InvalidInputError(
                     f"claim {self.claim!r}: paper_value has {len(self.paper)} numbers, ours "
                     f"{len(values)}: {ours!r}"
                 )
@@ -450,7 +458,8 @@ class Tolerance(Rule):
 @dataclass(frozen=True)
 class Bounds(Rule):
     """``at_least = a`` and/or ``at_most = b``: bounds on ours, every element when ours is a list
-    ("at least 3/4 of the optimum"); both given, ours lies between them.
+    ("at least 3/4 of the optimum"); both given, ours lies between them (``a <= b``: a registry with
+    ``at_least`` above ``at_most``, a rule no value can meet, is refused when it loads).
 
     An equivalence ``margin``, from the paper's printed precision, makes a value within it of a
     bound (on either side) **inconclusive**; a value beyond a bound by more than it is not
@@ -478,7 +487,14 @@ class Bounds(Rule):
         _number_field(entry, where, "at_least")
         _number_field(entry, where, "at_most")
         if "margin" in entry and not (_is_number(entry["margin"]) and entry["margin"] >= 0):
-            raise ValueError(_margin_error(entry, where))
+            raise InvalidInputError(_margin_error(entry, where))
+        low, high = entry.get("at_least"), entry.get("at_most")
+        if low is not None and high is not None and low > high:
+            # no value lies between them: every measurement would be "not reproduced"
+            raise InvalidInputError(
+                f"{where}: at_least = {low!r} is above at_most = {high!r}: no value meets both "
+                "(at_least must be <= at_most)"
+            )
         return cls(entry["id"], entry.get("at_least"), entry.get("at_most"), entry.get("margin"))
 
     def holds(self, ours, runs=None, spread=None):  # noqa: D102
@@ -598,19 +614,19 @@ class StandardError(Rule):
             and _is_number(se["n_paper"])
             and (_is_number(se["sd"]) or se["sd"] == OUR_SD)
         ):
-            raise ValueError(
+            raise InvalidInputError(
                 f"{where}: se must be a table with numbers k, n_paper and sd (a number, or "
                 f"{OUR_SD!r} where the paper prints no standard deviation); got {se!r}"
             )
         if not _is_number(entry["paper_value"]):
-            raise ValueError(
+            raise InvalidInputError(
                 f"{where}: se/converges need a numeric paper_value, got {entry['paper_value']!r}"
             )
         return cls(entry["id"], se["k"], se["sd"], se["n_paper"], entry["paper_value"])
 
     def _runs(self, runs) -> int:
         if not (isinstance(runs, numbers.Integral) and runs > 0):
-            raise ValueError(
+            raise InvalidInputError(
                 f"claim {self.claim!r}: an se rule needs runs = the number of runs behind "
                 f"ours, got {runs!r}"
             )
@@ -641,7 +657,7 @@ class StandardError(Rule):
         if values is None or math.isnan(values[0]):
             return None
         if len(values) != 1:
-            raise ValueError(
+            raise InvalidInputError(
                 f"claim {self.claim!r}: a pooled se rule judges one mean per run set, got {ours!r}"
             )
         runs = self._runs(runs)
@@ -747,15 +763,15 @@ class Converges(Rule):
     @classmethod
     def parse(cls, entry, where):  # noqa: D102
         if not _is_number(entry.get("paper_value")):
-            raise ValueError(
+            raise InvalidInputError(
                 f"{where}: se/converges need a numeric paper_value, got "
                 f"{entry.get('paper_value')!r}"
             )
         spec = _table(entry, where, "converges", (), ("final_gap", "rate"))
         if not spec:
-            raise ValueError(f"{where}: converges needs final_gap, rate or both")
+            raise InvalidInputError(f"{where}: converges needs final_gap, rate or both")
         if spec.get("rate", 0.0) >= 1:
-            raise ValueError(
+            raise InvalidInputError(
                 f"{where}: converges.rate = {spec['rate']!r} must be below 1 (gaps that shrink)"
             )
         return cls(entry["id"], spec.get("final_gap"), spec.get("rate"), entry["paper_value"])
@@ -820,7 +836,7 @@ class Ordered(Rule):
             and all(isinstance(s, str) and s for s in series)
             and len(set(series)) == len(series)
         ):
-            raise ValueError(
+            raise InvalidInputError(
                 f"{where}: ordered.series must list two or more distinct names, got {series!r}"
             )
         return cls(entry["id"], tuple(series), spec["direction"], spec.get("tol", 0.0))
@@ -828,13 +844,13 @@ class Ordered(Rule):
     def holds(self, ours, runs=None, spread=None):  # noqa: D102
         names = list(self.names)
         if not isinstance(ours, dict) or set(ours) != set(names):
-            raise ValueError(
+            raise InvalidInputError(
                 f"claim {self.claim!r}: rule {self.text()!r} needs a mapping of exactly "
                 f"{names} to numbers or lists, got {ours!r}"
             )
         columns = [ours[name] if isinstance(ours[name], list) else [ours[name]] for name in names]
         if len({len(c) for c in columns}) != 1 or any(_numbers(c) is None for c in columns):
-            raise ValueError(
+            raise InvalidInputError(
                 f"claim {self.claim!r}: the series of {names} must be numbers or lists of "
                 f"one length, got {ours!r}"
             )
@@ -990,7 +1006,7 @@ def _check_headline(entry: dict, cls: type[Rule] | None, where: str) -> None:
         if cls is not None and cls.series
         else ""
     )
-    raise ValueError(
+    raise InvalidInputError(
         f"{where}: headline {entry['headline']!r} cannot be filled with a value of this "
         f"rule's shape ({'; '.join(errors)}){hint}"
     )
@@ -1010,7 +1026,7 @@ def _check_finite(value, where: str, name: str) -> None:
     """Every number in a registry field (through its lists and tables) finite: a NaN or infinite
     bound, tolerance or paper value makes every measurement fail (or pass) its rule."""
     if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{where}: {name} = {value!r} must be a finite number")
+        raise InvalidInputError(f"{where}: {name} = {value!r} must be a finite number")
     if isinstance(value, list):
         for i, v in enumerate(value):
             _check_finite(v, where, f"{name}[{i}]")
@@ -1024,7 +1040,7 @@ def _declared(entry: dict, where: str) -> Declared:
     a Declared."""
     cid = entry.get("id")
     if not _is_claim_id(cid):
-        raise ValueError(
+        raise InvalidInputError(
             f"{where}: every claim needs an id (text without spaces, quotes, angle brackets or "
             f"#), got {cid!r}"
         )
@@ -1033,7 +1049,9 @@ def _declared(entry: dict, where: str) -> Declared:
     allowed = set(_OWN_FIELDS) | set(rule_fields)
     unknown = set(entry) - allowed
     if unknown:
-        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+        raise InvalidInputError(
+            f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(allowed)}"
+        )
     for name in ("paper_value", *rule_fields):
         if name in entry:
             _check_finite(entry[name], where, name)
@@ -1042,27 +1060,29 @@ def _declared(entry: dict, where: str) -> Declared:
     if "headline" in entry and (
         not isinstance(entry["headline"], str) or not entry["headline"].strip()
     ):
-        raise ValueError(f"{where}: headline must be a non-empty sentence")
+        raise InvalidInputError(f"{where}: headline must be a non-empty sentence")
     if "headline" in entry:
         _check_headline(entry, kinds[0] if kinds else None, where)
     if entry.get("kind") not in KINDS:
-        raise ValueError(f"{where}: kind = {entry.get('kind')!r}, must be one of {KINDS}")
+        raise InvalidInputError(f"{where}: kind = {entry.get('kind')!r}, must be one of {KINDS}")
     for name in ("source", "statement"):
         if not isinstance(entry.get(name), str) or not entry[name].strip():
-            raise ValueError(f"{where}: {name} must be a non-empty string")
+            raise InvalidInputError(f"{where}: {name} must be a non-empty string")
     if "not_tested" in entry:
         if not isinstance(entry["not_tested"], str) or not entry["not_tested"].strip():
-            raise ValueError(f"{where}: not_tested must give the reason")
+            raise InvalidInputError(f"{where}: not_tested must give the reason")
     elif not named:
-        raise ValueError(f"{where}: no rule (one of {tuple(RULES)}) and not declared not_tested")
+        raise InvalidInputError(
+            f"{where}: no rule (one of {tuple(RULES)}) and not declared not_tested"
+        )
     if len(kinds) > 1:
-        raise ValueError(
+        raise InvalidInputError(
             f"{where}: rules {named} given together; give one (at_least and at_most may pair)"
         )
     # a field that modifies a rule without declaring one (margin, of Bounds) needs its rule
     modifiers = {key for key in rule_fields if key in entry and key not in RULES}
     if modifiers and not (kinds and modifiers <= set(kinds[0].keys)):
-        raise ValueError(_margin_error(entry, where))
+        raise InvalidInputError(_margin_error(entry, where))
     rule = kinds[0].parse(entry, where) if kinds else None
     _check_provenance(entry, where)
     own = {k: v for k, v in entry.items() if k in _OWN_FIELDS}
@@ -1079,17 +1099,17 @@ def _check_provenance(entry: dict, where: str) -> None:
     if not all(isinstance(q, str) for q in quotes) or (
         isinstance(quote, list) and not all(q.strip() for q in quotes)
     ):
-        raise ValueError(
+        raise InvalidInputError(
             f"{where}: quote must be the paper's words, a string or a list of non-empty "
             f"strings; got {quote!r}"
         )
     if isinstance(quote, list):
         entry["quote"] = tuple(quote)
     if not isinstance(entry.get("scope", ""), str):
-        raise ValueError(f"{where}: scope must be a string, got {entry['scope']!r}")
+        raise InvalidInputError(f"{where}: scope must be a string, got {entry['scope']!r}")
     history = entry.get("history", [])
     if not isinstance(history, list):
-        raise ValueError(
+        raise InvalidInputError(
             f"{where}: history must be a list of tables {{date, change, why}}, got {history!r}"
         )
     for i, event in enumerate(history):
@@ -1098,7 +1118,7 @@ def _check_provenance(entry: dict, where: str) -> None:
             and set(event) == {"date", "change", "why"}
             and all(isinstance(event[k], str) and event[k].strip() for k in ("change", "why"))
         ):
-            raise ValueError(
+            raise InvalidInputError(
                 f"{where}: history[{i}] = {event!r}: must be a table with date, change and "
                 "why (strings)"
             )
@@ -1106,7 +1126,7 @@ def _check_provenance(entry: dict, where: str) -> None:
         try:
             datetime.date.fromisoformat(date if isinstance(date, str) else date.isoformat())
         except (TypeError, ValueError, AttributeError):
-            raise ValueError(
+            raise InvalidInputError(
                 f"{where}: history[{i}].date = {date!r}: must be a date YYYY-MM-DD"
             ) from None
     entry["history"] = tuple(dict(e, date=str(e["date"])) for e in history)
@@ -1140,8 +1160,9 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
 
     Parameters
     ----------
-    source : Path, str or list of dict
-        A TOML file, TOML text, or a list of claim tables.
+    source : os.PathLike, str or list of dict
+        A TOML file (any path object: ``pathlib.Path``, ``PurePath``), TOML text, or a list of
+        claim tables.
     key : str
         The notebook's key, named in errors when ``source`` is not a file.
 
@@ -1155,16 +1176,18 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
     FileNotFoundError
         When ``source`` is a path to no file.
     InvalidInputError
-        When ``key`` is not text, or ``source`` is none of the three, is not TOML, or holds an entry
-        that is not a table.
-    ValueError
-        Naming the registry (the file, or ``key``) and the claim, when a claim's fields are wrong.
+        When ``key`` is not text, or ``source`` is none of the three, a path to something other than
+        a file, not TOML, or holds an entry that is not a table; naming the registry (the file, or
+        ``key``) and the claim, when a claim's fields are wrong (a field it does not know, a blank
+        statement, a bad tolerance, two rules, ``at_least`` above ``at_most``) or its id is declared
+        twice.
     """
     import tomllib
 
     as_instance(key, str, "key")
     where = key or "registry"
-    if isinstance(source, Path):
+    if isinstance(source, os.PathLike):
+        source = as_path(source, "source")  # a path of any flavour; a folder is refused by name
         if not source.is_file():
             raise FileNotFoundError(
                 f"claims registry of {key!r} not found: {source} (declare the notebook's "
@@ -1200,7 +1223,7 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
             )
         d = _declared(dict(entry), where)
         if d.id in out:
-            raise ValueError(f"{where}: claim {d.id!r} declared twice")
+            raise InvalidInputError(f"{where}: claim {d.id!r} declared twice (ids are unique)")
         out[d.id] = d
     return out
 
@@ -1407,8 +1430,9 @@ class ClaimLog:
     data : str or None
         Where the notebook's trace data came from (``"real"``, ``"synthetic"``; None when it reads
         none).
-    registry : Path, str, list of dict or None
-        A path, TOML text or list of claim tables; by default :func:`registry_path` (``key``).
+    registry : os.PathLike, str, list of dict or None
+        A path (``pathlib.Path`` or any ``PurePath``), TOML text or list of claim tables; by
+        default :func:`registry_path` (``key``).
     claims : list of Claim
         The claims measured so far (empty to begin with).
 
@@ -1491,14 +1515,12 @@ class ClaimLog:
 
         Raises
         ------
-        KeyError
-            When ``claim_id`` is not declared in the registry.
         InvalidInputError
-            When an argument is of the wrong type, ``runs`` is not an integer >= 1, ``sd`` is given
-            for a rule that takes none, or ``ours`` is not of the shape its rule measures.
-        ValueError
-            When the claim is declared ``not_tested`` or was measured already, or its rule needs
-            what is not given (``runs``, a pooled rule's ``sd``).
+            When ``claim_id`` is not declared in the registry, is declared ``not_tested`` or was
+            measured already; when an argument is of the wrong type, ``runs`` is not an integer
+            >= 1, ``sd`` is given for a rule that takes none, ``ours`` is not of the shape its rule
+            measures, or its rule needs what is not given (``runs``, a pooled rule's ``sd``). A
+            refused measurement records nothing.
         """
         claim, satisfied = self._judge(claim_id, ours, note, runs, cell, sd)
         self.claims.append(claim)
@@ -1515,17 +1537,20 @@ class ClaimLog:
         # is recorded
         d = self.declared.get(claim_id)
         if d is None:
-            raise KeyError(
-                f"claim_id: claim {claim_id!r} is not declared in the registry of "
+            raise InvalidInputError(
+                f"claim_id = {claim_id!r}: not declared in the registry of "
                 f"{self.key!r}; declare its statement and rule in {registry_path(self.key)} "
                 "first"
             )
         if d.not_tested:
-            raise ValueError(
-                f"claim {claim_id!r} is declared not_tested ({d.not_tested}); it cannot be measured"
+            raise InvalidInputError(
+                f"claim_id = {claim_id!r}: declared not_tested ({d.not_tested}); it cannot be "
+                "measured"
             )
         if claim_id in pending or any(c.claim_id == claim_id for c in self.claims):
-            raise ValueError(f"claim {claim_id!r} measured twice")
+            raise InvalidInputError(
+                f"claim_id = {claim_id!r}: measured twice (a claim is measured once)"
+            )
         rule = d.rule
         if sd is not None and not rule.takes_sd:
             raise InvalidInputError(
@@ -1580,13 +1605,9 @@ class ClaimLog:
         Raises
         ------
         InvalidInputError
-            When ``measured`` is not a mapping or names a claim the registry does not declare, or
-            as :meth:`measure` raises for one of its entries.
-        TypeError
-            When a value of ``measured`` is not a :class:`Measurement`.
-        ValueError
-            As :meth:`measure` raises for one of its entries (a ``not_tested`` claim, one measured
-            already).
+            When ``measured`` is not a mapping, names a claim the registry does not declare or holds
+            a value that is not a :class:`Measurement`, or as :meth:`measure` raises for one of its
+            entries (a ``not_tested`` claim, one measured already).
 
         Every entry is checked before any is recorded: a refused call measures none of them.
 
@@ -1613,8 +1634,9 @@ class ClaimLog:
                     f"measured: {claim_id!r} is no claim declared in the registry of {self.key!r}"
                 )
             if not isinstance(m, Measurement):
-                raise TypeError(
-                    f"measured[{claim_id!r}] = {m!r}: expected a fairlib.repro.ledger.Measurement"
+                raise InvalidInputError(
+                    f"measured[{claim_id!r}] = {_short(m)}: expected a "
+                    "fairlib.repro.ledger.Measurement"
                 )
         # every measurement judged before any is recorded: a refused one records none
         judged: dict[str, tuple[Claim, bool]] = {}

@@ -2476,7 +2476,7 @@ def main(argv=None) -> int:
     )
     args = ap.parse_args(as_argv(argv))
     try:
-        if args.remove:
+        if args.remove is not None:  # "--remove ''" is a key too (refused by name), not absent
             if args.what:
                 ap.error("--remove KEY takes no sub-command")
             done, verb = remove_paper(args.remove, root=args.root), "removed or edited"

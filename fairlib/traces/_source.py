@@ -123,6 +123,55 @@ class TraceFormatError(ValueError):
     """A trace file does not have the documented format; the message names the file (and line)."""
 
 
+def check_trace_file(path: Path, what: str, hint: str, name: str | None = None) -> None:
+    """Refuse anything but a regular file at ``path``, saying what is there: nothing (the message
+    ends with ``hint``), a directory, or another kind of entry (a device such as ``/dev/null``, a
+    named pipe, whose read would wait for a writer, or a socket).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    what : str
+        What the file is, for the messages (``"Bitbrains VM file"``).
+    hint : str
+        Where the reader looked and how to get the data (:func:`missing_hint`), for a missing file.
+    name : str or None, default None
+        The argument that gave ``path``, named first in the messages (None: a path the reader made
+        itself, named by its text).
+
+    Raises
+    ------
+    FileNotFoundError
+        When nothing is at ``path``.
+    TraceFormatError
+        When ``path`` is a directory or not a regular file.
+    InvalidInputError
+        When ``path`` cannot be looked up (a symlink loop, a part of it that is a file), naming it.
+    """
+    import stat
+
+    where = f"{name} = {str(path)!r}" if name else str(path)
+    mode = _validate._path_mode(path, name or "path")
+    if mode is None:
+        raise FileNotFoundError(f"{where}: {what} not found ({hint})")
+    if stat.S_ISDIR(mode):
+        raise TraceFormatError(f"{where}: {what} is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a character device"
+            if stat.S_ISCHR(mode)
+            else "a block device"
+            if stat.S_ISBLK(mode)
+            else "a named pipe (FIFO)"
+            if stat.S_ISFIFO(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "not a regular file"
+        )
+        raise TraceFormatError(f"{where}: {what} is {kind}, not a regular file")
+
+
 def read_bytes(path: Path, what: str, hint: str) -> bytes:
     """The whole (gunzipped) file, refused with an error naming it when it is absent, unreadable or
     empty.
@@ -146,7 +195,8 @@ def read_bytes(path: Path, what: str, hint: str) -> bytes:
     FileNotFoundError
         When the file is not there (the message ends with ``hint``).
     TraceFormatError
-        When ``path`` is a directory, or the file is truncated, corrupt or empty.
+        When ``path`` is a directory or another entry than a regular file (a device, a named pipe),
+        or the file is truncated, corrupt or empty.
     PermissionError
         When it cannot be read, naming the file.
     """
@@ -154,10 +204,7 @@ def read_bytes(path: Path, what: str, hint: str) -> bytes:
     import zlib
 
     path = Path(path)
-    if path.is_dir():
-        raise TraceFormatError(f"{path}: {what} is a directory, not a file")
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: {what} not found ({hint})")
+    check_trace_file(path, what, hint)
     try:
         with (gzip.open if path.suffix == ".gz" else open)(path, "rb") as f:
             data = f.read()

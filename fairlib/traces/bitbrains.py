@@ -35,7 +35,7 @@ from .._validate import (
     is_real_dtype,
     writing_to,
 )
-from ._source import missing_hint, parse_number_texts, source_of, trace_folder
+from ._source import check_trace_file, missing_hint, parse_number_texts, source_of, trace_folder
 from .google import TraceFormatError
 
 __all__ = [
@@ -161,23 +161,20 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
     Raises
     ------
     FileNotFoundError
-        The file does not exist.
+        The file does not exist; the message names ``path`` and where the traces are looked for.
     InvalidInputError
-        ``path`` is not a str or Path, or names a directory by its form (it ends in a separator).
+        ``path`` is not a str or Path, names a directory by its form (it ends in a separator), or
+        cannot be looked up (a symlink loop, a part of it that is a file).
     TraceFormatError
-        ``path`` is a directory; wrong header, a row with the wrong number of fields (separated by
+        ``path`` is a directory or another entry than a regular file (``/dev/null``, a named
+        pipe), naming what it is; wrong header, a row with the wrong number of fields (separated by
         ``;`` and a tab), a value that is not a number (pandas' NA strings such as ``NaN`` are
         not), a timestamp or core count not written in digits (``1e3``, ``2.0`` and ``+2`` are
         refused), or a truncated gzip stream — the message names the file and the line (1-based,
         header = line 1).
     """
     path = _as_path(path, "path")
-    if path.is_dir():
-        raise TraceFormatError(f"{path}: Bitbrains VM file is a directory, not a file")
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path}: Bitbrains VM file not found ({missing_hint('bitbrains_gwa_t12')})"
-        )
+    check_trace_file(path, "Bitbrains VM file", missing_hint("bitbrains_gwa_t12"), "path")
     text = _read_text(path)
     lines = text.splitlines()
     if not lines:
@@ -429,6 +426,7 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     if missing:
         raise InvalidInputError(f"frame: missing columns {missing}")
     values = {}
+    whole: dict[str, list[int]] = {}  # time and cores as written: exact, whatever the dtype
     for name in BITBRAINS_COLUMNS:
         column = frame[name]
         if not is_real_dtype(column.dtype):  # booleans and complex numbers are not numbers
@@ -444,23 +442,30 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
                 bad |= column.gt(MAX_TIMESTAMP).fillna(False).to_numpy(dtype=bool)
         elif name == "cpu_cores":
             bad |= v != np.round(v)
+        integer = pd.api.types.is_integer_dtype(column)
         if bad.any():
             i = int(np.argmax(bad))
             need = {
                 "time": f"a whole number of seconds in [0, {MAX_TIMESTAMP}]",
                 "cpu_cores": "a whole number >= 0",
             }.get(name, "a finite number >= 0")
+            given = column.iloc[i]
+            # an integer as given: 2^53 + 1 shown as a float would be 2^53, inside the range
+            shown = repr(int(given)) if integer and not pd.isna(given) else repr(float(v[i]))
             raise InvalidInputError(
-                f"frame[{name!r}][{i}] = {float(v[i])!r}: must be {need} (read_vm refuses it)"
+                f"frame[{name!r}][{i}] = {shown}: must be {need} (read_vm refuses it)"
             )
         values[name] = v
+        if name in ("time", "cpu_cores"):
+            # an integer column's own values (a core count past 2^53 is not rounded to a float's)
+            whole[name] = [int(x) for x in (column.tolist() if integer else v)]
     buf = io.StringIO()
     buf.write(";\t".join(BITBRAINS_HEADER) + "\n")
-    rows = zip(*(values[name] for name in BITBRAINS_COLUMNS))
+    rows = zip(whole["time"], whole["cpu_cores"], *(values[name] for name in BITBRAINS_COLUMNS[2:]))
     for row in rows:
         # time and cores are whole numbers, written as integers as in the real files; the rest as
         # the shortest decimal that reads back to the same float
-        fields = [str(int(row[0])), str(int(row[1]))] + [repr(float(v)) for v in row[2:]]
+        fields = [str(row[0]), str(row[1])] + [repr(float(v)) for v in row[2:]]
         buf.write(";\t".join(fields) + "\n")
     data = buf.getvalue().encode("utf-8")
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.part")

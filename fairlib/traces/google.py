@@ -30,6 +30,7 @@ from .._validate import (
     as_number,
     as_parts,
     as_rng,
+    check_drawn,
     as_sequence,
     check_columns,
     result_type,
@@ -655,9 +656,11 @@ def synthetic_task_requests(
     Raises
     ------
     InvalidInputError
-        When ``size`` is negative or ``rng`` is not a seed.
+        When ``size`` is negative, ``size`` x 2 is above :data:`~fairlib._validate.MAX_DRAWN`
+        (10**8 numbers), or ``rng`` is not a seed.
     """
     size = as_count(size, "size", minimum=0)
+    check_drawn(("size", size), ("columns", 2))
     rng = as_rng(rng)
     u = rng.random((size, 2))
     return np.column_stack([np.interp(u[:, 0], *_CPU_Q), np.interp(u[:, 1], *_MEM_Q)])
@@ -708,13 +711,15 @@ def task_request_pool(
     FileNotFoundError
         When the excerpt is not found and ``allow_synthetic`` is False.
     InvalidInputError
-        When ``rng`` or ``synthetic_size`` is invalid.
+        When ``rng`` or ``synthetic_size`` is invalid (``synthetic_size`` x 2 above
+        :data:`~fairlib._validate.MAX_DRAWN` included).
     """
     allow_synthetic = as_flag(allow_synthetic, "allow_synthetic")
     # checked here, not only on the synthetic path, so a bad value fails on every machine, with or
     # without the data
     rng = as_rng(rng)
     synthetic_size = as_count(synthetic_size, "synthetic_size")
+    check_drawn(("synthetic_size", synthetic_size), ("columns", 2))
     try:
         ev = read_task_events(
             parts, directory=directory, columns=["event_type", "cpu_request", "memory_request"]

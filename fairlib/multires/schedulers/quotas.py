@@ -288,9 +288,12 @@ class Quotas:
         Parameters
         ----------
         min_share : array_like or None, default None
-            Shape (n_users, n_resources): each queue's ``minResources``; None: none.
+            Shape (n_users, n_resources): each queue's ``minResources``, an amount of each resource
+            in the capacity's units (as YARN writes ``<4 vcores, 16384 mb>``; not a fraction of
+            the pool), finite and >= 0; None: none.
         max_share : array_like or None, default None
-            Shape (n_users, n_resources): each queue's ``maxResources``; None: no limit.
+            Shape (n_users, n_resources): each queue's ``maxResources``, amounts as ``min_share``
+            (``inf``: none); None: no limit.
 
         Returns
         -------
@@ -300,7 +303,9 @@ class Quotas:
         Raises
         ------
         InvalidInputError
-            On an invalid matrix.
+            On an invalid matrix; when the quotas meet an instance (:meth:`resolve`), on a
+            ``min_share`` above its ``max_share``, or ``min_share`` amounts of a resource that add
+            up to more than its capacity (the pool cannot honour them all).
         """
         return cls(
             min_share, max_share, None, "dominant", ("min_share", "max_share", "lending_limit")
@@ -317,10 +322,11 @@ class Quotas:
         Parameters
         ----------
         guarantee : array_like or None, default None
-            Shape (n_users, n_resources): each role's quota guarantee (nothing of it lent); None:
-            none.
+            Shape (n_users, n_resources): each role's quota guarantee (nothing of it lent), an
+            amount of each resource in the capacity's units, finite and >= 0; None: none.
         limit : array_like or None, default None
-            Shape (n_users, n_resources): each role's quota limit; None: no limit.
+            Shape (n_users, n_resources): each role's quota limit, amounts as ``guarantee``
+            (``inf``: none); None: no limit.
 
         Returns
         -------
@@ -330,7 +336,9 @@ class Quotas:
         Raises
         ------
         InvalidInputError
-            On an invalid matrix.
+            On an invalid matrix; when the quotas meet an instance (:meth:`resolve`), on a
+            guarantee above its limit, or guarantees of a resource that add up to more than its
+            capacity.
         """
         lending = None if guarantee is None else np.zeros(as_array(guarantee, "guarantee").shape)
         return cls(guarantee, limit, lending, "dominant", ("guarantee", "limit", "lending_limit"))
@@ -349,7 +357,8 @@ class Quotas:
         Parameters
         ----------
         nominal : array_like
-            Shape (n_users, n_resources): each ClusterQueue's ``nominalQuota``, finite and >= 0.
+            Shape (n_users, n_resources): each ClusterQueue's ``nominalQuota``, an amount of each
+            resource in the capacity's units, finite and >= 0.
         borrowing_limit : array_like or None, default None
             Shape (n_users, n_resources): ``borrowingLimit`` (None or ``inf``: unlimited; limit =
             nominal + borrowing limit).
@@ -365,7 +374,9 @@ class Quotas:
         Raises
         ------
         InvalidInputError
-            On an invalid matrix.
+            On an invalid matrix; when the quotas meet an instance (:meth:`resolve`), on a lending
+            limit above its nominal quota, or nominal quotas of a resource that add up to more than
+            its capacity.
         """
         nominal_arr = _matrix(
             nominal, "nominal", as_array(nominal, "nominal").shape, allow_inf=False

@@ -25,6 +25,7 @@ from ..._validate import (
     as_instance,
     as_number,
     as_rng,
+    check_drawn,
     as_tolerance,
     as_values,
     check_choice,
@@ -237,6 +238,13 @@ def random_bottleneck_cluster(
     -------
     Cluster
         The cluster.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid argument: more than 1,000,000 users or 1,000 servers or resources, or
+        ``n_users`` x ``n_servers`` or ``n_users`` x ``n_resources`` above
+        :data:`~fairlib._validate.MAX_DRAWN` (10**8 numbers to draw).
     """
     rng = as_rng(rng)
     # a cluster of a million users or a thousand servers or resources is no experiment of the
@@ -244,6 +252,8 @@ def random_bottleneck_cluster(
     n_users = as_count(n_users, "n_users", maximum=1_000_000)
     n_servers = as_count(n_servers, "n_servers", maximum=1_000)
     n_resources = as_count(n_resources, "n_resources", maximum=1_000)
+    check_drawn(("n_users", n_users), ("n_servers", n_servers))
+    check_drawn(("n_users", n_users), ("n_resources", n_resources))
     eligible_fraction = as_number(eligible_fraction, "eligible_fraction", maximum=1.0)
     weights = as_flag(weights, "weights")
     if n_resources < 2 or n_servers < 2:

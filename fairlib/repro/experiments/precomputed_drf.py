@@ -27,6 +27,7 @@ from ..._validate import (
     as_instance,
     as_number,
     as_rng,
+    check_drawn,
     as_values,
     check_choice,
     as_sequence,
@@ -313,10 +314,17 @@ def random_single_pool(
     -------
     SinglePool
         ``(demands, capacity)``.
+
+    Raises
+    ------
+    InvalidInputError
+        On an invalid argument, ``n_users`` x ``n_resources`` above
+        :data:`~fairlib._validate.MAX_DRAWN` (10**8 numbers to draw) included.
     """
     rng = as_rng(rng)
     n_users = as_count(n_users, "n_users", maximum=MAX_USERS)
     n_resources = as_count(n_resources, "n_resources", maximum=MAX_RESOURCES)
+    check_drawn(("n_users", n_users), ("n_resources", n_resources))
     (r_lo, r_hi), (d_lo, d_hi) = (
         _int_range(reserve_range, "reserve_range"),
         _int_range(demand_range, "demand_range"),
@@ -358,7 +366,8 @@ class DeviationExperiment:
     Raises
     ------
     InvalidInputError
-        When a field is out of its range or not one of its choices, naming it.
+        When a field is out of its range or not one of its choices, naming it (``n_users`` x
+        ``n_resources`` at most :data:`~fairlib._validate.MAX_DRAWN`, the instances' size).
     """
 
     n_users: int = 1000
@@ -373,6 +382,7 @@ class DeviationExperiment:
     def __post_init__(self) -> None:
         as_count(self.n_users, "n_users", maximum=MAX_USERS)
         as_count(self.n_resources, "n_resources", maximum=MAX_RESOURCES)
+        check_drawn(("n_users", self.n_users), ("n_resources", self.n_resources))
         _int_range(self.reserve_range, "reserve_range")
         _int_range(self.demand_range, "demand_range")
         check_choice(self.stop, STOP_RULES, "stop")
