@@ -787,3 +787,108 @@ def test_results_beyond_the_float_range_are_named():
         metrics.bundle_values([[1e308, 1e308]], [[1, 1]])
     # envy-freeness compares a user's values with one another: any magnitude has an answer
     assert metrics.envy_freeness([[1e308, 1e308], [1, 1]], [[0.5, 0.5], [0.5, 0.5]]) == 1.0
+
+
+# --- HiGHS's programs in any unit: the LP references and checkers scale exactly with the units ----
+
+from scipy.optimize import linprog  # noqa: E402
+
+from fairlib._scaled_lp import scaled_linprog  # noqa: E402
+from fairlib.multires import Quotas  # noqa: E402
+from fairlib.multires.checks.psdsf_range import psdsf_utilisation_bounds  # noqa: E402
+from fairlib.multires.checks.server_properties import pareto_violation  # noqa: E402
+from fairlib.multires.checks.utilisation_range import utilisation_range  # noqa: E402
+from fairlib.multires.lp import quota_maxmin_lp  # noqa: E402
+from fairlib.multires.pfvds.conditions import variational_gap  # noqa: E402
+
+_PLACED = Cluster(FIG1.capacity, FIG1.demand, eligible=[[1, 1], [1, 0], [1, 1], [0, 1]])
+_POOL_D, _POOL_C = np.array([[1.0, 4.0], [3.0, 1.0], [2.0, 2.0]]), np.array([9.0, 18.0])
+
+
+def _lp_results(unit, tasks):
+    """Every HiGHS program's answer with each resource measured in ``unit[r]`` (capacities and
+    demands alike) and capacities ``tasks`` times larger (``tasks`` times the tasks): the tasks
+    divided by ``tasks``, the unit-free answers as they are."""
+    c = Cluster(_PLACED.capacity * unit * tasks, _PLACED.demand * unit, eligible=_PLACED.eligible)
+    d, cap = _POOL_D * unit[:2], _POOL_C * unit[:2] * tasks
+    guarantee = np.array([[4.0, 16.0], [0, 0], [0, 0]]) * unit[:2] * tasks
+    floors = Quotas.yarn(min_share=np.array([[2.0, 2, 10], [0, 0, 0], [0, 0, 0], [0, 0, 0]]))
+    floors = Quotas.yarn(min_share=floors.guarantee * unit * tasks)
+    x = drfh(c, method="highs").tasks
+    return {
+        "maxmin_lp": maxmin_lp(d, cap, weights=[1, 2, 3]) / tasks,
+        "quota_maxmin_lp": quota_maxmin_lp(d, cap, Quotas.yarn(min_share=guarantee)) / tasks,
+        "quota_maxmin_lp held": quota_maxmin_lp(
+            d,
+            cap,
+            Quotas.mesos(guarantee=guarantee, limit=[[9, 18], [9, 18], [3, 3]] * unit[:2] * tasks),
+        )
+        / tasks,
+        "drfh": x / tasks,
+        "tsf": tsf(c, method="highs").tasks / tasks,
+        "drfh quotas": drfh(c, method="highs", quotas=floors).tasks / tasks,
+        "utilisation_range": np.array(utilisation_range(c, x.sum(axis=1), [0, 1], 0)[:2]),
+        "psdsf_utilisation_bounds": np.array(psdsf_utilisation_bounds(c, 0)[:2]),
+        "pareto_violation": pareto_violation(c, x),
+        "variational_gap": variational_gap(c, pfvds(_PLACED, 2.0).tasks * tasks, 2.0),
+    }
+
+
+_LP_UNIT = st.one_of(st.integers(-40, 40).map(lambda e: 2.0**e), st.sampled_from([1e12, 1e-12]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(_LP_UNIT, min_size=3, max_size=3), _LP_UNIT)
+def test_highs_programs_scale_exactly_with_the_units(unit, tasks):
+    got, ref = _lp_results(np.array(unit), tasks), _lp_results(np.ones(3), 1.0)
+    for name, value in ref.items():
+        # a pair's tasks may hold a solver's 1e-9 of a user's total at one scale, 0 at another; a
+        # gap of 0 is a roundoff's 1e-14
+        np.testing.assert_allclose(
+            got[name], value, rtol=1e-9, atol=1e-9 * max(np.abs(value).max(), 1.0), err_msg=name
+        )
+
+
+@pytest.mark.parametrize("method", ["highs", "interior_point"])
+@pytest.mark.parametrize("scale", [1e12, 1e-12])
+def test_lp_references_at_capacities_far_from_one(scale, method):
+    # one task of 1 beside a capacity of 1e12: HiGHS in the user's units answered [0, 0]
+    np.testing.assert_allclose(maxmin_lp([[1.0, 1.0]], [1e12, 1e12]), [1e12], rtol=1e-9)
+    np.testing.assert_allclose(
+        quota_maxmin_lp([[1.0, 1.0]], [1e12, 1e12], Quotas()), [1e12], rtol=1e-9
+    )
+    one = Cluster([[1e12, 1e12]], [[1.0, 1.0]])
+    for mech in (drfh, tsf):
+        np.testing.assert_allclose(mech(one, method=method).totals, [1e12], rtol=1e-9)
+    # DRF's users with demands and capacities in units of 1e-12 or 1e12: "unbounded" before
+    d, cap = np.array([[1.0, 4.0], [3.0, 1.0]]) * scale, np.array([9.0, 18.0]) * scale
+    np.testing.assert_allclose(maxmin_lp(d, cap), [3.0, 2.0], rtol=1e-9)
+    np.testing.assert_allclose(quota_maxmin_lp(d, cap, Quotas()), [3.0, 2.0], rtol=1e-9)
+    for mech in (drfh, tsf):
+        np.testing.assert_allclose(mech(Cluster([cap], d), method=method).totals, [3.0, 2.0])
+
+
+def test_scaled_linprog_answers_in_the_callers_units():
+    # the same program as linprog, solution, value and duals, in the caller's units
+    a_ub, b_ub = np.array([[1.0, 4.0], [3.0, 1.0], [1.0, 1.0]]), np.array([9.0, 18.0, 5.0])
+    a_eq, b_eq = np.array([[1.0, -2.0]]), np.array([1.0])
+    ref = linprog([-1.0, -2.0], A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, method="highs")
+    got = scaled_linprog(
+        [-1.0, -2.0], unit=[3.0, 0.1], A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=None
+    )
+    for name in ("x", "fun"):
+        np.testing.assert_allclose(got[name], ref[name], rtol=1e-12)
+    for part in ("ineqlin", "eqlin", "lower", "upper"):
+        np.testing.assert_allclose(got[part].marginals, ref[part].marginals, atol=1e-12)
+
+
+def test_the_scaffolds_linprog_reference_holds_at_any_units():
+    from fairlib.repro.scaffold import _POOLED_REFERENCE
+
+    space: dict = {"np": np}
+    exec(_POOLED_REFERENCE.format(name="mine"), space)
+    for scale in (1.0, 1e12, 1e-12):
+        pool = Cluster.single_pool(
+            np.array([9.0, 18.0]) * scale, [[1 * scale, 4 * scale], [3 * scale, scale]]
+        )
+        np.testing.assert_allclose(space["mine_reference"](pool), [3.0, 2.0], rtol=1e-9)

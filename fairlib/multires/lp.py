@@ -1,6 +1,8 @@
 """Linear-programming references (HiGHS) for the max-min fair allocations.
 
 Slow and obviously correct: used by the tests and the notebooks to cross-check the fast kernels.
+HiGHS solves each program with a user's tasks in dominant shares
+(:func:`fairlib._scaled_lp.scaled_linprog`), so the results scale exactly with the units.
 """
 
 from __future__ import annotations
@@ -8,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
-from scipy.optimize import linprog
-
+from .._scaled_lp import scaled_linprog
 from .._validate import (
     InvalidInputError,
     as_capacities,
@@ -146,11 +147,8 @@ def quota_maxmin_lp(
         raise InvalidInputError(
             "quotas: expected a Quotas with share='dominant' (the borrowed share is not an LP)"
         )
-    share = (
-        (d / cap).max(axis=1)
-        if per_task_share is None
-        else as_real_array(per_task_share, "per_task_share")
-    )
+    dominant = (d / cap).max(axis=1)
+    share = dominant if per_task_share is None else as_real_array(per_task_share, "per_task_share")
     if share.shape != (n,):
         raise InvalidInputError(
             f"per_task_share: expected shape ({n},) (one per user), got {share.shape}"
@@ -180,6 +178,9 @@ def quota_maxmin_lp(
         + [(v, None) for v in reserved.ravel()]
         + [(0, None)]
     )
+    # HiGHS solves in units where its absolute tolerances hold, whatever the user's units: a
+    # user's tasks in dominant shares, a held-back amount in its resource's capacity
+    unit = np.concatenate([1.0 / dominant, np.tile(cap, n) if k else [], [1.0]])
     level = np.full(n, np.nan)
     for _ in range(2 * n + 2):
         free = np.isnan(level)
@@ -198,7 +199,7 @@ def quota_maxmin_lp(
         eq = dict(A_eq=a_eq, b_eq=level[frozen]) if len(frozen) else {}
         c = np.zeros(nv)
         c[-1] = -1.0
-        res = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs", **eq)
+        res = scaled_linprog(c, unit=unit, A_ub=a_ub, b_ub=b_ub, bounds=bounds, **eq)
         if res.status != 0:
             raise RuntimeError(f"quota_maxmin_lp: HiGHS failed ({res.message})")
         top = res.x[-1]
@@ -209,7 +210,7 @@ def quota_maxmin_lp(
         ):  # can user j exceed the level while every free user keeps it?
             cj = np.zeros(nv)
             cj[j] = -coef[j]
-            r = linprog(cj, A_ub=a_ub, b_ub=b_ub, bounds=fixed, method="highs", **eq)
+            r = scaled_linprog(cj, unit=unit, A_ub=a_ub, b_ub=b_ub, bounds=fixed, **eq)
             if r.status != 0 or -r.fun <= top * (1 + 1e-7) + tol:
                 newly.append(j)
         if not newly:  # numerical safety: the free users all reach the level together

@@ -1311,16 +1311,18 @@ _POOLED_REFERENCE = '''
 def {name}_reference(cluster, start=None):
     """Slow reference of ``fairlib.multires.{name}``:
     the largest common scale of the weighted dominant slices that fits on top of ``start``, as a
-    linear program (HiGHS)."""
+    linear program (HiGHS), each resource's row in shares of its capacity (HiGHS's tolerances are
+    absolute: in the user's units they would not hold at capacities of 1e12 or 1e-12)."""
     from scipy.optimize import linprog
 
     cap, dem, w = cluster.capacity[0], cluster.demand, cluster.weight
     held = np.zeros(len(w)) if start is None else np.asarray(start, dtype=float)
-    slices = w / w.sum() / (dem / cap).max(axis=1)
+    share = dem / cap
+    slices = w / w.sum() / share.max(axis=1)
     res = linprog(
         [-1.0],
-        A_ub=(slices @ dem)[:, None],
-        b_ub=cap - held @ dem,
+        A_ub=(slices @ share)[:, None],
+        b_ub=1.0 - held @ share,
         bounds=[(0, None)],
         method="highs",
     )

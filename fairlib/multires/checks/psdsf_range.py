@@ -24,9 +24,10 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import Bounds, LinearConstraint
 from scipy.sparse import coo_matrix, csr_matrix
 
+from ..._scaled_lp import scaled_milp
 from ..._validate import InvalidInputError, as_flag, as_instance, as_number
 from ..cluster import Cluster
 
@@ -220,13 +221,17 @@ def psdsf_utilisation_bounds(
         np.zeros(n_vars), np.r_[np.full(n_pairs, np.inf), np.ones(n_cap), sat_size, np.ones(n_hold)]
     )
     weight = np.where(measured[where], cluster.demand[users, resource], 0.0) / held
+    # HiGHS solves in units where its tolerances hold: a pair's tasks in the tasks the user could
+    # run alone on one server of the block (the binaries as they are)
+    unit = np.r_[cluster.gamma[:, first][users, where], np.ones(n_cap + n_sat + n_hold)]
     out, proven = [], True
     for sign in (1.0, -1.0):
-        res = milp(
+        res = scaled_milp(
             np.r_[sign * weight, np.zeros(n_cap + n_sat + n_hold)],
             constraints=constraints,
             integrality=integrality,
             bounds=bounds,
+            unit=unit,
             options={"time_limit": time_limit, "mip_rel_gap": 0.0},
         )
         bound = getattr(res, "mip_dual_bound", None)

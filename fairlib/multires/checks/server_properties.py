@@ -24,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
+from ..._scaled_lp import scaled_linprog
 from ..._validate import (
     InvalidInputError,
     Seed,
@@ -174,7 +174,7 @@ def pareto_violation(cluster: Cluster, tasks: ArrayLike) -> float:
     as_instance(cluster, Cluster, "cluster")
     x = checked_allocation(cluster, tasks)
     totals = x.sum(axis=1)
-    users, _, a_cap = placement_capacity_rows(cluster)
+    users, servers, a_cap = placement_capacity_rows(cluster)
     p, n = len(users), cluster.n_users
     a_tot = coo_matrix((-np.ones(p), (users, np.arange(p))), shape=(n, p))
     rows, bounds = [a_cap, a_tot], [cluster.capacity.ravel(), -totals * (1 - 1e-9)]
@@ -191,12 +191,12 @@ def pareto_violation(cluster: Cluster, tasks: ArrayLike) -> float:
             )
         )
         bounds.append(np.maximum(cluster.max_tasks[capped], totals[capped]))
-    res = linprog(
+    res = scaled_linprog(
         -np.ones(p),
+        unit=cluster.gamma[users, servers],
         A_ub=vstack(rows).tocsr(),
         b_ub=np.concatenate(bounds),
-        bounds=[(0, None)] * p,
-        method="highs",
+        bounds=(0, None),
     )
     if res.status != 0:
         return float("nan")

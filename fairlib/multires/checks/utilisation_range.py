@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix, vstack
+from scipy.sparse import coo_matrix, eye, hstack
 
+from ..._scaled_lp import scaled_linprog
 from ..._validate import (
     InvalidInputError,
     _short,
@@ -131,22 +131,38 @@ def utilisation_range(
     if not held > 0:
         raise InvalidInputError(f"servers: hold none of resource {resource}")
     users, where, a_cap = placement_capacity_rows(cluster)
-    n_pairs = len(users)
-    a_user = coo_matrix(
-        (np.ones(n_pairs), (users, np.arange(n_pairs))), shape=(cluster.n_users, n_pairs)
-    )
-    a_ub = vstack([a_cap, a_user, -a_user]).tocsr()
-    b_ub = np.concatenate([cluster.capacity.ravel(), totals * (1 + slack), -totals * (1 - slack)])
+    n_pairs, n = len(users), cluster.n_users
+    # variables: tasks per pair, then each user's total, its bounds the totals' band (a band of two
+    # rows as thin as the slack is declared infeasible by HiGHS's presolve); HiGHS solves with a
+    # pair's tasks in the tasks its user could run alone there, a total in the most of those, and
+    # meets the capacities to 1e-10 of each (its default 1e-7 is the slack's size)
+    gamma = cluster.gamma[users, where]
+    most = np.zeros(n)
+    np.maximum.at(most, users, gamma)
+    a_ub = hstack([a_cap, coo_matrix((a_cap.shape[0], n))]).tocsr()
+    a_eq = hstack(
+        [coo_matrix((np.ones(n_pairs), (users, np.arange(n_pairs))), shape=(n, n_pairs)), -eye(n)]
+    ).tocsr()
+    bounds = [(0.0, None)] * n_pairs + list(zip(totals * (1 - slack), totals * (1 + slack)))
     weight = np.where(mask[where], cluster.demand[users, resource], 0.0) / held
     out = []
     for sign in (1.0, -1.0):
-        res = linprog(sign * weight, A_ub=a_ub, b_ub=b_ub, bounds=(0, None), method="highs")
+        res = scaled_linprog(
+            np.r_[sign * weight, np.zeros(n)],
+            unit=np.r_[gamma, most],
+            A_ub=a_ub,
+            b_ub=cluster.capacity.ravel(),
+            A_eq=a_eq,
+            b_eq=np.zeros(n),
+            bounds=bounds,
+            options={"primal_feasibility_tolerance": 1e-10},
+        )
         if res.status != 0:
             raise InvalidInputError(
                 f"totals: no placement gives every user its total ({res.message})"
             )
         x = np.maximum(
-            res.x, 0.0
+            res.x[:n_pairs], 0.0
         )  # HiGHS meets bounds to its feasibility tolerance (1e-7): no negative tasks
         tasks = np.zeros((cluster.n_users, cluster.n_servers))
         tasks[users, where] = x

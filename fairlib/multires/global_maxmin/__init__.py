@@ -42,10 +42,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
 from ..._jit import interpreted_when_small
+from ..._scaled_lp import scaled_linprog
 from ..._validate import (
     MAX_ITERATIONS,
     InvalidInputError,
@@ -226,19 +226,19 @@ def weighted_maxmin_totals(
 
 def _floors_placeable(cluster: Cluster, floors) -> bool:
     """Whether some placement gives every user its floor (within the rounds' slack): one HiGHS
-    feasibility LP."""
+    feasibility LP (a pair's tasks in the tasks the user could run alone there)."""
     users, servers, a_cap = placement_capacity_rows(cluster)
     p = len(users)
     need = np.flatnonzero(floors > 0)
     a_floor = coo_matrix(
         (-np.ones(p), (np.searchsorted(need, users), np.arange(p))), shape=(need.size + 1, p)
     ).tocsr()[: need.size]  # users without a floor fall in the dropped last row
-    res = linprog(
+    res = scaled_linprog(
         np.zeros(p),
+        unit=cluster.gamma[users, servers],
         A_ub=vstack([a_cap.tocsr(), a_floor]).tocsr(),
         b_ub=np.concatenate([cluster.capacity.ravel(), -floors[need] * (1 - _FREEZE_SLACK)]),
-        bounds=[(0, None)] * p,
-        method="highs",
+        bounds=(0, None),
     )
     return res.status == 0
 
@@ -310,16 +310,16 @@ def _with_quotas(cluster: Cluster, quotas) -> tuple[Cluster, np.ndarray | None]:
 
 def _check_placeable(cluster: Cluster, floors, name: str) -> None:
     """Refuse guarantees whose tasks cannot all be placed together (servers' capacities, placement
-    constraints)."""
+    constraints): one HiGHS feasibility LP, in the units of :func:`_floors_placeable`."""
     users, servers, a_cap = placement_capacity_rows(cluster)
     p = len(users)
     a_tot = coo_matrix((-np.ones(p), (users, np.arange(p))), shape=(cluster.n_users, p))
-    res = linprog(
+    res = scaled_linprog(
         np.zeros(p),
+        unit=cluster.gamma[users, servers],
         A_ub=vstack([a_cap, a_tot]).tocsr(),
         b_ub=np.concatenate([cluster.capacity.ravel(), -floors]),
-        bounds=[(0, None)] * p,
-        method="highs",
+        bounds=(0, None),
     )
     if res.status != 0:
         raise InvalidInputError(

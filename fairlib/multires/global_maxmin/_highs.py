@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, vstack
 
+from ..._scaled_lp import scaled_linprog
 from .._engine.options import MethodOptions
 from ..cluster import Cluster, placement_capacity_rows
 from ._rounds import _FREEZE_SLACK, _at_levels, _release_parked, _stop_at_caps, _within_caps
@@ -41,7 +41,9 @@ def _highs_lp(cluster: Cluster, coef, phi):
     User n's level row is scaled by its normalised weight ``phi[n]`` (coef_n = q_n / phi_n), so the
     weight enters as phi_n t <= q_n Σ_i x[n, i]: the row's dual is then in units of level per task
     whatever the weight, and a small weight cannot hide a blocked user below the freezing
-    threshold (nor put a coefficient q_n / phi_n out of HiGHS's range)."""
+    threshold (nor put a coefficient q_n / phi_n out of HiGHS's range). HiGHS solves it in units
+    where its tolerances hold (:func:`fairlib._scaled_lp.scaled_linprog`): a pair's tasks in the
+    tasks the user could run alone on that server (``unit``), t as it is."""
     n = cluster.n_users
     users, servers, a_cap = placement_capacity_rows(cluster, int(cluster.eligible.sum()) + 1)
     p = len(users)
@@ -57,6 +59,7 @@ def _highs_lp(cluster: Cluster, coef, phi):
         "coef": coef,
         "phi": phi,
         "a_cap": a_cap,
+        "unit": np.append(cluster.gamma[users, servers], 1.0),
         "b_cap": cluster.capacity.ravel(),
         "a_user": a_user,
         "t_col": t_col,
@@ -75,12 +78,12 @@ def _highs_round(lp, level, tol):
     b_lvl = np.where(active, 0.0, -lp["phi"] * np.nan_to_num(level) * (1 - _LEVEL_SLACK))
     c = np.zeros(p + 1)
     c[p] = -1.0
-    res = linprog(
+    res = scaled_linprog(
         c,
+        unit=lp["unit"],
         A_ub=vstack([a_cap, a_lvl]).tocsr(),
         b_ub=np.concatenate([b_cap, b_lvl]),
-        bounds=[(0, None)] * (p + 1),
-        method="highs",
+        bounds=(0, None),
         options=_TIGHT,
     )
     if res.status != 0:
@@ -91,7 +94,7 @@ def _highs_round(lp, level, tol):
     block = active & (duals > tol)
     if not block.any():  # numerically flat duals: fall back to one LP per active user
         block = active & _blocked_by_lp(
-            cluster, lp["users"], a_cap, b_cap, lp["coef"], level, active, t, tol
+            cluster, lp["users"], a_cap, b_cap, lp["coef"], level, active, t, tol, lp["unit"][:p]
         )
         lps += int(active.sum())
     if not block.any():
@@ -137,8 +140,9 @@ def _maxmin_highs(cluster: Cluster, coef, phi, tol, max_rounds, floors):
     }
 
 
-def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
-    """Active users that cannot exceed t while the others keep theirs (one LP each)."""
+def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol, unit):
+    """Active users that cannot exceed t while the others keep theirs (one LP each; ``unit``: the
+    pairs' units, as :func:`_highs_lp`'s)."""
     n = cluster.n_users
     p = len(users)
     a_tot = coo_matrix((-coef[users], (users, np.arange(p))), shape=(n, p)).tocsr()
@@ -147,12 +151,12 @@ def _blocked_by_lp(cluster, users, a_cap, b_cap, coef, level, active, t, tol):
     for j in np.flatnonzero(active):
         c = np.zeros(p)
         c[users == j] = -coef[j]
-        res = linprog(
+        res = scaled_linprog(
             c,
+            unit=unit,
             A_ub=vstack([a_cap[:, :p], a_tot]).tocsr(),
             b_ub=np.concatenate([b_cap, -floor]),
-            bounds=[(0, None)] * p,
-            method="highs",
+            bounds=(0, None),
         )
         out[j] = res.status == 0 and -res.fun <= t * (1 + 10 * tol) + tol
     return out

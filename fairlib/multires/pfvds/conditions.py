@@ -18,8 +18,9 @@ The equations are reconstructions ([INF], reconstructions §5.3–5.4).
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linprog, minimize, nnls
+from scipy.optimize import minimize, nnls
 
+from ..._scaled_lp import scaled_linprog
 from ..._validate import InvalidInputError, _short, as_instance, as_rng
 from ..cluster import Cluster, per_server_alpha
 from ._psmfa import merit
@@ -123,16 +124,16 @@ def variational_gap(cluster: Cluster, tasks, alpha, *, time_shared: bool = False
         res = cap[i] > 0
         # max g·x' subject to Σ_n d[n, r] x'_n <= c[i, r], x' >= 0 (HiGHS minimises, hence the
         # sign); the marginals x^-α span many orders of magnitude at large α (α = 73: 1e69 beside
-        # 1): in units of the largest
+        # 1): in units of the largest; a user's tasks in the tasks it could run alone there
         unit = float(g[users, i].max())
         if unit <= 0:
             continue
-        lp = linprog(
+        lp = scaled_linprog(
             -g[users, i] / unit,
+            unit=cluster.gamma[users, i],
             A_ub=d3[users, i][:, res].T,
             b_ub=cap[i, res],
             bounds=(0, None),
-            method="highs",
         )
         if lp.status != 0:
             raise RuntimeError(
@@ -173,7 +174,13 @@ def _capped_variational_gap(cluster, x, g, d3, cap, playing, alpha) -> float:
     ).tocsr()
     # the marginals span many orders of magnitude at large α: the objective in units of the largest
     unit = float(g[users, servers].max())
-    lp = linprog(-g[users, servers] / unit, A_ub=a_ub, b_ub=bound, bounds=(0, None), method="highs")
+    lp = scaled_linprog(
+        -g[users, servers] / unit,
+        unit=cluster.gamma[users, servers],
+        A_ub=a_ub,
+        b_ub=bound,
+        bounds=(0, None),
+    )
     if lp.status != 0:
         raise RuntimeError(
             f"HiGHS did not solve eq. (16) over the capped set at alpha = {_short(alpha)}: "
