@@ -3757,6 +3757,8 @@ def killed_by(site: tuple, killers: tuple[str, ...]) -> tuple[bool, str]:
     )
     if done.returncode == 1:
         return True, failed
+    if done.returncode < 0:  # the mutant crashed the process (a signal): no test passed on it
+        return True, f"ended by signal {-done.returncode}"
     if done.returncode != 0:
         raise AssertionError(
             f"pytest could not run {killers} on the mutant of {site}: exit {done.returncode}: "
