@@ -3715,6 +3715,14 @@ def unseen_entry(site: tuple) -> Unseen | None:
 KILLER_SECONDS = 900
 
 
+def _limit_memory() -> None:
+    """Caps the killer run's address space as the probing process's is: a mutant that allocates
+    what its check refused fails at once (MemoryError) and never takes the machine's memory."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (_PROBE_MEMORY, _PROBE_MEMORY))
+
+
 def killed_by(site: tuple, killers: tuple[str, ...]) -> tuple[bool, str]:
     """Whether one of the pytest node ids or files ``killers`` fails with ``site`` a pass-through,
     in a fresh pytest process (``FAIRLIB_MUTANT_SITE``, tests/mutants.py), and the last line of its
@@ -3748,6 +3756,7 @@ def killed_by(site: tuple, killers: tuple[str, ...]) -> tuple[bool, str]:
             capture_output=True,
             text=True,
             timeout=KILLER_SECONDS,
+            preexec_fn=_limit_memory,
         )
     except subprocess.TimeoutExpired:
         return True, f"past {KILLER_SECONDS} s on the mutant: it loops"
