@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import decimal
 import numbers
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, Union
@@ -36,6 +37,7 @@ FRESH_ENTROPY = (
 
 __all__ = [
     "InvalidInputError",
+    "check_shown_text",
     "as_table",
     "as_demands",
     "as_capacities",
@@ -1950,10 +1952,76 @@ def _read_once(value, name: str, *, what: str, ordered: bool = True):
     return value
 
 
+#: the Unicode categories of characters no table, plot or listing shows: control characters (Cc),
+#: format characters such as the zero-width space and the byte-order mark (Cf), and separators (Zs,
+#: Zl, Zp)
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+#: characters of other categories that show nothing either (the soft hyphen, the Mongolian vowel
+#: separator, the Hangul fillers, the blank Braille pattern, the combining grapheme joiner) besides
+#: the zero-width ones, spelled out
+INVISIBLE_CHARACTERS = frozenset(
+    "\u00ad\u034f\u115f\u1160\u180e\u200b\u200c\u200d\u2060\u2800\u3164\ufeff\uffa0"
+)
+
+
+def _shows(text: str) -> bool:
+    """Whether ``text`` holds a character a reader sees (one not of :data:`INVISIBLE_CATEGORIES` nor
+    in :data:`INVISIBLE_CHARACTERS`)."""
+    return any(
+        ch not in INVISIBLE_CHARACTERS and unicodedata.category(ch) not in INVISIBLE_CATEGORIES
+        for ch in text
+    )
+
+
+def check_shown_text(
+    value: str, name: str, *, what: str = "a label is shown text", lines: bool = False
+) -> None:
+    """Refuse text no reader sees or that holds a control character.
+
+    ``value`` must hold a character that shows (not only whitespace, zero-width or other invisible
+    characters: :data:`INVISIBLE_CATEGORIES`, :data:`INVISIBLE_CHARACTERS`) and no control character
+    (Unicode category Cc: a tab, a newline, NUL, ESC) anywhere.
+
+    Parameters
+    ----------
+    value : str
+        The text (its type is the caller's to check).
+    name : str
+        The argument's name, for the message.
+    what : str, default "a label is shown text"
+        Why it must show, for the message.
+    lines : bool, default False
+        Whether ``value`` is prose that may span lines (a newline is then its one control
+        character allowed).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` shows nothing or holds a control character, naming the character and its
+        index.
+
+    Examples
+    --------
+    >>> check_shown_text("\u200b", "name")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: name = '\u200b': blank (a label is shown text)
+    """
+    for i, ch in enumerate(value):
+        if unicodedata.category(ch) == "Cc" and not (lines and ch == "\n"):
+            raise InvalidInputError(
+                f"{name} = {value!r}: holds the control character {ch!r} at index {i} ({what}, "
+                f"without control characters{' but the newline' if lines else ''})"
+            )
+    if not _shows(value):
+        raise InvalidInputError(f"{name} = {value!r}: blank ({what})")
+
+
 def as_label(value: object, name: str, *, nested: bool = False) -> str:
-    """``value``, one text label: a str that is not blank (empty or only whitespace, which no table,
-    plot or scheduler listing shows); with ``nested``, a ``/``-separated path (``"eng/dev"``)
-    whose every part is such a label.
+    """``value``, one text label: a str that is not blank (empty, or only whitespace or invisible
+    characters such as the zero-width space, which no table, plot or scheduler listing shows) and
+    holds no control character (a tab, a newline, NUL: :func:`check_shown_text`); with ``nested``,
+    a ``/``-separated path (``"eng/dev"``) whose every part is such a label.
 
     Parameters
     ----------
@@ -1972,7 +2040,8 @@ def as_label(value: object, name: str, *, nested: bool = False) -> str:
     Raises
     ------
     InvalidInputError
-        When ``value`` is not a str, or it (or, when ``nested``, one of its parts) is blank.
+        When ``value`` is not a str, holds a control character, or it (or, when ``nested``, one
+        of its parts) is blank.
 
     Examples
     --------
@@ -1989,12 +2058,9 @@ def as_label(value: object, name: str, *, nested: bool = False) -> str:
             f"{name} = {_short(value)}: must be text (a label), got {type(value).__name__}"
         )
     parts = value.split("/") if nested else [value]
-    if len(parts) == 1:
-        if not value.strip():
-            raise InvalidInputError(f"{name} = {value!r}: blank (a label is shown text)")
-        return value
-    for k, part in enumerate(parts):
-        if not part.strip():
+    check_shown_text(value, name)
+    for k, part in enumerate(parts if len(parts) > 1 else []):
+        if not _shows(part):
             raise InvalidInputError(
                 f"{name} = {value!r}: part {k} is blank (every part of a '/'-separated path is a "
                 "label, shown text)"
@@ -2013,7 +2079,8 @@ def as_labels(
 ) -> tuple:
     """``value``, an iterable of distinct text labels (``length`` of them when given), read once
     (:func:`as_sequence`) into a tuple; an element that is not text, a blank one (empty or only
-    whitespace, which no table or plot shows), a repeated one, a wrong count or, where order
+    whitespace or invisible characters, which no table or plot shows; :func:`as_label`), one
+    holding a control character, a repeated one, a wrong count or, where order
     matters, a set or a dict's view is an error naming the argument and the element.
 
     Parameters
@@ -2040,8 +2107,8 @@ def as_labels(
     Raises
     ------
     InvalidInputError
-        When ``value`` is not such an iterable, an element is not text, is blank or (when
-        ``distinct``) repeats one, or the count is wrong.
+        When ``value`` is not such an iterable, an element is not text, is blank, holds a control
+        character or (when ``distinct``) repeats one, or the count is wrong.
 
     Examples
     --------

@@ -58,6 +58,7 @@ from ._validate import (
     InvalidInputError,
     _short,
     as_flag,
+    check_shown_text,
     as_instance,
     as_sequence,
     result_type,
@@ -290,7 +291,8 @@ def _fallback_color(name: str) -> str:
 
 def _check_display(label, color) -> None:
     """``label`` and ``color`` of a registration: None, or text that is a legend's entry (not
-    blank) and a matplotlib colour (``matplotlib.colors.is_color_like``)."""
+    blank nor invisible, no control character: :func:`~fairlib._validate.check_shown_text`) and a
+    matplotlib colour (``matplotlib.colors.is_color_like``)."""
     from matplotlib.colors import is_color_like
 
     for argument, value in (("label", label), ("color", color)):
@@ -298,8 +300,8 @@ def _check_display(label, color) -> None:
             raise InvalidInputError(
                 f"{argument} = {_short(value)}: expected text or None, got {type(value).__name__}"
             )
-    if label is not None and not label.strip():
-        raise InvalidInputError(f"label = {label!r}: must be a non-blank legend entry or None")
+    if label is not None:
+        check_shown_text(label, "label", what="a label is a legend entry")
     if color is not None and not is_color_like(color):
         raise InvalidInputError(
             f"color = {color!r}: not a matplotlib colour (a name such as 'tab:blue', or '#0072b2')"
@@ -308,11 +310,12 @@ def _check_display(label, color) -> None:
 
 def _check_name(name, argument: str) -> None:
     """A registered name (a mechanism's, a game's, a variant's): non-empty text without surrounding
-    spaces."""
+    spaces, that shows (not only invisible characters) and holds no control character."""
     if not isinstance(name, str) or not name or name != name.strip():
         raise InvalidInputError(
             f"{argument} = {_short(name)}: must be a non-empty string without surrounding spaces"
         )
+    check_shown_text(name, argument, what="a name is shown text")
 
 
 def _check_variants(variants, function: Callable, name: str, options: Mapping) -> dict:
@@ -404,7 +407,8 @@ def register(
     ------
     InvalidInputError
         On an empty name, a function that is not callable as ``function(cluster, **options)``
-        (with each variant's options too), a blank label, a colour matplotlib does not know,
+        (with each variant's options too), a blank label (or one of invisible characters, or
+        holding a control character), a colour matplotlib does not know,
         unknown or inconsistent capabilities, a name already registered (without ``replace``), or
         variants that are not a mapping of run names (non-empty, distinct case-insensitively, no
         other mechanism's) to option mappings.

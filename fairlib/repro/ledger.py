@@ -21,6 +21,7 @@ import json
 import math
 import numbers
 import os
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -32,6 +33,7 @@ import pandas as pd
 from .. import paths
 from .._validate import (
     InvalidInputError,
+    _shows,
     _short,
     as_count,
     as_flag,
@@ -39,6 +41,7 @@ from .._validate import (
     as_list_of,
     as_number,
     as_path,
+    check_shown_text,
     is_real,
     result_type,
 )
@@ -373,6 +376,34 @@ def _table(entry: dict, where: str, name: str, required, optional, directions=()
     return spec
 
 
+def _same_kind(ours, paper) -> bool:
+    """Whether ``ours`` (plain Python values, :func:`_plain`) is of the kind and shape of the
+    paper's value ``paper``, so that ``ours == paper`` compares values, not types: a real number
+    against a number (:func:`fairlib._validate.is_real`), a bool against a bool, text against text,
+    and element by element a list of the same length or a mapping of the same keys.
+
+    >>> _same_kind(1.0, 1), _same_kind(True, 1), _same_kind(1 + 0j, 1), _same_kind([3, 2], [3, 2.0])
+    (True, False, False, True)
+    """
+    if isinstance(paper, bool):
+        return isinstance(ours, bool)
+    if is_real(paper):
+        return is_real(ours)
+    if isinstance(paper, list):
+        return (
+            isinstance(ours, list)
+            and len(ours) == len(paper)
+            and all(_same_kind(o, p) for o, p in zip(ours, paper))
+        )
+    if isinstance(paper, dict):
+        return (
+            isinstance(ours, dict)
+            and set(ours) == set(paper)
+            and all(_same_kind(ours[k], paper[k]) for k in paper)
+        )
+    return type(ours) is type(paper)
+
+
 @dataclass(frozen=True)
 class Equals(Rule):
     """``equals = true``: ours equals the paper's value exactly ("the allocation is (3, 2)").
@@ -397,7 +428,36 @@ class Equals(Rule):
         _paper_value_needed(entry, where, "equals")
         return cls(entry["id"], entry["paper_value"])
 
-    def holds(self, ours, runs=None, spread=None):  # noqa: D102
+    def holds(self, ours, runs=None, spread=None):
+        """Whether ``ours`` equals the paper's value.
+
+        Parameters
+        ----------
+        ours : object
+            The measurement, of the paper value's kind and shape: a real number where it is a
+            number (:func:`fairlib._validate.is_real`: no bool, no complex number, no text), a bool
+            where it is a bool, text where it is text, a list of as many such values where it is a
+            list.
+        runs, spread : optional
+            Not read.
+
+        Returns
+        -------
+        bool
+            True where ``ours == paper``.
+
+        Raises
+        ------
+        InvalidInputError
+            When ``ours`` is not of the paper value's kind and shape, naming the claim.
+        """
+        if not _same_kind(ours, self.paper):
+            raise InvalidInputError(
+                f"ours = {_short(ours)}: claim {self.claim!r}: rule 'ours == paper' needs a value "
+                f"of the kind and shape of paper_value = {_short(self.paper)} (a real number where "
+                "it is a number, not a bool or a complex number; a bool where it is a bool; a "
+                "list of as many where it is a list)"
+            )
         return bool(ours == self.paper)
 
     def text(self, runs=None, sd=None):  # noqa: D102
@@ -1013,26 +1073,60 @@ def _check_headline(entry: dict, cls: type[Rule] | None, where: str) -> None:
 
 
 def _is_claim_id(claim_id) -> bool:
-    """Whether ``claim_id`` can name a claim: non-empty text without spaces, quotes, angle
-    brackets or ``#`` (it becomes the anchor of its row in the ledger)."""
+    """Whether ``claim_id`` can name a claim: text that shows (not only invisible characters such
+    as the zero-width space) without spaces, control characters, quotes, angle brackets or ``#``
+    (it becomes the anchor of its row in the ledger)."""
     return (
         isinstance(claim_id, str)
-        and bool(claim_id)
-        and not any(ch.isspace() or ch in "\"'<>#" for ch in claim_id)
+        and _shows(claim_id)
+        and not any(
+            ch.isspace() or ch in "\"'<>#" or unicodedata.category(ch) == "Cc" for ch in claim_id
+        )
     )
 
 
-def _check_finite(value, where: str, name: str) -> None:
-    """Every number in a registry field (through its lists and tables) finite: a NaN or infinite
-    bound, tolerance or paper value makes every measurement fail (or pass) its rule."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InvalidInputError(f"{where}: {name} = {value!r} must be a finite number")
+def _check_prose(text: str, where: str, name: str) -> None:
+    """A registry's text field that must say something: text that shows (not only whitespace or
+    invisible characters such as the zero-width space), without control characters but the newline
+    (:func:`fairlib._validate.check_shown_text`)."""
+    check_shown_text(text, f"{where}: {name}", what=f"{name} is shown text", lines=True)
+
+
+def _registry_numbers(value, where: str, name: str):
+    """``value``, a registry field, with every number in it (through its lists and tables) read as
+    a TOML file's is: a real number (:func:`fairlib._validate.is_real`: a ``Decimal``, a
+    ``Fraction`` or a NumPy scalar in a registry given as a list of tables) becomes an ``int`` or a
+    ``float``, and must be finite (a NaN or infinite bound, tolerance or paper value makes every
+    measurement fail, or pass, its rule). Anything else is kept for the rule to check.
+
+    Examples
+    --------
+    >>> from decimal import Decimal
+    >>> _registry_numbers([Decimal("0.5"), np.int64(2), True], "registry", "paper_value")
+    [0.5, 2, True]
+    >>> _registry_numbers({"tol": Decimal("nan")}, "registry", "monotone")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: registry: monotone.tol = Decimal('NaN') must be a finite
+    number
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
     if isinstance(value, list):
-        for i, v in enumerate(value):
-            _check_finite(v, where, f"{name}[{i}]")
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            _check_finite(v, where, f"{name}.{k}")
+        return [_registry_numbers(v, where, f"{name}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {k: _registry_numbers(v, where, f"{name}.{k}") for k, v in value.items()}
+    if not is_real(value):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    try:
+        number = float(value)
+    except (OverflowError, ValueError):  # beyond the float range, or a signalling Decimal NaN
+        number = math.nan
+    if not math.isfinite(number):
+        raise InvalidInputError(f"{where}: {name} = {value!r} must be a finite number")
+    return number
 
 
 def _declared(entry: dict, where: str) -> Declared:
@@ -1041,8 +1135,8 @@ def _declared(entry: dict, where: str) -> Declared:
     cid = entry.get("id")
     if not _is_claim_id(cid):
         raise InvalidInputError(
-            f"{where}: every claim needs an id (text without spaces, quotes, angle brackets or "
-            f"#), got {cid!r}"
+            f"{where}: every claim needs an id (text that shows, without spaces, control "
+            f"characters, quotes, angle brackets or #), got {cid!r}"
         )
     where = f"{where}, claim {cid!r}"
     rule_fields = _rule_fields()
@@ -1054,7 +1148,7 @@ def _declared(entry: dict, where: str) -> Declared:
         )
     for name in ("paper_value", *rule_fields):
         if name in entry:
-            _check_finite(entry[name], where, name)
+            entry[name] = _registry_numbers(entry[name], where, name)
     named = [name for name in RULES if name in entry]
     kinds = list(dict.fromkeys(RULES[name] for name in named))
     if "headline" in entry and (
@@ -1062,15 +1156,19 @@ def _declared(entry: dict, where: str) -> Declared:
     ):
         raise InvalidInputError(f"{where}: headline must be a non-empty sentence")
     if "headline" in entry:
+        _check_prose(entry["headline"], where, "headline")
+    if "headline" in entry:
         _check_headline(entry, kinds[0] if kinds else None, where)
     if entry.get("kind") not in KINDS:
         raise InvalidInputError(f"{where}: kind = {entry.get('kind')!r}, must be one of {KINDS}")
     for name in ("source", "statement"):
         if not isinstance(entry.get(name), str) or not entry[name].strip():
             raise InvalidInputError(f"{where}: {name} must be a non-empty string")
+        _check_prose(entry[name], where, name)
     if "not_tested" in entry:
         if not isinstance(entry["not_tested"], str) or not entry["not_tested"].strip():
             raise InvalidInputError(f"{where}: not_tested must give the reason")
+        _check_prose(entry["not_tested"], where, "not_tested")
     elif not named:
         raise InvalidInputError(
             f"{where}: no rule (one of {tuple(RULES)}) and not declared not_tested"
@@ -1103,6 +1201,8 @@ def _check_provenance(entry: dict, where: str) -> None:
             f"{where}: quote must be the paper's words, a string or a list of non-empty "
             f"strings; got {quote!r}"
         )
+    for i, q in enumerate(quotes if isinstance(quote, list) or quote else []):
+        _check_prose(q, where, f"quote[{i}]" if isinstance(quote, list) else "quote")
     if isinstance(quote, list):
         entry["quote"] = tuple(quote)
     if not isinstance(entry.get("scope", ""), str):
@@ -1122,6 +1222,8 @@ def _check_provenance(entry: dict, where: str) -> None:
                 f"{where}: history[{i}] = {event!r}: must be a table with date, change and "
                 "why (strings)"
             )
+        for k in ("change", "why"):
+            _check_prose(event[k], where, f"history[{i}].{k}")
         date = event["date"]
         try:
             datetime.date.fromisoformat(date if isinstance(date, str) else date.isoformat())
@@ -1830,8 +1932,8 @@ def claim_anchor(claim_id: str) -> str:
     """
     if not _is_claim_id(claim_id):
         raise InvalidInputError(
-            f"claim_id = {_short(claim_id)}: expected a claim id (a string without spaces, "
-            f"quotes, angle brackets or #)"
+            f"claim_id = {_short(claim_id)}: expected a claim id (a string that shows, without "
+            f"spaces, control characters, quotes, angle brackets or #)"
         )
     return f"claim-{claim_id}"
 
