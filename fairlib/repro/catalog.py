@@ -42,6 +42,7 @@ from .._validate import (
     as_instance,
     as_labels,
     as_path,
+    check_shown_text,
 )
 
 __all__ = [
@@ -145,6 +146,7 @@ class Paper:
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip() or "\n" in value:
                 raise InvalidInputError(f"{name} = {value!r}: must be one non-empty line of text")
+            check_shown_text(value, name, what=f"the {name} is shown text")
         for name in ("notes", "short"):
             value = getattr(self, name)
             if not isinstance(value, str) or "\n" in value:
@@ -307,6 +309,7 @@ class Notebook:
                 raise InvalidInputError(
                     f"{name} = {_short(value)}: must be one non-empty line of text"
                 )
+            check_shown_text(value, name, what=f"the {name} is shown text")
         for name in ("listed_as", "headline"):
             value = getattr(self, name)
             if not isinstance(value, str) or "\n" in value:

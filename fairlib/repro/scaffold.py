@@ -111,6 +111,7 @@ from pathlib import Path
 
 from .. import paths
 from .._validate import (
+    InvalidInputError,
     as_argv,
     as_integer_text,
     command_parser,
@@ -497,6 +498,17 @@ def _py(value: str) -> str:
 _LITERAL_WIDTH = 76
 
 
+def _in_docstring(value: str) -> str:
+    r"""``value`` as text inside a generated docstring (a plain, not raw, string literal): each
+    backslash doubled, so the docstring reads back as ``value`` (``a\tb`` stays four characters,
+    not ``a``, a tab and ``b``).
+
+    >>> _in_docstring("a\\tb")
+    'a\\\\tb'
+    """
+    return value.replace("\\", "\\\\")
+
+
 def _literal(field: str, value: str) -> str:
     """``field=<value as a string literal>``; a long value as adjacent literals in parentheses, one
     per line, split after spaces (Python joins them into ``value``), so that no line exceeds the
@@ -798,7 +810,7 @@ def scaffold_paper(
     module = re.sub(  # the template's whole first paragraph, however many lines it wraps to
         r'\A"""[^\n]*(?:\n[^\n]+)*\n',
         lambda _: _wrapped(
-            f'"""{title}: the experiment driver of notebooks/{key}.ipynb '
+            f'"""{_in_docstring(title)}: the experiment driver of notebooks/{key}.ipynb '
             "(started from the template's example; replace it with "
             "the paper's experiments)."
         ),
@@ -2138,12 +2150,22 @@ def scaffold_mechanism(
             raise ScaffoldError(
                 f"{exc} (the residual the game's default run guarantees, e.g. 1e-9)"
             ) from None
-    label = label or name
+    if label == "":
+        raise ScaffoldError(
+            "--label = '': empty (the name legends and tables show; leave --label out for NAME)"
+        )
+    label = name if label is None else label
     if "\n" in label or '"' in label or "{" in label or "'" in label or len(label) > 40:
         raise ScaffoldError(
             f"--label = {label!r}: one line of at most 40 characters without quotes or braces (the "
             "name legends and tables show)"
         )
+    from ..mechanisms import _check_display
+
+    try:  # the rule the registries apply to the label when the generated registration runs
+        _check_display(label, None)
+    except InvalidInputError as exc:
+        raise ScaffoldError(f"--label: {exc}") from None
     taken = _public_names(root)
     if name in taken:
         raise ScaffoldError(
@@ -2222,7 +2244,7 @@ def _scaffold_game(
 ) -> None:
     """A game's module, export, registration, reference and test (:func:`scaffold_mechanism` with
     ``--game``)."""
-    fmt = {"name": name, "label": label}
+    fmt = {"name": name, "label": _in_docstring(label)}
     w.create(f"fairlib/market/{name}.py", _docstrings_wrapped(_GAME.format(**fmt)))
     exports = _insert_before(
         w.read("fairlib/market/__init__.py"),
@@ -2267,7 +2289,7 @@ def _scaffold_model(
     """A game on a model of its own (:func:`scaffold_mechanism` with ``--new-model``): the module
     holding the model ``model``, its outcome type and the game, its exports, its registration with
     ``instance=``, its reference and its test."""
-    fmt = {"name": name, "label": label, "Model": model}
+    fmt = {"name": name, "label": _in_docstring(label), "Model": model}
     w.create(f"fairlib/market/{name}.py", _docstrings_wrapped(_fill(_MODEL, **fmt)))
     public = [model, f"{model}Outcome", name]
     exports = _insert_before(
@@ -2300,7 +2322,7 @@ def _scaffold_cluster_mechanism(
 ) -> None:
     """A pooled or multi-server mechanism's module, export, registration, reference and test."""
     pooled = kind == "pooled"
-    fmt = {"name": name, "label": label}
+    fmt = {"name": name, "label": _in_docstring(label)}
     w.create(
         f"fairlib/multires/{name}.py",
         _docstrings_wrapped((_POOLED if pooled else _MULTI).format(**fmt)),
@@ -2324,7 +2346,7 @@ def _scaffold_cluster_mechanism(
     registry = _insert_before(
         registry,
         _REGISTRY_MARKER,
-        f'register("{name}", multires.{name}, label="{label}",',
+        f'register("{name}", multires.{name}, label={_py(label)},',
         "fairlib/mechanisms.py",
     )
     w.edit(
