@@ -1976,7 +1976,7 @@ def _shows(text: str) -> bool:
 def check_shown_text(
     value: str, name: str, *, what: str = "a label is shown text", lines: bool = False
 ) -> None:
-    """Refuse text no reader sees or that holds a control character.
+    r"""Refuse text no reader sees or that holds a control character.
 
     ``value`` must hold a character that shows (not only whitespace, zero-width or other invisible
     characters: :data:`INVISIBLE_CATEGORIES`, :data:`INVISIBLE_CHARACTERS`) and no control character
@@ -2007,14 +2007,14 @@ def check_shown_text(
     ...
     fairlib._validate.InvalidInputError: name = '\u200b': blank (a label is shown text)
     """
+    if not _shows(value):
+        raise InvalidInputError(f"{name} = {value!r}: blank ({what})")
     for i, ch in enumerate(value):
         if unicodedata.category(ch) == "Cc" and not (lines and ch == "\n"):
             raise InvalidInputError(
                 f"{name} = {value!r}: holds the control character {ch!r} at index {i} ({what}, "
                 f"without control characters{' but the newline' if lines else ''})"
             )
-    if not _shows(value):
-        raise InvalidInputError(f"{name} = {value!r}: blank ({what})")
 
 
 def as_label(value: object, name: str, *, nested: bool = False) -> str:
@@ -2058,13 +2058,13 @@ def as_label(value: object, name: str, *, nested: bool = False) -> str:
             f"{name} = {_short(value)}: must be text (a label), got {type(value).__name__}"
         )
     parts = value.split("/") if nested else [value]
-    check_shown_text(value, name)
-    for k, part in enumerate(parts if len(parts) > 1 else []):
+    for k, part in enumerate(parts if len(parts) > 1 and _shows(value) else []):
         if not _shows(part):
             raise InvalidInputError(
                 f"{name} = {value!r}: part {k} is blank (every part of a '/'-separated path is a "
                 "label, shown text)"
             )
+    check_shown_text(value, name)
     return value
 
 

@@ -939,3 +939,72 @@ def test_a_fraction_or_decimal_is_measured_as_the_number_it_is(ours):
     log = ClaimLog("x", write=False, registry=_claim('monotone = { direction = "increasing" }'))
     assert log.measure("c", ours)
     assert log.claims[0].ours == [0.5, 0.75]
+
+
+_BASE = {"id": "a", "kind": "paper", "source": "s", "statement": "x"}
+
+
+@pytest.mark.parametrize("ours", [True, 1 + 0j, np.complex128(1), "1", None, {0: 3}, b"1"])
+def test_equals_refuses_a_measurement_not_of_the_paper_values_kind(ours):
+    log = ClaimLog("x", write=False, registry=[dict(_BASE, paper_value=1, equals=True)])
+    with pytest.raises(InvalidInputError, match="claim 'a': rule 'ours == paper' needs"):
+        log.measure("a", ours)
+    with pytest.raises(InvalidInputError, match="claim 'a'"):
+        log.measure("a", (x for x in [1]))
+    assert log.claims == []
+
+
+def test_equals_compares_a_bool_with_a_bool_and_a_list_with_a_list():
+    log = ClaimLog(
+        "x",
+        write=False,
+        registry=[
+            dict(_BASE, paper_value=True, equals=True),
+            dict(_BASE, id="b", paper_value=[3, 2], equals=True),
+        ],
+    )
+    assert log.measure("a", np.True_) and log.measure("b", np.array([3.0, 2.0]))
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"paper_value": 0.5, "at_least": Decimal("nan")}, "at_least = Decimal"),
+        ({"paper_value": 0.5, "tol": Decimal("nan")}, "tol = Decimal"),
+        ({"at_most": 1.0, "margin": Decimal("nan")}, "margin = Decimal"),
+        ({"at_least": Decimal("-inf")}, "at_least = Decimal"),
+        ({"at_most": np.float32("nan")}, "at_most = np.float32"),
+        ({"paper_value": np.float16("inf"), "tol": 0.1}, "paper_value = np.float16"),
+        ({"paper_value": Fraction(10**400), "tol": 0.1}, "paper_value = Fraction"),
+        ({"paper_value": [1, Decimal("snan")], "tol": 0.1}, r"paper_value\[1\] = Decimal"),
+    ],
+)
+def test_a_list_registry_refuses_a_number_that_is_no_finite_float_by_field(fields, named):
+    with pytest.raises(InvalidInputError, match=f"claim 'a': {named}.*must be a finite number"):
+        ClaimLog("x", write=False, registry=[dict(_BASE, **fields)])
+
+
+def test_a_list_registry_reads_decimal_fraction_and_numpy_numbers_as_toml_does():
+    log = ClaimLog(
+        "x",
+        write=False,
+        registry=[dict(_BASE, paper_value=Decimal("0.5"), tol=Fraction(1, 10))],
+    )
+    assert log.declared["a"].paper_value == 0.5 and log.measure("a", 0.55)
+
+
+@pytest.mark.parametrize("cid", ["\u200b", "\ufeff", "a\x00"])
+def test_a_claim_id_that_shows_nothing_or_holds_a_control_character_is_refused(cid):
+    from fairlib.repro.ledger import claim_anchor
+
+    with pytest.raises(InvalidInputError, match="needs an id"):
+        load_registry([dict(_BASE, id=cid, paper_value=1, tol=0.1)])
+    with pytest.raises(InvalidInputError, match="claim_id = "):
+        claim_anchor(cid)
+
+
+@pytest.mark.parametrize("field", ["statement", "source", "headline", "not_tested"])
+@pytest.mark.parametrize("text", ["\u200b", "\ufeff", "\x00"])
+def test_a_registry_text_field_that_shows_nothing_is_refused(field, text):
+    with pytest.raises(InvalidInputError, match=f"claim 'a': {field} "):
+        load_registry([dict(_BASE, **{field: text}, paper_value=1, tol=0.1)])

@@ -598,3 +598,31 @@ def test_a_blank_label_or_path_part_is_refused(blank):
     with pytest.raises(InvalidInputError, match=rf"label = {re.escape(repr(blank))}: blank"):
         as_label(blank, "label")
     assert as_label(" a", "label") == " a" and as_label("q/a", "label", nested=True) == "q/a"
+
+
+@pytest.mark.parametrize(
+    "label", ["\u200b", "\ufeff", "\u2060", "\u00ad", "\u180e", " \u200c\u200d ", "\u3000"]
+)
+def test_a_label_of_invisible_characters_is_blank(label):
+    from fairlib._validate import as_label, as_labels
+
+    with pytest.raises(InvalidInputError, match="blank"):
+        as_label(label, "name")
+    with pytest.raises(InvalidInputError, match=r"names\[1\] = .*blank"):
+        as_labels(["a", label], "names")
+    with pytest.raises(InvalidInputError, match="part 1 is blank"):
+        as_label(f"a/{label}", "name", nested=True)
+
+
+@pytest.mark.parametrize("label", ["a\x00", "a\x1bb", "a\tb", "a\nb", "m\x7f"])
+def test_a_label_holding_a_control_character_is_refused(label):
+    from fairlib._validate import as_label
+
+    with pytest.raises(InvalidInputError, match="control character"):
+        as_label(label, "name")
+
+
+def test_a_label_with_a_joiner_between_visible_characters_is_kept():
+    from fairlib._validate import as_label
+
+    assert as_label("a\u200db", "name") == "a\u200db"
