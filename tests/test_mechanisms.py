@@ -180,7 +180,7 @@ def test_registry_errors_name_the_problem():
         (dict(variants=[("v", {})]), "variants"),
         (dict(color="notacolor"), "color = 'notacolor': not a matplotlib colour"),
         (dict(color=""), "color = '': not a matplotlib colour"),
-        (dict(label=" "), "label = ' ': must be a non-blank"),
+        (dict(label=" "), r"label = ' ': blank \(a label is a legend entry\)"),
         (dict(name=" "), "name = ' '"),
     ],
 )
