@@ -46,6 +46,8 @@ from pathlib import Path
 from .. import paths
 from .._validate import (
     InvalidInputError,
+    _entry_kind,
+    path_text,
     as_argv,
     as_parts,
     command_parser,
@@ -313,8 +315,9 @@ def fetch(
     Raises
     ------
     InvalidInputError
-        When the name, a table or a part is unknown, ``dest`` is not a directory path or
-        ``base_url`` is not an http(s) or file URL.
+        When the name, a table or a part is unknown, ``dest`` is not a directory path (also:
+        blank, starting with ``~``, a ``PurePath`` of another system's flavour) or ``base_url``
+        is not an http(s) or file URL.
     RuntimeError
         Naming the URL on an HTTP or network error, and on a checksum mismatch (the downloaded file
         is removed).
@@ -327,11 +330,11 @@ def fetch(
     if dest is not None:
         if not isinstance(dest, (str, os.PathLike)):
             raise InvalidInputError(f"dest = {dest!r}: must be a directory path")
+        dest = path_text(dest, "dest", "directory")
         for parent in [Path(dest), *Path(dest).parents]:
             if parent.exists() and not parent.is_dir():
-                raise InvalidInputError(
-                    f"dest = {str(dest)!r}: {parent} is a file, not a directory"
-                )
+                what = _entry_kind(parent.stat().st_mode)
+                raise InvalidInputError(f"dest = {str(dest)!r}: {parent} is {what}, not a directory")
     root = (Path(dest) if dest is not None else paths.trace_dir()) / source.folder
     base = (base_url or source.base_url).rstrip("/")
     done = []
