@@ -1743,7 +1743,7 @@ def path_text(value, name: str, kind: str = "file") -> str:
         The argument's value.
     name : str
         The argument's name, for the message.
-    kind : {"file", "directory"}
+    kind : {"file", "directory", "folder"}
         What the path names, for the message.
 
     Returns
@@ -1758,10 +1758,10 @@ def path_text(value, name: str, kind: str = "file") -> str:
 
     Examples
     --------
-    >>> path_text("", "directory", kind="directory")
+    >>> path_text(" ", "out")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: directory = '': blank, expected a directory path (write '.' for the working directory)
+    fairlib._validate.InvalidInputError: out = ' ': blank, expected a file path
     """
     import os
     import pathlib
@@ -1784,7 +1784,7 @@ def path_text(value, name: str, kind: str = "file") -> str:
     if not text.strip():
         raise InvalidInputError(
             f"{name} = {text!r}: blank, expected a {kind} path"
-            + (" (write '.' for the working directory)" if kind == "directory" else "")
+            + (" (write '.' for the working directory)" if kind != "file" else "")
         )
     if text[:1] == "~":
         # as the FAIRLIB_* directories: Python never expands "~", and a file "~/out.csv" would be
@@ -1833,10 +1833,10 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     Traceback (most recent call last):
     ...
     fairlib._validate.InvalidInputError: path = '/': a directory, expected a file
-    >>> as_path("/dev/null", "folder", kind="directory")
+    >>> as_path("/dev/null", "d", kind="directory")
     Traceback (most recent call last):
     ...
-    fairlib._validate.InvalidInputError: folder = '/dev/null': a character device, expected a directory
+    fairlib._validate.InvalidInputError: d = '/dev/null': a character device, expected a directory
     """
     import stat
     from pathlib import Path

@@ -282,6 +282,9 @@ MORE_VALUES = [
     ("FAIRLIB_TRACE_DIR", os.pathsep),
     ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}"),
     ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}/"),
+    # repeats are compared resolved: "..", a doubled separator and a link name the same folder
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}/sub/.."),
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "/{dir}"),
     ("FAIRLIB_MECHANISMS", ","),
     ("FAIRLIB_MECHANISMS", " "),
     ("FAIRLIB_MECHANISMS", "json,,csv"),

@@ -84,7 +84,7 @@ def trace_folder(
     if directory is not None:
         import stat
 
-        text = _validate.path_text(directory, name, "directory")
+        text = _validate.path_text(directory, name, "folder")
         mode = _validate._path_mode(text, name)
         if mode is not None and not stat.S_ISDIR(mode):
             # a file where the folder is meant: refused here, before a reader looks inside it for

@@ -334,7 +334,9 @@ def fetch(
         for parent in [Path(dest), *Path(dest).parents]:
             if parent.exists() and not parent.is_dir():
                 what = _entry_kind(parent.stat().st_mode)
-                raise InvalidInputError(f"dest = {str(dest)!r}: {parent} is {what}, not a directory")
+                raise InvalidInputError(
+                    f"dest = {str(dest)!r}: {parent} is {what}, not a directory"
+                )
     root = (Path(dest) if dest is not None else paths.trace_dir()) / source.folder
     base = (base_url or source.base_url).rstrip("/")
     done = []
