@@ -167,6 +167,9 @@ COMMANDS = [
         + ["--rtol", "1e-3", "--atol", "0", "--reason", "r"],
         "--remove",
     ),
+    # options without the trace they are for: the list was printed with nothing on stderr
+    (["-m", "fairlib.traces.fetch", "--tables", "task_events"], "NAME is missing"),
+    (["-m", "fairlib.traces.fetch", "--dest", "{dir}"], "--dest needs a NAME"),
 ]
 
 

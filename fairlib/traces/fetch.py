@@ -521,9 +521,10 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status: 0 on success (``--notebooks`` also on a network failure, which it reports),
         1 when a download failed or the destination cannot be written (the message names it), 2
-        when an argument is refused (its message names it): an unknown name or table, a ``--dest``
-        that is not an absolute directory (blank, relative, ``~``, whitespace at an end), an
-        option ``--notebooks`` or ``--list`` would ignore, an option or a list entry given twice.
+        when an argument is refused (its message names it): a missing name (without ``--list`` or
+        ``--notebooks``), an unknown name or table, a ``--dest`` that is not an absolute
+        directory (blank, relative, ``~``, whitespace at an end), an option ``--notebooks`` or
+        ``--list`` would ignore, an option or a list entry given twice.
     """
     argv = as_argv(argv)
     ap = command_parser(prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0])
@@ -554,6 +555,13 @@ def main(argv: list[str] | None = None) -> int:
             ignored = [g for g in given if g != mode and g not in keeps]
             if ignored:
                 ap.error(f"{mode} takes no {', '.join(ignored)}: it would ignore them")
+    if args.name is None and not (args.list or args.notebooks):
+        options = [g for g in given if g != "name"]
+        ap.error(
+            f"the trace NAME is missing (one of {', '.join(sorted(SOURCES))})"
+            + (f"; {', '.join(options)} need{'s' * (len(options) == 1)} a NAME" if options else "")
+            + "; --list lists the traces, --notebooks fetches what the notebooks read"
+        )
     try:
         _as_base_url(args.base_url, "--base-url")
         if args.name is not None:
@@ -578,7 +586,7 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
         return 0
-    if args.list or not args.name:
+    if args.list:
         for key, src in SOURCES.items():
             tables = ", ".join(
                 f"{t} ({spec[1]} part{'s' if spec[1] > 1 else ''})"
@@ -588,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{key:<12} {src.base_url}\n             tables: {tables}\n             "
                 f"licence: {src.licence}"
             )
-        return 0 if args.list else 2
+        return 0
     try:
         fetch(
             args.name, tables=args.tables, parts=args.parts, dest=args.dest, base_url=args.base_url
