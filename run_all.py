@@ -783,14 +783,15 @@ def parse_args(argv=None):
         type=cli_number,
         default=None,
         metavar="A",
-        help="--verify: with --rtol, the absolute tolerance for numbers that are zero up to "
-        "rounding (default 1e-9)",
+        help="--verify: with --rtol (required), the absolute tolerance for numbers that are zero "
+        "up to rounding (default 1e-9)",
     )
     ap.add_argument(
         "--accept-claims",
         action="store_true",
-        help="accept claims that went from held to another status since the committed ledger "
-        "(otherwise such a notebook fails, naming them)",
+        help="full run: accept claims that went from held to another status since the committed "
+        "ledger (otherwise such a notebook fails, naming them); not with --quick or --verify, "
+        "which gate no claims",
     )
     ap.add_argument("--list", action="store_true", help="list the registry and exit")
     ap.add_argument(
@@ -804,7 +805,7 @@ def parse_args(argv=None):
         type=cli_integer,
         metavar="N",
         help="local processes per sweep (default: every core for each notebook, not split between "
-        "the notebooks --jobs runs side by side)",
+        "the notebooks --jobs runs side by side); not with --dask",
     )
     ap.add_argument(
         "--resume",
@@ -835,6 +836,31 @@ def parse_args(argv=None):
                 ap.error(f"--{name} is a tolerance of --verify, which is not given")
     if args.keep_going and args.stop_on_failure:
         ap.error("--keep-going and --stop-on-failure contradict each other: give one")
+    if args.verify and args.quick:
+        ap.error("--verify compares full-mode results; it cannot be combined with --quick")
+    if args.atol is not None and args.rtol is None:
+        # without --rtol every table's declared tolerances apply, and an --atol alone would
+        # replace them all with DEFAULT_RTOL
+        ap.error(
+            "--atol is the absolute tolerance that goes with --rtol, which is not given "
+            "(without --rtol each table's declared tolerances apply)"
+        )
+    for mode in ("quick", "verify"):
+        if args.accept_claims and getattr(args, mode):
+            ap.error(
+                f"--accept-claims accepts the claim changes of a full run, which --{mode} does not "
+                f"gate: --accept-claims and --{mode} cannot be combined"
+            )
+    if args.dask is not None and args.sweep_jobs is not None:
+        ap.error(
+            "--dask runs the sweeps on the Dask scheduler, so --sweep-jobs (local processes) "
+            "would be ignored: --dask and --sweep-jobs cannot be combined"
+        )
+    if args.committed_results is not None and not (args.quick or args.verify):
+        ap.error(
+            "--committed-results is the ledger --quick and --verify compare with; a full run "
+            "reads none: give --quick or --verify"
+        )
     return args
 
 
@@ -924,12 +950,6 @@ def main(argv=None) -> int:
         return 2
     if args.jobs is not None and args.jobs < 1:
         print(f"run_all.py: --jobs = {args.jobs}: must be >= 1", file=sys.stderr)
-        return 2
-    if args.verify and args.quick:
-        print(
-            "run_all.py: --verify compares full-mode results; it cannot be combined with --quick",
-            file=sys.stderr,
-        )
         return 2
     for name in ("rtol", "atol"):
         value = getattr(args, name)

@@ -70,6 +70,7 @@ __all__ = [
     "MONEY_RATIO",
     "as_flag",
     "as_path",
+    "path_text",
     "as_label",
     "as_labels",
     "as_sequence",
@@ -1713,14 +1714,99 @@ def _path_mode(path, name: str) -> int | None:
         raise InvalidInputError(f"{name} = {str(path)!r}: holds a null byte") from None
 
 
+def _entry_kind(mode: int) -> str:
+    """What ``mode`` (an ``st_mode``) is, for a message: ``"a directory"``, ``"a file"``, ``"a
+    named pipe (FIFO)"``, ``"a socket"``, ``"a character device"``, ``"a block device"``."""
+    import stat
+
+    for test, what in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISREG, "a file"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return what
+    return "an entry of unknown kind"
+
+
+def path_text(value, name: str, kind: str = "file") -> str:
+    """``value``'s text as a path to a ``kind`` of entry (``"file"`` or ``"directory"``, for the
+    message), refused by name when it is no path: not a str or os.PathLike, bytes (also from
+    ``__fspath__``), blank (``""`` would be the working directory, ``"  "`` a name no one means),
+    starting with ``~`` (only a shell expands it), or a :class:`pathlib.PurePath` of another
+    system's flavour (a ``PureWindowsPath`` on POSIX, whose text joins as one odd name).
+
+    Parameters
+    ----------
+    value : str or os.PathLike
+        The argument's value.
+    name : str
+        The argument's name, for the message.
+    kind : {"file", "directory", "folder"}
+        What the path names, for the message.
+
+    Returns
+    -------
+    str
+        The path's text.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the argument and the value, for each case above.
+
+    Examples
+    --------
+    >>> path_text(" ", "out")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: out = ' ': blank, expected a file path
+    """
+    import os
+    import pathlib
+
+    try:
+        text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    except TypeError:  # __fspath__ returned neither str nor bytes
+        text = None
+    if not isinstance(text, str):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: expected a {kind} path (str or Path), got "
+            f"{type(value).__name__}" + (" of bytes" if isinstance(text, bytes) else "")
+        )
+    native = type(pathlib.PurePath())
+    if isinstance(value, pathlib.PurePath) and not isinstance(value, native):
+        raise InvalidInputError(
+            f"{name} = {value!r}: a {type(value).__name__}, not a path of this system "
+            f"({native.__name__})"
+        )
+    if not text.strip():
+        raise InvalidInputError(
+            f"{name} = {text!r}: blank, expected a {kind} path"
+            + (" (write '.' for the working directory)" if kind != "file" else "")
+        )
+    if text[:1] == "~":
+        # as the FAIRLIB_* directories: Python never expands "~", and a file "~/out.csv" would be
+        # written under a folder named "~" in the working directory
+        raise InvalidInputError(
+            f"{name} = {text!r}: starts with '~', which only a shell expands (write the home "
+            "directory out, or use os.path.expanduser)"
+        )
+    return text
+
+
 def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     """``value`` (text or a path) as a :class:`pathlib.Path` to a ``kind`` of entry, ``"file"`` or
-    ``"directory"``: an existing entry of the other kind is an error naming the argument, and so is
-    a missing one when ``must_exist`` (an input; an output need not exist yet). A file's path that
-    ends in a separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too;
-    so is a path that cannot be looked up (a symlink loop, a part of it that is a file), one of
-    bytes (also from ``__fspath__``) and one starting with ``~`` (only a shell expands it, as the
-    ``FAIRLIB_*`` directory variables say).
+    ``"directory"``: an existing entry of another kind is an error naming the argument and what
+    is there (a ``"directory"`` is a directory only, a ``"file"`` a regular file only: a named
+    pipe, a socket or a device such as ``/dev/null`` is neither), and so is a missing one when
+    ``must_exist`` (an input; an output need not exist yet). A file's path that ends in a
+    separator (``"out/ts.csv/"``), ``.`` or ``..`` names a directory, and is refused too; so is a
+    path that cannot be looked up (a symlink loop, a part of it that is a file), and one that
+    :func:`path_text` refuses (bytes, blank, starting with ``~``, a ``PureWindowsPath`` on POSIX).
 
     Parameters
     ----------
@@ -1738,45 +1824,33 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     pathlib.Path
         The path.
 
+    Raises
+    ------
+    InvalidInputError
+        Naming the argument and the path, in each case above.
+
     Examples
     --------
     >>> as_path("/", "path", kind="file")
     Traceback (most recent call last):
     ...
     fairlib._validate.InvalidInputError: path = '/': a directory, expected a file
+    >>> as_path("/dev/null", "d", kind="directory")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: d = '/dev/null': a character device, expected a directory
     """
-    import os
+    import stat
     from pathlib import Path
 
-    try:
-        text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
-    except TypeError:  # __fspath__ returned neither str nor bytes
-        text = None
-    if not isinstance(text, str):
-        raise InvalidInputError(
-            f"{name} = {_short(value)}: expected a {kind} path (str or Path), got "
-            f"{type(value).__name__}" + (" of bytes" if isinstance(text, bytes) else "")
-        )
-    if text[:1] == "~":
-        # as the FAIRLIB_* directories: Python never expands "~", and a file "~/out.csv" would be
-        # written under a folder named "~" in the working directory
-        raise InvalidInputError(
-            f"{name} = {text!r}: starts with '~', which only a shell expands (write the home "
-            "directory out, or use os.path.expanduser)"
-        )
-    import stat
-
+    text = path_text(value, name, kind)
     path = Path(text)
     mode = _path_mode(path, name)
     if mode is not None:
-        if (kind == "file") != stat.S_ISREG(mode):
-            what = (
-                "a directory"
-                if stat.S_ISDIR(mode)
-                else "a file"
-                if stat.S_ISREG(mode)
-                else "not a regular file"
-            )
+        if not (stat.S_ISREG(mode) if kind == "file" else stat.S_ISDIR(mode)):
+            what = _entry_kind(mode)
+            if kind == "file" and not stat.S_ISDIR(mode):
+                what = f"not a regular file ({what})"
             raise InvalidInputError(f"{name} = {str(path)!r}: {what}, expected a {kind}")
     elif must_exist:
         raise InvalidInputError(f"{name} = {str(path)!r}: no such {kind}")

@@ -73,13 +73,21 @@ def _env_dirs(variable: str, *, several: bool) -> list[Path]:
                 f"{os.pathsep!r}, with none before the first or after the last)"
             )
         path = _as_directory(part, variable, value, f" ({part!r})" if several else "")
-        if path in out:
+        same = [j for j, seen in enumerate(out) if _same_directory(seen, path)]
+        if same:
+            # compared resolved: "/t", "/t/../t", "//t" and a link to /t are one directory
             raise InvalidInputError(
-                f"{variable} = {value!r}: the directory {part!r} is named twice (each is searched "
-                "once)"
+                f"{variable} = {value!r}: the directory {part!r} is named twice (also as entry "
+                f"{same[0]}, {str(out[same[0]])!r}; each is searched once)"
             )
         out.append(path)
     return out
+
+
+def _same_directory(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one directory once resolved (``..``, repeated separators and
+    symbolic links followed; a part that does not exist is compared as written)."""
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _absolute_directory(text: str, name: str) -> Path:
@@ -309,14 +317,27 @@ def trace_dirs() -> list[Path]:
     -------
     list of pathlib.Path
         1. every directory in ``$FAIRLIB_TRACE_DIR`` (several may be given, separated by
-           ``os.pathsep``; an empty entry or a directory named twice is an
+           ``os.pathsep``; an empty entry or a directory named twice, compared once resolved
+           (``/t/../t``, ``//t`` and a symbolic link to ``/t`` are ``/t``), is an
            :class:`~fairlib._validate.InvalidInputError` naming the variable);
         2. ``data/traces/`` in the checkout (where ``python -m fairlib.traces.fetch`` writes);
         3. :data:`SHARED_TRACES`, ``../shared/data/traces`` beside the checkout (the project's
            reference excerpts, when present).
+
+        A directory is listed once, at its first place: naming ``data/traces`` (or the shared
+        one) in ``$FAIRLIB_TRACE_DIR`` moves it to the front rather than searching it twice.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``$FAIRLIB_TRACE_DIR`` holds an empty entry, a directory twice, or an entry that is
+        not an absolute directory path.
     """
-    env = _env_dirs("FAIRLIB_TRACE_DIR", several=True)
-    return env + [DATA / "traces", SHARED_TRACES]
+    out: list[Path] = []
+    for d in [*_env_dirs("FAIRLIB_TRACE_DIR", several=True), DATA / "traces", SHARED_TRACES]:
+        if not any(_same_directory(d, seen) for seen in out):
+            out.append(d)
+    return out
 
 
 def find_traces(folder: str) -> Path | None:

@@ -72,7 +72,7 @@ COMMANDS = [
     (["run_all.py", "--no-such-option"], "--no-such-option"),
     (["run_all.py", "--registry", "{dir}"], "--registry"),
     (["run_all.py", "--registry", "{file}"], "--registry"),
-    (["run_all.py", "--committed-results", "{file}"], "--committed-results"),
+    (["run_all.py", "--quick", "--committed-results", "{file}"], "--committed-results"),
     (["-m", "benchmarks", "no_such_benchmark"], "no_such_benchmark"),
     (["-m", "fairlib.repro.scaffold", "--remove", "no_such_key"], "no_such_key"),
     (["-m", "fairlib.repro.scaffold", "paper"], "KEY"),
@@ -97,7 +97,7 @@ COMMANDS = [
     (["run_all.py", "--verify", "--rtol", "inf"], "--rtol"),
     (["run_all.py", "--verify", "--rtol", "1e400"], "--rtol"),
     (["run_all.py", "--verify", "--rtol", "10"], "--rtol"),
-    (["run_all.py", "--verify", "--atol", "1e300"], "--atol"),
+    (["run_all.py", "--verify", "--rtol", "1e-6", "--atol", "1e300"], "--atol"),
     (
         ["-m", "fairlib.repro.scaffold", "tolerance", "li2019", "--rtol", "inf", "--atol", "0"],
         "--rtol",
@@ -167,6 +167,9 @@ COMMANDS = [
         + ["--rtol", "1e-3", "--atol", "0", "--reason", "r"],
         "--remove",
     ),
+    # options without the trace they are for: the list was printed with nothing on stderr
+    (["-m", "fairlib.traces.fetch", "--tables", "task_events"], "NAME is missing"),
+    (["-m", "fairlib.traces.fetch", "--dest", "{dir}"], "--dest needs a NAME"),
 ]
 
 
@@ -282,6 +285,9 @@ MORE_VALUES = [
     ("FAIRLIB_TRACE_DIR", os.pathsep),
     ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}"),
     ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}/"),
+    # repeats are compared resolved: "..", a doubled separator and a link name the same folder
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}/sub/.."),
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "/{dir}"),
     ("FAIRLIB_MECHANISMS", ","),
     ("FAIRLIB_MECHANISMS", " "),
     ("FAIRLIB_MECHANISMS", "json,,csv"),
@@ -583,3 +589,30 @@ def test_no_command_line_takes_an_abbreviation_a_repeated_option_or_a_repeated_e
                     rf"{opt_or}: '?{v}'? is given twice", err
                 ), err
     assert lists >= 5, lists  # run_all --only, fetch --tables and --parts, the NAMEs, the keys
+
+
+#: run_all.py options of which the other silently made one do nothing: (argv, the two options)
+IGNORED_PAIRS = [
+    (["--quick", "--accept-claims"], ("--accept-claims", "--quick")),
+    (["--verify", "--accept-claims"], ("--accept-claims", "--verify")),
+    (["--dask", "tcp://127.0.0.1:8786", "--sweep-jobs", "2"], ("--dask", "--sweep-jobs")),
+    (["--verify", "--atol", "1e-9"], ("--atol", "--rtol")),
+    (["--committed-results", "/tmp"], ("--committed-results", "--quick")),
+    (["--verify", "--quick"], ("--verify", "--quick")),
+]
+
+
+@pytest.mark.parametrize("argv,options", IGNORED_PAIRS)
+def test_run_all_refuses_an_option_another_makes_ignored(argv, options, capsys):
+    """``--quick --accept-claims``, ``--dask A --sweep-jobs 2`` and ``--verify --atol A`` were
+    accepted though the first option did nothing (``--atol`` alone even replaced every table's
+    declared tolerance with DEFAULT_RTOL): each such pair is a usage error naming both."""
+    import importlib
+
+    run_all = importlib.import_module("run_all")
+    with pytest.raises(SystemExit) as ended:
+        run_all.parse_args(argv)
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and all(o in err.splitlines()[-1] for o in options), err
+    assert run_all.parse_args(["--verify", "--rtol", "1e-6", "--atol", "1e-9"]).atol == 1e-9
+    assert run_all.parse_args(["--accept-claims"]).accept_claims

@@ -305,3 +305,18 @@ def test_main_reports_a_destination_it_cannot_write_naming_it(tmp_path, monkeypa
     assert fetch_module.main(["google", "--dest", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert f"cannot write into {str(tmp_path)!r}: Permission denied" in err, err
+
+
+@pytest.mark.parametrize(
+    "argv", [[], ["--tables", "task_events"], ["--parts", "1", "2"], ["--base-url", "file:///x"]]
+)
+def test_the_command_line_without_a_trace_name_says_it_is_missing(argv, capsys):
+    """``fetch --tables task_events`` printed the trace list and exited 2 with nothing on stderr:
+    a missing NAME is argparse's usage error, naming it and the options that need it."""
+    with pytest.raises(SystemExit) as ended:
+        fetch_module.main(argv)
+    out, err = capsys.readouterr()
+    assert ended.value.code == 2 and not out
+    last = err.strip().splitlines()[-1]
+    assert "error: the trace NAME is missing (one of alibaba, bitbrains, google)" in last, err
+    assert all(a in last for a in argv if a.startswith("--")), err

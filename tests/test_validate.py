@@ -626,3 +626,131 @@ def test_a_label_with_a_joiner_between_visible_characters_is_kept():
     from fairlib._validate import as_label
 
     assert as_label("a\u200db", "name") == "a\u200db"
+
+
+def _special_entries(tmp_path):
+    """A named pipe, a socket and a character device: entries that are neither a file nor a
+    directory."""
+    import socket
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))
+    return sock, {
+        "a named pipe": fifo,
+        "a socket": tmp_path / "sock",
+        "a character device": "/dev/null",
+    }
+
+
+def test_a_directory_argument_is_a_directory_only(tmp_path):
+    """``as_path(kind="directory")`` read a named pipe, a socket or ``/dev/null`` as a directory
+    (only a file was refused), so ``verify_results("li2019", "/dev/null", "/dev/null")`` found
+    nothing to verify and ``importing_tests(..., root="/dev/null")`` nothing to run; each is
+    refused by what it is, at every caller."""
+    from fairlib import traces
+    from fairlib._validate import as_path
+    from fairlib.repro import catalog, executed, verify
+
+    sock, entries = _special_entries(tmp_path)
+    with sock:
+        for what, entry in entries.items():
+            for must_exist in (False, True):
+                with pytest.raises(
+                    InvalidInputError, match=rf"x = .*: {what}.*, expected a directory"
+                ):
+                    as_path(entry, "x", kind="directory", must_exist=must_exist)
+                with pytest.raises(InvalidInputError, match=rf"x = .*not a regular file \({what}"):
+                    as_path(entry, "x", kind="file", must_exist=must_exist)
+            calls = {
+                "committed_dir": lambda e=entry: verify.verify_results("li2019", e, tmp_path),
+                "fresh_dir": lambda e=entry: verify.verify_results("li2019", tmp_path, e),
+                "root": lambda e=entry: catalog.importing_tests(["fairlib/paths.py"], root=e),
+                "folder": lambda e=entry: traces.is_synthetic(e),
+                "executed_dir": lambda e=entry: executed.refresh_findings("li2019", executed_dir=e),
+                "directory": lambda e=entry: traces.google_dir(e),
+            }
+            for name, call in calls.items():
+                with pytest.raises(InvalidInputError, match=rf"{name} = .*{what}"):
+                    call()
+            with pytest.raises(InvalidInputError, match=rf"root = .*{what}"):
+                catalog.changed_modules(root=entry)
+    assert as_path(tmp_path, "x", kind="directory", must_exist=True) == tmp_path
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+def test_a_blank_path_is_refused_by_name(blank):
+    """``google_dir("")`` was the working directory and ``read_vm("  ")`` a FileNotFoundError:
+    a blank path is refused by name wherever a path argument is read."""
+    from fairlib import traces
+    from fairlib._validate import as_path
+    from fairlib.traces import fetch
+
+    calls = {
+        "directory": [
+            lambda: traces.google_dir(blank),
+            lambda: traces.bitbrains_dir(blank),
+            lambda: traces.alibaba_dir(blank),
+            lambda: traces.read_machine_events(directory=blank),
+            lambda: traces.read_vms([1], directory=blank),
+        ],
+        "path": [lambda: traces.read_vm(blank), lambda: as_path(blank, "path")],
+        "dest": [lambda: fetch.fetch("google", dest=blank, progress=False)],
+    }
+    for name, group in calls.items():
+        for call in group:
+            with pytest.raises(
+                InvalidInputError, match=rf"{name} = {re.escape(repr(blank))}: blank"
+            ):
+                call()
+
+
+def test_a_path_of_another_systems_flavour_is_refused(tmp_path):
+    """A ``PureWindowsPath`` on POSIX was read as one odd name (``C:\\/x``); a path of another
+    system's flavour is refused by name, while a ``PurePosixPath`` is a path here."""
+    from pathlib import PurePath, PurePosixPath, PureWindowsPath
+
+    from fairlib import traces
+    from fairlib._validate import as_path
+    from fairlib.traces import fetch
+
+    foreign = PureWindowsPath if isinstance(PurePath(), PurePosixPath) else PurePosixPath
+    calls = {
+        "directory": lambda: traces.google_dir(foreign("C:/x")),
+        "path": lambda: traces.read_vm(foreign("C:/x/y.csv")),
+        "folder": lambda: as_path(foreign("C:/x"), "folder", kind="directory"),
+        "dest": lambda: fetch.fetch("google", dest=foreign("C:/x"), progress=False),
+    }
+    for name, call in calls.items():
+        with pytest.raises(
+            InvalidInputError, match=rf"{name} = {foreign.__name__}\(.*a {foreign.__name__}"
+        ):
+            call()
+    assert as_path(PurePath(tmp_path), "x", kind="directory") == tmp_path
+
+
+def test_trace_directories_are_listed_once_compared_resolved(tmp_path, monkeypatch):
+    """``FAIRLIB_TRACE_DIR=/t:/t/../t`` or ``/t://t`` listed one folder twice, and naming
+    ``data/traces`` there searched it twice: repeats are compared resolved (refused in the
+    variable, dropped from the built-in entries)."""
+    from fairlib import paths
+
+    (tmp_path / "t").mkdir()
+    os.symlink(tmp_path / "t", tmp_path / "link")
+    for second in (
+        f"{tmp_path}/t/../t",
+        f"/{tmp_path}/t",
+        f"{tmp_path}/link",
+        f"{tmp_path}/t/x/..",
+    ):
+        monkeypatch.setenv("FAIRLIB_TRACE_DIR", os.pathsep.join([f"{tmp_path}/t", second]))
+        with pytest.raises(InvalidInputError, match=r"FAIRLIB_TRACE_DIR = .*named twice"):
+            paths.trace_dirs()
+    built_in = paths.DATA / "traces"
+    for named in (built_in, f"{built_in}/", f"{paths.DATA}/x/../traces"):
+        monkeypatch.setenv("FAIRLIB_TRACE_DIR", os.pathsep.join([str(tmp_path), str(named)]))
+        found = paths.trace_dirs()
+        assert found[0] == tmp_path
+        assert [os.path.realpath(d) for d in found].count(os.path.realpath(built_in)) == 1
+        assert len({os.path.realpath(d) for d in found}) == len(found)

@@ -112,6 +112,7 @@ from pathlib import Path
 from .. import paths
 from .._validate import (
     InvalidInputError,
+    path_text,
     as_argv,
     as_integer_text,
     command_parser,
@@ -165,7 +166,10 @@ def _root(root: object) -> Path:
         return paths.ROOT
     if isinstance(root, bytes) or not isinstance(root, (str, os.PathLike)):
         raise ScaffoldError(f"--root = {root!r}: must be a folder path")
-    return Path(root)
+    try:
+        return Path(path_text(root, "--root", "directory"))  # blank, "~", another OS's PurePath
+    except InvalidInputError as exc:
+        raise ScaffoldError(str(exc)) from None
 
 
 def _check_name(value: str, what: str) -> str:

@@ -76,30 +76,25 @@ def trace_folder(
     Raises
     ------
     InvalidInputError
-        When ``directory`` is neither a string nor a path, names a file, or cannot be looked up (a
-        symlink loop, a part of it that is a file).
+        When ``directory`` is neither a string nor a path, is blank, starts with ``~``, is a
+        ``PurePath`` of another system's flavour (``PureWindowsPath`` on POSIX), names an entry
+        other than a directory (a file, a device, a named pipe, a socket), or cannot be looked up
+        (a symlink loop, a part of it that is a file).
     """
     if directory is not None:
         import stat
 
-        if not isinstance(directory, (str, os.PathLike)):
-            from .._validate import InvalidInputError, _short
-
-            raise InvalidInputError(
-                f"{name} = {_short(directory)}: expected a folder path (str or Path), got "
-                f"{type(directory).__name__}"
-            )
-        mode = _validate._path_mode(directory, name)
+        text = _validate.path_text(directory, name, "folder")
+        mode = _validate._path_mode(text, name)
         if mode is not None and not stat.S_ISDIR(mode):
-            from .._validate import InvalidInputError
-
             # a file where the folder is meant: refused here, before a reader looks inside it for
             # files that cannot be there (a missing folder is the readers' to report, with where
             # the data come from)
-            raise InvalidInputError(
-                f"{name} = {str(directory)!r}: a file, not a folder (a trace folder is meant)"
+            raise _validate.InvalidInputError(
+                f"{name} = {text!r}: {_validate._entry_kind(mode)}, not a folder (a trace "
+                "folder is meant)"
             )
-        return Path(directory)
+        return Path(text)
     return paths.find_traces(folder) or paths.trace_dir() / folder
 
 

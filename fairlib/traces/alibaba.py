@@ -121,7 +121,8 @@ def alibaba_dir(directory: os.PathLike[str] | str | None = None) -> Path:
     Raises
     ------
     InvalidInputError
-        When ``directory`` is neither a string nor a path, or names a file.
+        When ``directory`` is neither a string nor a path, is blank, starts with ``~``, is a
+        ``PurePath`` of another system's flavour, or names an entry other than a directory.
     """
     return trace_folder("alibaba_clusterdata", directory)
 

@@ -33,6 +33,7 @@ from .._validate import (
     check_choice,
     check_column_labels,
     is_real_dtype,
+    path_text,
     writing_to,
 )
 from ._source import check_trace_file, missing_hint, parse_number_texts, source_of, trace_folder
@@ -107,27 +108,22 @@ def bitbrains_dir(directory: os.PathLike[str] | str | None = None) -> Path:
     Raises
     ------
     InvalidInputError
-        When ``directory`` is neither a string nor a path, or names a file.
+        When ``directory`` is neither a string nor a path, is blank, starts with ``~``, is a
+        ``PurePath`` of another system's flavour, or names an entry other than a directory.
     """
     return trace_folder("bitbrains_gwa_t12", directory)
 
 
 def _as_path(path: object, name: str) -> Path:
-    """``path`` as a Path: a str or os.PathLike of text, else an error naming ``name`` and the
-    value."""
-    import os
-
-    if not isinstance(path, (str, os.PathLike)) or isinstance(os.fspath(path), bytes):
+    """``path`` as a Path: text that :func:`fairlib._validate.path_text` accepts and that does not
+    name a directory by its form, else an error naming ``name`` and the value."""
+    text = path_text(path, name, "file")
+    if _names_a_directory(text):  # Path("1.csv/") would be the file 1.csv
         raise InvalidInputError(
-            f"{name} = {_short(path)}: expected a file path (str or Path), got "
-            f"{type(path).__name__}"
-        )
-    if _names_a_directory(os.fspath(path)):  # Path("1.csv/") would be the file 1.csv
-        raise InvalidInputError(
-            f"{name} = {os.fspath(path)!r}: names a directory (it ends in a separator, '.' or "
+            f"{name} = {text!r}: names a directory (it ends in a separator, '.' or "
             "'..'), expected a file"
         )
-    return Path(path)
+    return Path(text)
 
 
 def _read_text(path: Path) -> str:
@@ -163,8 +159,9 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
     FileNotFoundError
         The file does not exist; the message names ``path`` and where the traces are looked for.
     InvalidInputError
-        ``path`` is not a str or Path, names a directory by its form (it ends in a separator), or
-        cannot be looked up (a symlink loop, a part of it that is a file).
+        ``path`` is not a str or Path, is blank, starts with ``~``, is a ``PurePath`` of another
+        system's flavour (``PureWindowsPath`` on POSIX), names a directory by its form (it ends
+        in a separator), or cannot be looked up (a symlink loop, a part of it that is a file).
     TraceFormatError
         ``path`` is a directory or another entry than a regular file (``/dev/null``, a named
         pipe), naming what it is; wrong header, a row with the wrong number of fields (separated by
@@ -404,7 +401,8 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     ------
     InvalidInputError
         When ``path`` is not a str or Path, is a directory or names one by its form (``"ts.csv/"``,
-        which would have written the file ``ts.csv``), is of bytes or starts with ``~``, when
+        which would have written the file ``ts.csv``), is of bytes, blank, starts with ``~`` or
+        is a ``PurePath`` of another system's flavour, when
         ``frame`` is not a DataFrame, has a column label that is not a str or is given twice, or
         lacks a column or has one of booleans, complex numbers or anything but real numbers,
         or when a value is one :func:`read_vm` refuses; nothing is written.

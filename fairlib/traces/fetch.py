@@ -46,6 +46,8 @@ from pathlib import Path
 from .. import paths
 from .._validate import (
     InvalidInputError,
+    _entry_kind,
+    path_text,
     as_argv,
     as_parts,
     command_parser,
@@ -313,8 +315,9 @@ def fetch(
     Raises
     ------
     InvalidInputError
-        When the name, a table or a part is unknown, ``dest`` is not a directory path or
-        ``base_url`` is not an http(s) or file URL.
+        When the name, a table or a part is unknown, ``dest`` is not a directory path (also:
+        blank, starting with ``~``, a ``PurePath`` of another system's flavour) or ``base_url``
+        is not an http(s) or file URL.
     RuntimeError
         Naming the URL on an HTTP or network error, and on a checksum mismatch (the downloaded file
         is removed).
@@ -327,10 +330,12 @@ def fetch(
     if dest is not None:
         if not isinstance(dest, (str, os.PathLike)):
             raise InvalidInputError(f"dest = {dest!r}: must be a directory path")
+        dest = path_text(dest, "dest", "directory")
         for parent in [Path(dest), *Path(dest).parents]:
             if parent.exists() and not parent.is_dir():
+                what = _entry_kind(parent.stat().st_mode)
                 raise InvalidInputError(
-                    f"dest = {str(dest)!r}: {parent} is a file, not a directory"
+                    f"dest = {str(dest)!r}: {parent} is {what}, not a directory"
                 )
     root = (Path(dest) if dest is not None else paths.trace_dir()) / source.folder
     base = (base_url or source.base_url).rstrip("/")
@@ -516,9 +521,10 @@ def main(argv: list[str] | None = None) -> int:
     int
         The exit status: 0 on success (``--notebooks`` also on a network failure, which it reports),
         1 when a download failed or the destination cannot be written (the message names it), 2
-        when an argument is refused (its message names it): an unknown name or table, a ``--dest``
-        that is not an absolute directory (blank, relative, ``~``, whitespace at an end), an
-        option ``--notebooks`` or ``--list`` would ignore, an option or a list entry given twice.
+        when an argument is refused (its message names it): a missing name (without ``--list`` or
+        ``--notebooks``), an unknown name or table, a ``--dest`` that is not an absolute
+        directory (blank, relative, ``~``, whitespace at an end), an option ``--notebooks`` or
+        ``--list`` would ignore, an option or a list entry given twice.
     """
     argv = as_argv(argv)
     ap = command_parser(prog="python -m fairlib.traces.fetch", description=__doc__.split("\n")[0])
@@ -549,6 +555,13 @@ def main(argv: list[str] | None = None) -> int:
             ignored = [g for g in given if g != mode and g not in keeps]
             if ignored:
                 ap.error(f"{mode} takes no {', '.join(ignored)}: it would ignore them")
+    if args.name is None and not (args.list or args.notebooks):
+        options = [g for g in given if g != "name"]
+        ap.error(
+            f"the trace NAME is missing (one of {', '.join(sorted(SOURCES))})"
+            + (f"; {', '.join(options)} need{'s' * (len(options) == 1)} a NAME" if options else "")
+            + "; --list lists the traces, --notebooks fetches what the notebooks read"
+        )
     try:
         _as_base_url(args.base_url, "--base-url")
         if args.name is not None:
@@ -573,7 +586,7 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
         return 0
-    if args.list or not args.name:
+    if args.list:
         for key, src in SOURCES.items():
             tables = ", ".join(
                 f"{t} ({spec[1]} part{'s' if spec[1] > 1 else ''})"
@@ -583,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{key:<12} {src.base_url}\n             tables: {tables}\n             "
                 f"licence: {src.licence}"
             )
-        return 0 if args.list else 2
+        return 0
     try:
         fetch(
             args.name, tables=args.tables, parts=args.parts, dest=args.dest, base_url=args.base_url
