@@ -45,6 +45,7 @@ from .._validate import (
     as_values,
     check_choice,
     check_columns,
+    check_drawn,
 )
 
 __all__ = [
@@ -383,7 +384,8 @@ def google_fleet(
     Raises
     ------
     InvalidInputError
-        When a count or ``labels`` is invalid, or ``configurations`` lacks a column.
+        When a count or ``labels`` is invalid, ``n_servers`` x 2 is above
+        :data:`~fairlib._validate.MAX_DRAWN` (10**8), or ``configurations`` lacks a column.
     FileNotFoundError
         When ``configurations`` is omitted and the trace's machine_events are not found.
     """
@@ -392,6 +394,7 @@ def google_fleet(
 
     check_choice(labels, ("frequency", "proportionality"), "labels")
     n_servers, classes = as_count(n_servers, "n_servers"), as_count(classes, "classes")
+    check_drawn(("n_servers", n_servers), ("resources", 2))
     rng = as_rng(rng) if rng is not None else None
     if directory is not None:
         google_dir(directory)  # a folder path, or an error naming it
