@@ -2362,8 +2362,9 @@ def command_parser(**kwargs) -> CommandParser:
 def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: str) -> list[int]:
     """``parts``, a non-empty iterable of part numbers of a sharded table, as a list of ints: each
     an integer from ``first`` to ``first + count - 1``, in increasing order and each once (a file is
-    read or fetched once, in the table's order, so at most ``count`` of them, and an iterable is read
-    no further than one item past that); anything else is an error naming the argument and the part.
+    read or fetched once, in the table's order, so at most ``count`` of them, and an iterable is
+    read no further than one item past that); anything else is an error naming the argument and the
+    part.
 
     Parameters
     ----------
