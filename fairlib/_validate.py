@@ -85,6 +85,7 @@ __all__ = [
     "as_array",
     "as_real_array",
     "as_identifiers",
+    "as_selection",
     "as_values",
     "as_rng",
     "Seed",
@@ -1709,6 +1710,82 @@ def _path_mode(path, name: str) -> int | None:
         raise InvalidInputError(f"{name} = {str(path)!r}: {why} ({exc.strerror})") from None
     except ValueError:  # an embedded null byte
         raise InvalidInputError(f"{name} = {str(path)!r}: holds a null byte") from None
+
+
+def as_selection(value: ArrayLike, name: str, count: int, *, what: str = "servers") -> np.ndarray:
+    """A choice among ``count`` items (servers, users), given as a boolean mask or as indices, as a
+    boolean mask.
+
+    Parameters
+    ----------
+    value : array_like
+        A boolean mask of shape (count,), or integer indices, each from 0 to ``count - 1`` and each
+        once (:func:`as_identifiers` reads them: a bool among integers is refused, not read as 0
+        or 1).
+    name : str
+        The argument's name, used in the error message.
+    count : int
+        How many items there are.
+    what : str, default "servers"
+        The items, for the message.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new boolean mask of shape (count,).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is a mask of another length, or holds anything but integer indices (a
+        bool, a float, text), an index out of range (a negative one is not read from the end) or
+        an index given twice, naming the index and the value.
+
+    Examples
+    --------
+    >>> as_selection([2, 0], "servers", 3).tolist()
+    [True, False, True]
+    >>> as_selection([1, True], "servers", 3)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: servers[1] = True: booleans are not numbers (a list that
+    mixes them with numbers is refused)
+    >>> as_selection([1, 1], "servers", 3)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: servers[1] = 1: server 1 is given more than once
+    """
+    _check_unmasked(value, name)
+    try:
+        arr = np.asarray(value) if not isinstance(value, BINARY) else None
+    except (TypeError, ValueError):  # ragged: as_identifiers names it
+        arr = None
+    if arr is not None and arr.dtype == bool:
+        if arr.shape != (count,):
+            raise InvalidInputError(
+                f"{name} = {_short(value)}: a mask of {count} {what} has shape ({count},), got "
+                f"{arr.shape}"
+            )
+        return arr.copy()
+    ids = as_identifiers(value, name, allow_empty=True)
+    if ids.size and ids.dtype.kind not in "iu":
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: expected a mask or integer indices of {count} {what}, "
+            f"got text"
+        )
+    mask = np.zeros(count, dtype=bool)
+    for i, index in enumerate(ids.tolist()):
+        if not 0 <= index < count:
+            raise InvalidInputError(
+                f"{name}[{i}] = {index}: must be an index of the {count} {what}, from 0 to "
+                f"{count - 1}"
+            )
+        if mask[index]:
+            raise InvalidInputError(
+                f"{name}[{i}] = {index}: {what.rstrip('s')} {index} is given more than once"
+            )
+        mask[index] = True
+    return mask
 
 
 def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):

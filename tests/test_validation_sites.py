@@ -961,6 +961,18 @@ SITES = {
     "sim:open_loop mechanisms": (_open_loop_no_mechanism, r"mechanisms: none to run"),
     "traces.fetch:files_for table": (_files_for_unknown_table, r"table = 'no_such_table'"),
     "traces.fetch:files_for parts": (_files_for_single_part, r"has a single part"),
+    "multires.checks.utilisation_range:utilisation_range servers": (
+        lambda: __import__(
+            "fairlib.multires.checks.utilisation_range", fromlist=["x"]
+        ).utilisation_range(Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0]]), [1.0], [1, True], 0),
+        r"servers\[1\] = True: booleans are not numbers",
+    ),
+    "multires.checks.psdsf_range:psdsf_utilisation_bounds servers": (
+        lambda: __import__(
+            "fairlib.multires.checks.psdsf_range", fromlist=["x"]
+        ).psdsf_utilisation_bounds(Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0]]), 0, [1, 1]),
+        r"servers\[1\] = 1: server 1 is given more than once",
+    ),
     "traces.fetch:files_for endless parts": (_files_for_endless_parts, r"parts: more than 500 "),
     "traces.synthetic:synthetic_task_usage endless parts": (
         _synthetic_usage_endless_parts,
