@@ -93,6 +93,7 @@ __all__ = [
     "as_instance",
     "as_list_of",
     "check_columns",
+    "check_no_complex",
     "check_choice",
     "result_type",
     "read_only_state",
@@ -1864,10 +1865,11 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
 
 
 def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) -> None:
-    """A table's column labels are text, each once: a writer that picks columns by label got a
-    DataFrame for a duplicated label (and failed on its ``dtype`` with a raw AttributeError) and a
-    tuple for each label of MultiIndex columns; a reader of a table by column would read the
-    first of two columns of one label and never see the second.
+    """A table's column labels are text, none blank, each once: a writer that picks columns by
+    label got a DataFrame for a duplicated label (and failed on its ``dtype`` with a raw
+    AttributeError) and a tuple for each label of MultiIndex columns; a header shows no blank
+    label; a reader of a table by column would read the first of two columns of one label and
+    never see the second.
 
     Parameters
     ----------
@@ -1881,8 +1883,8 @@ def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) ->
     Raises
     ------
     InvalidInputError
-        Naming the argument, the position and the label, when a label is not a str or is given
-        twice.
+        Naming the argument, the position and the label, when a label is not a str (with
+        ``text``), is a blank str (:func:`as_label`: no header shows it), or is given twice.
 
     Examples
     --------
@@ -1899,6 +1901,8 @@ def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) ->
                 f"{name}.columns[{i}] = {_short(label)}: a column label must be a str, got "
                 f"{type(label).__name__}"
             )
+        if isinstance(label, str):
+            as_label(label, f"{name}.columns[{i}]")
         if label in labels[:i]:
             raise InvalidInputError(
                 f"{name}.columns[{i}] = {label!r}: given twice (also at {labels.index(label)})"
@@ -2597,6 +2601,57 @@ def is_real_dtype(dtype: object) -> bool:
         and not api.is_bool_dtype(dtype)
         and not api.is_complex_dtype(dtype)
     )
+
+
+def check_no_complex(frame: pd.DataFrame, name: str) -> None:
+    """Refuse a table with a complex number in any column: no reader of a written table reads one
+    back as a number, and no result of the library is complex.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    name : str
+        The argument's name, for the message.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the table, the column and, for a column of mixed values, the row and the value,
+        when a column has a complex dtype or holds a complex number.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_no_complex(pd.DataFrame({"a": [1 + 1j]}), "df")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: df, column 'a': complex numbers (dtype complex128) are
+    not numbers here
+    """
+    import pandas as pd
+
+    for col in frame.columns:
+        column = frame[col]
+        dtype = (
+            column.dtype.categories.dtype
+            if isinstance(column.dtype, pd.CategoricalDtype)
+            else column.dtype
+        )
+        if pd.api.types.is_complex_dtype(dtype):
+            raise InvalidInputError(
+                f"{name}, column {col!r}: complex numbers (dtype {column.dtype}) are not numbers "
+                "here"
+            )
+        if dtype.kind == "O":
+            for k, value in enumerate(column.tolist()):
+                if isinstance(value, (complex, np.complexfloating)):
+                    label = frame.index[k]
+                    label = label.item() if isinstance(label, np.generic) else label
+                    raise InvalidInputError(
+                        f"{name} row {k} (index {label!r}), column {col!r} = {_short(value)}: a "
+                        "complex number is not a number here"
+                    )
 
 
 def _not_numbers(frame: pd.DataFrame, name: str, col: str) -> str:
