@@ -88,6 +88,7 @@ __all__ = [
     "as_array",
     "as_real_array",
     "as_identifiers",
+    "as_selection",
     "as_values",
     "as_rng",
     "Seed",
@@ -95,6 +96,7 @@ __all__ = [
     "as_instance",
     "as_list_of",
     "check_columns",
+    "check_no_complex",
     "check_choice",
     "result_type",
     "read_only_state",
@@ -1798,6 +1800,82 @@ def path_text(value, name: str, kind: str = "file") -> str:
     return text
 
 
+def as_selection(value: ArrayLike, name: str, count: int, *, what: str = "servers") -> np.ndarray:
+    """A choice among ``count`` items (servers, users), given as a boolean mask or as indices, as a
+    boolean mask.
+
+    Parameters
+    ----------
+    value : array_like
+        A boolean mask of shape (count,), or integer indices, each from 0 to ``count - 1`` and each
+        once (:func:`as_identifiers` reads them: a bool among integers is refused, not read as 0
+        or 1).
+    name : str
+        The argument's name, used in the error message.
+    count : int
+        How many items there are.
+    what : str, default "servers"
+        The items, for the message.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new boolean mask of shape (count,).
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is a mask of another length, or holds anything but integer indices (a
+        bool, a float, text), an index out of range (a negative one is not read from the end) or
+        an index given twice, naming the index and the value.
+
+    Examples
+    --------
+    >>> as_selection([2, 0], "servers", 3).tolist()
+    [True, False, True]
+    >>> as_selection([1, True], "servers", 3)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: servers[1] = True: booleans are not numbers (a list that
+    mixes them with numbers is refused)
+    >>> as_selection([1, 1], "servers", 3)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: servers[1] = 1: server 1 is given more than once
+    """
+    _check_unmasked(value, name)
+    try:
+        arr = np.asarray(value) if not isinstance(value, BINARY) else None
+    except (TypeError, ValueError):  # ragged: as_identifiers names it
+        arr = None
+    if arr is not None and arr.dtype == bool:
+        if arr.shape != (count,):
+            raise InvalidInputError(
+                f"{name} = {_short(value)}: a mask of {count} {what} has shape ({count},), got "
+                f"{arr.shape}"
+            )
+        return arr.copy()
+    ids = as_identifiers(value, name, allow_empty=True)
+    if ids.size and ids.dtype.kind not in "iu":
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: expected a mask or integer indices of {count} {what}, "
+            f"got text"
+        )
+    mask = np.zeros(count, dtype=bool)
+    for i, index in enumerate(ids.tolist()):
+        if not 0 <= index < count:
+            raise InvalidInputError(
+                f"{name}[{i}] = {index}: must be an index of the {count} {what}, from 0 to "
+                f"{count - 1}"
+            )
+        if mask[index]:
+            raise InvalidInputError(
+                f"{name}[{i}] = {index}: {what.rstrip('s')} {index} is given more than once"
+            )
+        mask[index] = True
+    return mask
+
+
 def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     """``value`` (text or a path) as a :class:`pathlib.Path` to a ``kind`` of entry, ``"file"`` or
     ``"directory"``: an existing entry of another kind is an error naming the argument and what
@@ -1863,10 +1941,11 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
 
 
 def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) -> None:
-    """A table's column labels are text, each once: a writer that picks columns by label got a
-    DataFrame for a duplicated label (and failed on its ``dtype`` with a raw AttributeError) and a
-    tuple for each label of MultiIndex columns; a reader of a table by column would read the
-    first of two columns of one label and never see the second.
+    """A table's column labels are text, none blank, each once: a writer that picks columns by
+    label got a DataFrame for a duplicated label (and failed on its ``dtype`` with a raw
+    AttributeError) and a tuple for each label of MultiIndex columns; a header shows no blank
+    label; a reader of a table by column would read the first of two columns of one label and
+    never see the second.
 
     Parameters
     ----------
@@ -1880,8 +1959,8 @@ def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) ->
     Raises
     ------
     InvalidInputError
-        Naming the argument, the position and the label, when a label is not a str or is given
-        twice.
+        Naming the argument, the position and the label, when a label is not a str (with
+        ``text``), is a blank str (:func:`as_label`: no header shows it), or is given twice.
 
     Examples
     --------
@@ -1898,6 +1977,8 @@ def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) ->
                 f"{name}.columns[{i}] = {_short(label)}: a column label must be a str, got "
                 f"{type(label).__name__}"
             )
+        if isinstance(label, str):
+            as_label(label, f"{name}.columns[{i}]")
         if label in labels[:i]:
             raise InvalidInputError(
                 f"{name}.columns[{i}] = {label!r}: given twice (also at {labels.index(label)})"
@@ -2503,8 +2584,9 @@ def command_parser(**kwargs) -> CommandParser:
 def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: str) -> list[int]:
     """``parts``, a non-empty iterable of part numbers of a sharded table, as a list of ints: each
     an integer from ``first`` to ``first + count - 1``, in increasing order and each once (a file is
-    read or fetched once, in the table's order); anything else is an error naming the argument and
-    the part.
+    read or fetched once, in the table's order, so at most ``count`` of them, and an iterable is
+    read no further than one item past that); anything else is an error naming the argument and the
+    part.
 
     Parameters
     ----------
@@ -2535,8 +2617,14 @@ def as_parts(parts, name: str = "parts", *, first: int = 0, count: int, where: s
     once)
     """
     last = first + count - 1
+    # read at most one item past the table's parts: more cannot be increasing and in range
     parts = list(
-        as_sequence(parts, name, what=f"must be an iterable of part numbers ({first} to {last})")
+        as_sequence(
+            parts,
+            name,
+            what=f"must be an iterable of part numbers ({first} to {last})",
+            maximum=count,
+        )
     )
     if not parts:
         raise InvalidInputError(f"{name}: no part numbers given")
@@ -2654,6 +2742,57 @@ def is_real_dtype(dtype: object) -> bool:
         and not api.is_bool_dtype(dtype)
         and not api.is_complex_dtype(dtype)
     )
+
+
+def check_no_complex(frame: pd.DataFrame, name: str) -> None:
+    """Refuse a table with a complex number in any column: no reader of a written table reads one
+    back as a number, and no result of the library is complex.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    name : str
+        The argument's name, for the message.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the table, the column and, for a column of mixed values, the row and the value,
+        when a column has a complex dtype or holds a complex number.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_no_complex(pd.DataFrame({"a": [1 + 1j]}), "df")
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: df, column 'a': complex numbers (dtype complex128) are
+    not numbers here
+    """
+    import pandas as pd
+
+    for col in frame.columns:
+        column = frame[col]
+        dtype = (
+            column.dtype.categories.dtype
+            if isinstance(column.dtype, pd.CategoricalDtype)
+            else column.dtype
+        )
+        if pd.api.types.is_complex_dtype(dtype):
+            raise InvalidInputError(
+                f"{name}, column {col!r}: complex numbers (dtype {column.dtype}) are not numbers "
+                "here"
+            )
+        if dtype.kind == "O":
+            for k, value in enumerate(column.tolist()):
+                if isinstance(value, (complex, np.complexfloating)):
+                    label = frame.index[k]
+                    label = label.item() if isinstance(label, np.generic) else label
+                    raise InvalidInputError(
+                        f"{name} row {k} (index {label!r}), column {col!r} = {_short(value)}: a "
+                        "complex number is not a number here"
+                    )
 
 
 def _not_numbers(frame: pd.DataFrame, name: str, col: str) -> str:

@@ -57,6 +57,7 @@ from ._validate import (
     as_task_caps,
     as_time,
     check_choice,
+    check_drawn,
     result_type,
 )
 from .metrics import jain_index
@@ -126,13 +127,15 @@ def location_eligibility(
     Raises
     ------
     InvalidInputError
-        When the fleet has no locations or an argument is out of range, naming it.
+        When the fleet has no locations or an argument is out of range, naming it, or when
+        ``n_users`` x ``fleet.n_servers`` is above :data:`~fairlib._validate.MAX_DRAWN` (10**8).
     """
     as_instance(fleet, Fleet, "fleet")
     if fleet.location is None:
         raise InvalidInputError("fleet: has no server locations (location is None)")
     check_choice(topology, ("line", "ring"), "topology")
     reach, n_users = as_count(reach, "reach", minimum=0), as_count(n_users, "n_users")
+    check_drawn(("n_users", n_users), ("fleet.n_servers", fleet.n_servers))
     rng = as_rng(rng)
     sites = np.unique(fleet.location)
     home = rng.choice(sites, size=n_users)

@@ -64,6 +64,7 @@ from ._validate import (
     InvalidInputError,
     _short,
     as_count,
+    as_label,
     as_labels,
     as_sequence,
     check_choice,
@@ -279,6 +280,7 @@ def _grid_points(grid: object) -> list[dict]:
                     f"grid point {i}: parameter name {key!r} is not a string (a keyword "
                     "argument of fn)"
                 )
+            as_label(key, f"grid point {i}: parameter name")  # a column of the table, shown
         for reserved in ("seed", "rep"):
             if reserved in p:
                 raise InvalidInputError(
@@ -441,6 +443,16 @@ def _as_rows(out: object) -> list[dict]:
             f"a sweep function's columns are named by non-blank text; it returned a column "
             f"named {bad[0]!r}"
         )
+    # no result of the library is complex, and no written table reads one back as a number
+    for row in rows:
+        for key, value in row.items():
+            if isinstance(value, (complex, np.complexfloating)) or (
+                isinstance(value, np.ndarray) and value.dtype.kind == "c"
+            ):
+                raise ValueError(
+                    f"a sweep function's results are not complex; it returned {key!r} = "
+                    f"{_short(value)}"
+                )
     return rows
 
 
@@ -662,11 +674,13 @@ def sweep(
     ----------
     fn : callable
         Called as ``fn(seed=..., **point, **fixed)`` (checked against its signature before any cell
-        runs); returns a dict (one row), a list of dicts or a DataFrame; it must be importable by
-        the workers.
+        runs); returns a dict (one row), a list of dicts or a DataFrame, its columns named by
+        non-blank text and none of its values complex (else the cell fails); it must be
+        importable by the workers.
     grid : dict of str to list, or list of dict
         name -> list of values (the cartesian product), or a list of dicts (explicit points); at
-        least one point; a set of values is refused (it has no fixed order).
+        least one point; a set of values is refused (it has no fixed order); names are non-blank
+        text.
     seeds : int, default 1
         Repetitions per point (the ``rep`` column, 0-based); at most :data:`MAX_CELLS` cells in all.
     rng : int or numpy.random.SeedSequence, default 0
@@ -726,6 +740,7 @@ def sweep(
             raise InvalidInputError(
                 f"fixed: key {key!r} is not a string (fixed holds keyword arguments for fn)"
             )
+        as_label(key, "fixed: key")
         if key == "seed":
             raise InvalidInputError(
                 "fixed: 'seed' is reserved by the sweep (it passes each cell its own seed)"

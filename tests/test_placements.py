@@ -64,5 +64,23 @@ def test_bad_input_is_named():
         utilisation_range(cluster, [5.0], [0], 0)
     with pytest.raises(InvalidInputError, match="resource = 2"):
         utilisation_range(cluster, [1.0], [0], 2)
-    with pytest.raises(InvalidInputError, match="servers"):
+    with pytest.raises(InvalidInputError, match=r"servers\[0\] = 7: must be an index"):
         utilisation_range(cluster, [1.0], [7], 0)
+
+
+@pytest.mark.parametrize(
+    "servers, message",
+    [
+        ([1, True], r"servers\[1\] = True: booleans are not numbers"),
+        ([0, np.True_], r"servers\[1\] = True: booleans are not numbers"),
+        ([1, 1], r"servers\[1\] = 1: server 1 is given more than once"),
+        ([-1], r"servers\[0\] = -1: must be an index of the 2 servers, from 0 to 1"),
+        ([0, 1.0], r"servers\[1\] = 1\.0: identifiers must be integers"),
+        (np.array([True]), r"a mask of 2 servers has shape \(2,\), got \(1,\)"),
+    ],
+)
+def test_a_server_list_is_a_mask_or_distinct_indices(servers, message):
+    # a bool among indices was read as 1, a repeat or an index from the end accepted
+    cluster = Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(InvalidInputError, match=message):
+        utilisation_range(cluster, [1.0, 1.0], servers, 0)

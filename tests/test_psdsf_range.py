@@ -98,9 +98,13 @@ def test_bad_input_is_named():
         psdsf_utilisation_bounds(cluster, True)
     # (an unnamed refusal would follow: an empty selection holds none of the resource)
     with pytest.raises(
-        InvalidInputError, match=r"servers: expected a mask or indices of 1 servers"
+        InvalidInputError, match=r"servers\[0\] = 5: must be an index of the 1 servers"
     ):
         psdsf_utilisation_bounds(cluster, 0, [5])
+    with pytest.raises(
+        InvalidInputError, match=r"servers\[1\] = 0: server 0 is given more than once"
+    ):
+        psdsf_utilisation_bounds(cluster, 0, [0, 0])
     with pytest.raises(InvalidInputError, match="cluster"):
         psdsf_utilisation_bounds("cluster", 0)
 

@@ -435,6 +435,32 @@ def test_save_table_rejects_non_frame(tmp_build):
         save_table([1, 2], "x", "y", mode="quick")
 
 
+@pytest.mark.parametrize(
+    "df, message",
+    [
+        (pd.DataFrame({"a": [1 + 1j]}), r"df, column 'a': complex numbers \(dtype complex128\)"),
+        (
+            pd.DataFrame({"a": [1.0, 1j]}, dtype=object),
+            r"df row 1 \(index 1\), column 'a' = 1j: a complex number",
+        ),
+        (pd.DataFrame({" ": [1.0]}), r"df.columns\[0\] = ' ': blank"),
+        (pd.DataFrame({"a": [1.0], "": [2.0]}), r"df.columns\[1\] = '': blank"),
+    ],
+)
+def test_a_table_with_complex_numbers_or_a_blank_column_is_neither_written_nor_shown(
+    tmp_build, df, message
+):
+    from fairlib.repro.tables import table
+
+    with pytest.raises(InvalidInputError, match=message):
+        save_table(df, "x", "y", mode="quick")
+    assert not list(tmp_build.rglob("y.csv"))  # nothing written
+    with pytest.raises(InvalidInputError, match=message):
+        table(df)
+    with pytest.raises(InvalidInputError, match=r"names\['a'\] = ' ': blank"):
+        table(pd.DataFrame({"a": [1.0]}), names={"a": " "})
+
+
 def test_claims_on_synthetic_data_are_not_tested(tmp_build):
     log = ClaimLog("synthetic_demo", mode="quick", data="synthetic", registry=REGISTRY)
     for cid, value in (

@@ -214,3 +214,22 @@ def test_the_probes_that_found_the_gaps():
     ):
         kueue.add("q", nominal=[5.0, 10.0], lending_limit=[6.0, 1.0])
     assert not kueue.contains("q")
+
+
+def test_a_copy_of_a_stateful_object_is_independent():
+    # copy.copy shared the clients and the claims with the original
+    from fairlib.repro.ledger import ClaimLog
+
+    sorter = DRFSorter([10.0, 10.0])
+    sorter.add("a")
+    for twin in (copy.copy(sorter), copy.deepcopy(sorter)):
+        twin.add("b")
+        twin.allocated("a", [1.0, 1.0])
+        assert not sorter.contains("b") and sorter.allocation("a").tolist() == [0.0, 0.0]
+        assert twin.contains("b") and twin.allocation("a").tolist() == [1.0, 1.0]
+    registry = '[[claim]]\nid = "x"\nkind = "paper"\nsource = "s"\nstatement = "t"\n'
+    registry += "paper_value = 1.0\ntol = 0.1\n"
+    log = ClaimLog("demo", write=False, registry=registry)
+    for twin in (copy.copy(log), copy.deepcopy(log)):
+        assert twin.measure("x", 1.0)
+        assert log.claims == [] and len(twin.claims) == 1

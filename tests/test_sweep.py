@@ -286,6 +286,37 @@ def test_a_column_without_a_name_is_a_cell_failure(out):
         sweep(lambda seed, x: out, {"x": [1]}, backend="serial", progress=False)
 
 
+@pytest.mark.parametrize(
+    "out",
+    [
+        {"y": 1 + 1j},
+        {"y": np.complex128(1)},
+        {"y": np.array([1j])},
+        pd.DataFrame({"y": [1 + 0j]}),
+        [{"y": 1.0}, {"y": 2j}],
+    ],
+)
+def test_a_complex_result_is_a_cell_failure(out):
+    with pytest.raises(SweepError, match="results are not complex; it returned 'y'"):
+        sweep(lambda seed, x: out, {"x": [1]}, backend="serial", progress=False)
+
+
+@pytest.mark.parametrize("name", ["", " ", "\t"])
+def test_a_blank_parameter_name_is_refused(name):
+    with pytest.raises(InvalidInputError, match=r"grid point 0: parameter name = .*: blank"):
+        sweep(lambda seed, **k: {"y": 1}, {name: [1]}, backend="serial", progress=False)
+    with pytest.raises(InvalidInputError, match=r"grid point 0: parameter name = .*: blank"):
+        sweep(lambda seed, **k: {"y": 1}, [{name: 1}], backend="serial", progress=False)
+    with pytest.raises(InvalidInputError, match=r"fixed: key = .*: blank"):
+        sweep(
+            lambda seed, **k: {"y": 1},
+            {"x": [1]},
+            fixed={name: 1},
+            backend="serial",
+            progress=False,
+        )
+
+
 def test_distinct_values_of_one_kind_are_distinct_points():
     table = sweep(
         lambda seed, x: {"y": 1},

@@ -16,6 +16,7 @@ from fairlib._validate import (
     as_eligibility,
     as_array,
     as_identifiers,
+    as_selection,
     as_label,
     as_labels,
     as_parts,
@@ -569,6 +570,29 @@ def test_binary_data_is_not_numbers(binary):
         as_sequence(binary, "resources")
     # the numbers themselves, and a typed buffer read as numbers, are accepted
     assert as_array(np.frombuffer(bytes(binary), dtype=np.uint8), "capacity").tolist() == [9, 18]
+
+
+def test_a_selection_is_a_mask_or_distinct_indices_in_range():
+    mask = np.array([True, False, True])
+    out = as_selection(mask, "servers", 3)
+    assert out.tolist() == [True, False, True] and out is not mask
+    assert as_selection(np.array([2, 0], dtype=np.uint8), "servers", 3).tolist() == [
+        True,
+        False,
+        True,
+    ]
+    assert as_selection([], "servers", 3).tolist() == [False] * 3
+    for bad, message in [
+        ([1, True], r"servers\[1\] = True: booleans are not numbers"),
+        ([2, 2], r"servers\[1\] = 2: server 2 is given more than once"),
+        ([3], r"servers\[0\] = 3: must be an index of the 3 servers, from 0 to 2"),
+        ([-3], r"servers\[0\] = -3: must be an index"),
+        (["a"], r"servers = \['a'\]: expected a mask or integer indices of 3 servers, got text"),
+        ([True, False], r"a mask of 3 servers has shape \(3,\), got \(2,\)"),
+        (bytearray(b"\x00"), r"binary data"),
+    ]:
+        with pytest.raises(InvalidInputError, match=message):
+            as_selection(bad, "servers", 3)
 
 
 @pytest.mark.parametrize("blank", ["", " ", "\n", "\u3000"])

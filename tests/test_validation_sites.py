@@ -102,7 +102,8 @@ def _drawn(call):
         import importlib
 
         module, _, name = call[0].rpartition(".")
-        getattr(importlib.import_module(module), name)(*call[1], **call[2])
+        args = call[1]() if callable(call[1]) else call[1]  # built when the case runs
+        getattr(importlib.import_module(module), name)(*args, **call[2])
 
     return site
 
@@ -194,6 +195,35 @@ _DRAWN = [
             {"n_users": 10**6, "n_resources": 1000},
         ),
         "n_users x n_resources",
+    ),
+    (
+        "dynamic.analysis:maxsum_counterexample",
+        ("fairlib.dynamic.analysis.maxsum_counterexample", (10**7,), {}),
+        r"\(m \+ 1\) x m",
+    ),
+    (
+        "dynamic.analysis:maxmin_tight_example",
+        ("fairlib.dynamic.analysis.maxmin_tight_example", (10**5,), {}),
+        r"\(m\^2 \+ 1\) x m",
+    ),
+    (
+        "market.equilibrium:sqrt_m_construction",
+        ("fairlib.market.equilibrium.sqrt_m_construction", (10**5,), {}),
+        r"\(n\^2 \+ n\) x n",
+    ),
+    (
+        "sim:location_eligibility",
+        (
+            "fairlib.sim.location_eligibility",
+            lambda: (__import__("fairlib.traces", fromlist=["x"]).bitbrains_fleet(), 10**12, 0),
+            {},
+        ),
+        r"n_users x fleet\.n_servers",
+    ),
+    (
+        "traces.workload:google_fleet",
+        ("fairlib.traces.workload.google_fleet", (10**14,), {}),
+        "n_servers x resources",
     ),
 ]
 
@@ -550,6 +580,18 @@ def _files_for_single_part():
     from fairlib.traces.fetch import files_for
 
     files_for("google", tables=["schema"], parts=[3])
+
+
+def _files_for_endless_parts():
+    from fairlib.traces.fetch import files_for
+
+    files_for("google", parts=range(10**12))
+
+
+def _synthetic_usage_endless_parts():
+    from fairlib.traces.synthetic import synthetic_task_usage
+
+    synthetic_task_usage(None, 0, parts=range(10**12))
 
 
 def _warm_jobs():
@@ -919,6 +961,23 @@ SITES = {
     "sim:open_loop mechanisms": (_open_loop_no_mechanism, r"mechanisms: none to run"),
     "traces.fetch:files_for table": (_files_for_unknown_table, r"table = 'no_such_table'"),
     "traces.fetch:files_for parts": (_files_for_single_part, r"has a single part"),
+    "multires.checks.utilisation_range:utilisation_range servers": (
+        lambda: __import__(
+            "fairlib.multires.checks.utilisation_range", fromlist=["x"]
+        ).utilisation_range(Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0]]), [1.0], [1, True], 0),
+        r"servers\[1\] = True: booleans are not numbers",
+    ),
+    "multires.checks.psdsf_range:psdsf_utilisation_bounds servers": (
+        lambda: __import__(
+            "fairlib.multires.checks.psdsf_range", fromlist=["x"]
+        ).psdsf_utilisation_bounds(Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0]]), 0, [1, 1]),
+        r"servers\[1\] = 1: server 1 is given more than once",
+    ),
+    "traces.fetch:files_for endless parts": (_files_for_endless_parts, r"parts: more than 500 "),
+    "traces.synthetic:synthetic_task_usage endless parts": (
+        _synthetic_usage_endless_parts,
+        r"parts: more than 500 items",
+    ),
     "multires.cluster:Cluster.single_pool": (_single_pool_capacity, r"capacity\[1\] = -1\.0"),
     "multires.cluster:Allocation tasks": (
         _allocation_shape,

@@ -126,6 +126,16 @@ def test_bitbrains_fleet_and_workload(tmp_path):
     assert w.resources == fleet.resources
 
 
+def test_bitbrains_fleet_spreads_over_every_site_it_accepts():
+    # the largest server type has 100 servers: 100 sites each hold one, a 101st would hold none
+    assert set(bitbrains_fleet(locations=100).location) == set(range(100))
+    for locations in (101, 1000, 10**9):
+        with pytest.raises(
+            InvalidInputError, match=rf"locations = {locations}: must be at most 100"
+        ):
+            bitbrains_fleet(locations=locations)
+
+
 @pytest.mark.realdata
 @real
 def test_real_google_fleet_and_workload():

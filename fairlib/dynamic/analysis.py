@@ -15,6 +15,7 @@ from .._validate import (
     as_number,
     as_rng,
     as_tolerance,
+    check_drawn,
 )
 from .drf import DynamicDRFResult, dynamic_drf, normalize_demands, static_drf_levels
 
@@ -97,7 +98,8 @@ def maxsum_counterexample(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
     Raises
     ------
     InvalidInputError
-        On ``m`` below 1 or ``eps`` out of range.
+        On ``m`` below 1 or ``eps`` out of range, or an array of more than
+        :data:`~fairlib._validate.MAX_DRAWN` (10**8) numbers.
 
     References
     ----------
@@ -105,6 +107,7 @@ def maxsum_counterexample(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
        resources", arXiv preprint arXiv:1509.07935, 2019, §4.
     """
     m = as_count(m, "m")
+    check_drawn(("(m + 1)", m + 1), ("m", m))
     return np.vstack([_unit_types(m, eps), np.ones((1, m))])
 
 
@@ -129,7 +132,8 @@ def maxmin_tight_example(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
     Raises
     ------
     InvalidInputError
-        On ``m`` out of range or ``eps`` out of range.
+        On ``m`` out of range or ``eps`` out of range, or an array of more than
+        :data:`~fairlib._validate.MAX_DRAWN` (10**8) numbers.
 
     References
     ----------
@@ -138,6 +142,7 @@ def maxmin_tight_example(m: int, eps: float = 1e-9) -> npt.NDArray[np.float64]:
     """
     m = as_count(m, "m", maximum=2**31)  # n = m^2 + 1 agents
     n = m * m + 1
+    check_drawn(("(m^2 + 1)", n), ("m", m))
     return _unit_types(m, eps)[np.arange(n) % m]
 
 

@@ -16,6 +16,7 @@ from .._validate import (
     as_values,
     check_choice,
     as_tolerance,
+    check_drawn,
 )
 from ..metrics import efficiency, envy_freeness, utilities, utility_uniformity
 from .game import allocation
@@ -302,7 +303,8 @@ def sqrt_m_construction(n: int) -> GameInstance:
     Raises
     ------
     InvalidInputError
-        When ``n`` is not an integer >= 1.
+        When ``n`` is not an integer >= 1, or the arrays would hold more than
+        :data:`~fairlib._validate.MAX_DRAWN` (10**8) numbers each.
 
     References
     ----------
@@ -310,6 +312,7 @@ def sqrt_m_construction(n: int) -> GameInstance:
        Distributed Shared Clusters", EC '05, 2005, §3.2.
     """
     n = as_count(n, "n")
+    check_drawn(("(n^2 + n)", n * n + n), ("n", n))
     spread_w = np.full((n * n, n), 1.0 / n)
     spec_w = np.eye(n)
     return GameInstance(

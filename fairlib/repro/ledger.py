@@ -1583,6 +1583,13 @@ class ClaimLog:
             registry_path(self.key) if self.registry is None else self.registry, self.key
         )
 
+    def __copy__(self) -> ClaimLog:
+        """``copy.copy``: an independent log (a deep copy), whose measurements are its own: a
+        shallow copy would record into the original's list of claims."""
+        import copy
+
+        return copy.deepcopy(self)
+
     def measure(
         self,
         claim_id: str,

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paths
-from .._validate import check_column_labels, InvalidInputError, _short, as_count
+from .._validate import check_column_labels, check_no_complex, InvalidInputError, _short, as_count
 
 __all__ = ["save_figure", "save_table", "reported", "FLOAT_FORMAT", "MARKS_FILE"]
 
@@ -140,6 +140,12 @@ def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
     pandas.DataFrame
         ``df`` itself when no column is rounded, else a rounded copy.
 
+    Raises
+    ------
+    InvalidInputError
+        When ``df`` is not a DataFrame, has no columns, a column label that is blank or given
+        twice, or a complex number; or when ``key`` or ``name`` is invalid.
+
     Examples
     --------
     >>> reported(
@@ -158,6 +164,7 @@ def reported(df: pd.DataFrame, key: str, name: str) -> pd.DataFrame:
     if df.shape[1] == 0:
         raise InvalidInputError(f"df: a table without columns ({len(df)} rows, nothing to show)")
     check_column_labels(df, "df", text=False)  # a CSV or a page with two columns of one name
+    check_no_complex(df, "df")  # read back as text, never as a number
     paths.check_key(key)
     paths._check_file_name(name, "name")
     out = None
@@ -202,6 +209,13 @@ def save_table(df: pd.DataFrame, key: str, name: str, *, mode: str = "full") -> 
     -------
     Path
         The CSV written.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``df`` is not a DataFrame, has no columns, a column label that is blank or given
+        twice, or a complex number (no reader reads one back as a number); or when ``key``,
+        ``name`` or ``mode`` is invalid.
     """
     paths._check_file_name(name, "name")
     df = reported(df, key, name)  # refuses a df that is not a DataFrame, by name

@@ -34,10 +34,12 @@ import pandas as pd
 
 from .._validate import (
     check_column_labels,
+    check_no_complex,
     InvalidInputError,
     _short,
     as_count,
     as_instance,
+    as_label,
     as_number,
     result_type,
 )
@@ -191,10 +193,11 @@ def table(
     Raises
     ------
     InvalidInputError
-        When ``df`` is not a DataFrame or has no columns, ``names`` is not a mapping of columns
-        to text, ``decimals`` is not a count (or a mapping to counts) from 0 to
-        :data:`MAX_DECIMALS`, ``caption`` is not text, ``width_px`` is not a finite number
-        > 0, or ``names`` or ``decimals`` names a column it does not have.
+        When ``df`` is not a DataFrame, has no columns, a blank or repeated column label or a
+        complex number, ``names`` is not a mapping of columns to non-blank text, ``decimals`` is
+        not a count (or a mapping to counts) from 0 to :data:`MAX_DECIMALS`, ``caption`` is not
+        text, ``width_px`` is not a finite number > 0, or ``names`` or ``decimals`` names a
+        column it does not have.
     """
     if not isinstance(df, pd.DataFrame):
         raise InvalidInputError(
@@ -203,9 +206,10 @@ def table(
     if df.shape[1] == 0:
         raise InvalidInputError(f"df: a table without columns ({len(df)} rows, nothing to show)")
     check_column_labels(df, "df", text=False)  # a CSV or a page with two columns of one name
+    check_no_complex(df, "df")
     names = dict(as_instance(names, Mapping, "names")) if names is not None else {}
     for col, header in names.items():
-        as_instance(header, str, f"names[{col!r}]")
+        as_label(header, f"names[{col!r}]")  # a blank header shows nothing
     if isinstance(decimals, dict):
         for col, d in decimals.items():
             as_count(d, f"decimals[{col!r}]", minimum=0, maximum=MAX_DECIMALS)

@@ -210,7 +210,8 @@ def files_for(
     Raises
     ------
     InvalidInputError
-        When the name or a table is unknown, or a part is out of range.
+        When the name or a table is unknown, a part is out of range, or ``parts`` holds more
+        items than the largest table has parts.
     """
     check_choice(name, SOURCES, "name")
     source = SOURCES[name]
@@ -218,7 +219,11 @@ def files_for(
     # generator would reach the second one empty
     tables = list(source.tables) if tables is None else list(as_sequence(tables, "tables"))
     if parts is not None:
-        parts = as_sequence(parts, "parts", what="must be an iterable of part numbers")
+        # no table has more parts than the largest: an iterable is read no further than that
+        most = max(spec[1] for spec in source.tables.values())
+        parts = as_sequence(
+            parts, "parts", what="must be an iterable of part numbers", maximum=most
+        )
     out = []
     for table in tables:
         check_choice(table, source.tables, "table")

@@ -45,6 +45,7 @@ from .._validate import (
     as_values,
     check_choice,
     check_columns,
+    check_drawn,
 )
 
 __all__ = [
@@ -383,7 +384,8 @@ def google_fleet(
     Raises
     ------
     InvalidInputError
-        When a count or ``labels`` is invalid, or ``configurations`` lacks a column.
+        When a count or ``labels`` is invalid, ``n_servers`` x 2 is above
+        :data:`~fairlib._validate.MAX_DRAWN` (10**8), or ``configurations`` lacks a column.
     FileNotFoundError
         When ``configurations`` is omitted and the trace's machine_events are not found.
     """
@@ -392,6 +394,7 @@ def google_fleet(
 
     check_choice(labels, ("frequency", "proportionality"), "labels")
     n_servers, classes = as_count(n_servers, "n_servers"), as_count(classes, "classes")
+    check_drawn(("n_servers", n_servers), ("resources", 2))
     rng = as_rng(rng) if rng is not None else None
     if directory is not None:
         google_dir(directory)  # a folder path, or an error naming it
@@ -634,7 +637,8 @@ def bitbrains_fleet(
     Parameters
     ----------
     locations : int, default 3
-        Number of sites, >= 1.
+        Number of sites, from 1 to 100: each server type is spread over the sites round-robin, and
+        the largest type has 100 servers, so every site holds a server.
     storage_mbps : float, default 2000.0
         Storage bandwidth per server, MB/s, in [1e-3, 1e6] (:data:`BANDWIDTH_MBPS`; a labelled
         choice, see ``notes``).
@@ -656,9 +660,16 @@ def bitbrains_fleet(
     Raises
     ------
     InvalidInputError
-        When a number is out of range or ``size_from`` is not valid VM rows.
+        When a number is out of range (``locations`` above 100, the largest server type's count,
+        would leave sites with no server) or ``size_from`` is not valid VM rows.
     """
     locations = as_count(locations, "locations")
+    most = max(count for count, _, _ in BITBRAINS_SERVER_TYPES)
+    if locations > most:
+        raise InvalidInputError(
+            f"locations = {locations}: must be at most {most} (the largest server type's "
+            f"{most} servers spread round-robin; more sites would hold no server)"
+        )
     low, high = BANDWIDTH_MBPS
     storage_mbps, network_mbps = (
         as_number(storage_mbps, "storage_mbps", minimum=low, inclusive=True, maximum=high),

@@ -28,7 +28,7 @@ from scipy.optimize import Bounds, LinearConstraint
 from scipy.sparse import coo_matrix, csr_matrix
 
 from ..._scaled_lp import scaled_milp
-from ..._validate import InvalidInputError, as_flag, as_instance, as_number
+from ..._validate import InvalidInputError, as_flag, as_instance, as_number, as_selection
 from ..cluster import Cluster
 
 __all__ = ["psdsf_utilisation_bounds", "UtilisationBounds"]
@@ -86,7 +86,8 @@ def psdsf_utilisation_bounds(
     resource : int
         The resource's column, in [0, n_resources).
     servers : array_like or None, default None
-        A boolean mask or indices of the servers measured; None: every server.
+        A boolean mask or indices of the servers measured, each from 0 to n_servers - 1 and each
+        once (:func:`~fairlib._validate.as_selection`); None: every server.
     grouped : bool, default True
         Identical servers (same capacities, same users, both measured or both not) are one block of
         the program — its tasks per user, and how many of its servers have each resource
@@ -135,15 +136,11 @@ def psdsf_utilisation_bounds(
             f"resource = {resource!r}: must be a column index in [0, {cluster.n_resources})"
         )
     time_limit = as_number(time_limit, "time_limit")
-    mask = np.ones(cluster.n_servers, dtype=bool)
-    if servers is not None:
-        mask[:] = False
-        try:
-            mask[np.asarray(servers)] = True
-        except (IndexError, ValueError) as exc:
-            raise InvalidInputError(
-                f"servers: expected a mask or indices of {cluster.n_servers} servers ({exc})"
-            ) from None
+    mask = (
+        np.ones(cluster.n_servers, dtype=bool)
+        if servers is None
+        else as_selection(servers, "servers", cluster.n_servers)
+    )
     held = cluster.capacity[mask, resource].sum()
     if not held > 0:
         raise InvalidInputError(f"servers: hold none of resource {resource}")

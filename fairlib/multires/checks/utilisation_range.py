@@ -23,6 +23,7 @@ from ..._validate import (
     as_instance,
     as_number,
     as_real_array,
+    as_selection,
     result_type,
 )
 from ..cluster import Cluster, placement_capacity_rows
@@ -82,7 +83,8 @@ def utilisation_range(
     totals : array_like
         Shape (n_users,): each user's total tasks, finite and >= 0.
     servers : array_like
-        A boolean mask of shape (n_servers,) or indices of the servers measured.
+        A boolean mask of shape (n_servers,) or indices of the servers measured, each from 0 to
+        n_servers - 1 and each once (:func:`~fairlib._validate.as_selection`).
     resource : int
         The resource's column, in [0, n_resources).
     slack : float, default 1e-7
@@ -111,14 +113,7 @@ def utilisation_range(
         n = int(np.argmax(bad))
         raise InvalidInputError(f"totals[{n}] = {totals[n]}: must be finite and >= 0")
     slack = as_number(slack, "slack", inclusive=True, maximum=0.5)
-    mask = np.zeros(cluster.n_servers, dtype=bool)
-    try:
-        mask[np.asarray(servers)] = True
-    except (IndexError, ValueError) as exc:
-        raise InvalidInputError(
-            f"servers = {_short(servers)}: expected a mask or indices of {cluster.n_servers} "
-            f"servers ({exc})"
-        ) from None
+    mask = as_selection(servers, "servers", cluster.n_servers)
     if (
         isinstance(resource, bool)
         or not isinstance(resource, (int, np.integer))

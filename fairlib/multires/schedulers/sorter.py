@@ -196,6 +196,13 @@ class DRFSorter:
         ] = {}  # Mesos roles that are not clients: weight by path
         self._added = 0
 
+    def __copy__(self) -> DRFSorter:
+        """``copy.copy``: an independent sorter (a deep copy), with its own clients and allocations:
+        a shallow copy would add, allocate and reorder in the original's state."""
+        import copy
+
+        return copy.deepcopy(self)
+
     # ---- input checks ----------------------------------------------------------------------------
     def _vector(self, values, name: str) -> np.ndarray:
         """A resource vector: one finite entry >= 0 per resource."""
