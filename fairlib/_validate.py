@@ -2162,12 +2162,13 @@ def check_shown_text(
     ...
     fairlib._validate.InvalidInputError: name = '\u200b': blank (a label is shown text)
     """
+    shown = str(value)  # a str subclass (NumPy's str_) is shown as its text
     if not _shows(value):
-        raise InvalidInputError(f"{name} = {value!r}: blank ({what})")
+        raise InvalidInputError(f"{name} = {shown!r}: blank ({what})")
     for i, ch in enumerate(value):
         if unicodedata.category(ch) == "Cc" and not (lines and ch == "\n"):
             raise InvalidInputError(
-                f"{name} = {value!r}: holds the control character {ch!r} at index {i} ({what}, "
+                f"{name} = {shown!r}: holds the control character {ch!r} at index {i} ({what}, "
                 f"without control characters{' but the newline' if lines else ''})"
             )
 

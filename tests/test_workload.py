@@ -311,7 +311,7 @@ def test_workload_refuses_each_bad_field_by_name(change, message):
         ),
         ([1, "x"], r"users\[1\] = 'x': text among integers \(users\[0\] = 1\)"),
         (np.array(["x", 1], dtype=object), r"users\[1\] = 1: an integer among text"),
-        ([7, True], r"users\[1\] = True: identifiers must be integers or text, got bool"),
+        ([7, True], r"users\[1\] = True: booleans are not numbers"),
     ],
 )
 def test_workload_refuses_user_ids_beyond_int64_or_of_mixed_kinds(users, message):
