@@ -114,8 +114,18 @@ def scaled_linprog(
     unit : array_like or None, default None
         Shape (n,): each variable's natural unit (> 0; for tasks of a user on a server, the tasks
         it could run alone there), rounded to a power of two; None: all 1.
-    A_ub, b_ub, A_eq, b_eq, bounds, options
-        As :func:`scipy.optimize.linprog` takes them (dense or sparse matrices).
+    A_ub : array_like or sparse matrix, optional
+        The inequality rows, as :func:`scipy.optimize.linprog` takes them.
+    b_ub : array_like, optional
+        The inequality bounds, as linprog takes them.
+    A_eq : array_like or sparse matrix, optional
+        The equality rows, as linprog takes them.
+    b_eq : array_like, optional
+        The equality right-hand sides, as linprog takes them.
+    bounds : sequence or tuple, default (0, None)
+        Each variable's bounds, as linprog takes them (in the caller's units).
+    options : dict, optional
+        HiGHS's options, as linprog takes them.
 
     Returns
     -------

@@ -1940,7 +1940,9 @@ def as_path(value, name: str, *, kind: str = "file", must_exist: bool = False):
     return path
 
 
-def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) -> None:
+def check_column_labels(
+    frame: pd.DataFrame, name: str, *, text: bool = True, unlabelled_first: bool = False
+) -> None:
     """A table's column labels are text, none blank, each once: a writer that picks columns by
     label got a DataFrame for a duplicated label (and failed on its ``dtype`` with a raw
     AttributeError) and a tuple for each label of MultiIndex columns; a header shows no blank
@@ -1955,6 +1957,9 @@ def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) ->
         The argument's name, for the message.
     text : bool, default True
         Whether every label must be a str (False: any label, each once).
+    unlabelled_first : bool, default False
+        Whether the first column may be labelled ``""``: a displayed table's column of row labels,
+        whose header shows nothing by design (a blank label elsewhere, or of spaces, is refused).
 
     Raises
     ------
@@ -1977,7 +1982,7 @@ def check_column_labels(frame: pd.DataFrame, name: str, *, text: bool = True) ->
                 f"{name}.columns[{i}] = {_short(label)}: a column label must be a str, got "
                 f"{type(label).__name__}"
             )
-        if isinstance(label, str):
+        if isinstance(label, str) and not (unlabelled_first and i == 0 and label == ""):
             as_label(label, f"{name}.columns[{i}]")
         if label in labels[:i]:
             raise InvalidInputError(

@@ -421,6 +421,8 @@ def _run_chunk(fn, fixed, cells):
 
 
 def _as_rows(out: object) -> list[dict]:
+    """A cell's result (a DataFrame, a mapping or a list of mappings) as rows, refused when a
+    column name is blank or no text or a value is complex (a row a table could not hold)."""
     if isinstance(out, pd.DataFrame):
         rows = out.to_dict("records")
         names = list(out.columns)

@@ -464,5 +464,5 @@ def test_efficiency_over_time_findings_compare_settling():
 
 def test_measure_all_refuses_bare_values():
     log = ClaimLog("feldman2005", write=False)
-    with pytest.raises(TypeError, match="expected a fairlib.repro.ledger.Measurement"):
+    with pytest.raises(InvalidInputError, match="expected a fairlib.repro.ledger.Measurement"):
         log.measure_all({"fig3_same_welfare": 0.01})

@@ -182,7 +182,7 @@ def test_read_vm_names_a_bad_path_and_a_directory(tmp_path):
     with pytest.raises(InvalidInputError, match=r"path = 3: expected a file path"):
         read_vm(3)
     (tmp_path / "2.csv").mkdir()
-    with pytest.raises(TraceFormatError, match=r"2\.csv: Bitbrains VM file is a directory"):
+    with pytest.raises(TraceFormatError, match=r"2\.csv': Bitbrains VM file is a directory"):
         read_vm(tmp_path / "2.csv")
 
 

@@ -205,7 +205,8 @@ def table(
         )
     if df.shape[1] == 0:
         raise InvalidInputError(f"df: a table without columns ({len(df)} rows, nothing to show)")
-    check_column_labels(df, "df", text=False)  # a CSV or a page with two columns of one name
+    # a CSV or a page with two columns of one name, or a blank header but the row labels' ""
+    check_column_labels(df, "df", text=False, unlabelled_first=True)
     check_no_complex(df, "df")
     names = dict(as_instance(names, Mapping, "names")) if names is not None else {}
     for col, header in names.items():
