@@ -271,17 +271,9 @@ def _game_instance():
 
 def _job_demands():
     from fairlib.traces.google import JobDemands
+    from tests.test_stated_rules import _job_demand_fields
 
-    return JobDemands(
-        job=np.array([1, 1]),
-        demand=np.array([[0.1, 0.1], [0.2, 0.1]]),
-        start=np.array([0.0, 10.0]),
-        end=np.array([10.0, 20.0]),
-        held=np.array([10.0, 10.0]),
-        window_end=np.array([20.0, 20.0]),
-        scheduling_class=None,
-        source="test",
-    )
+    return JobDemands(**_job_demand_fields())
 
 
 def _replay():
