@@ -2718,6 +2718,13 @@ def as_values(
     return arr
 
 
+def _values_dtype(dtype: Any) -> Any:
+    """The dtype of the values a column of ``dtype`` holds: a categorical's categories' dtype."""
+    import pandas as pd
+
+    return dtype.categories.dtype if isinstance(dtype, pd.CategoricalDtype) else dtype
+
+
 def is_real_dtype(dtype: object) -> bool:
     """Whether a column or array of ``dtype`` holds real numbers: a numeric dtype that is neither
     boolean nor complex (booleans and complex numbers are not numbers here).
@@ -2740,8 +2747,7 @@ def is_real_dtype(dtype: object) -> bool:
     """
     import pandas as pd
 
-    if isinstance(dtype, pd.CategoricalDtype):
-        dtype = dtype.categories.dtype
+    dtype = _values_dtype(dtype)
     api = pd.api.types
     return bool(
         api.is_numeric_dtype(dtype)
@@ -2780,11 +2786,7 @@ def check_no_complex(frame: pd.DataFrame, name: str) -> None:
 
     for col in frame.columns:
         column = frame[col]
-        dtype = (
-            column.dtype.categories.dtype
-            if isinstance(column.dtype, pd.CategoricalDtype)
-            else column.dtype
-        )
+        dtype = _values_dtype(column.dtype)
         if pd.api.types.is_complex_dtype(dtype):
             raise InvalidInputError(
                 f"{name}, column {col!r}: complex numbers (dtype {column.dtype}) are not numbers "
