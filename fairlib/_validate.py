@@ -72,6 +72,7 @@ __all__ = [
     "as_path",
     "path_text",
     "as_label",
+    "as_text",
     "as_labels",
     "as_sequence",
     "as_argv",
@@ -1520,8 +1521,9 @@ def as_tally(value: Mapping[str, int], name: str) -> dict[str, int]:
         )
     out = {}
     for key, count in value.items():
-        if not isinstance(key, str) or not key.strip():
-            raise InvalidInputError(f"{name}: key {key!r} must be a non-empty text (the reason)")
+        if not isinstance(key, str):
+            raise InvalidInputError(f"{name}: key {key!r} must be text (the reason)")
+        check_shown_text(key, f"{name} (a key)", what="a reason is shown text")
         out[key] = as_count(count, f"{name}[{key!r}]", minimum=0)
     return out
 
@@ -1737,9 +1739,11 @@ def _entry_kind(mode: int) -> str:
 def path_text(value, name: str, kind: str = "file") -> str:
     """``value``'s text as a path to a ``kind`` of entry (``"file"`` or ``"directory"``, for the
     message), refused by name when it is no path: not a str or os.PathLike, bytes (also from
-    ``__fspath__``), blank (``""`` would be the working directory, ``"  "`` a name no one means),
-    starting with ``~`` (only a shell expands it), or a :class:`pathlib.PurePath` of another
-    system's flavour (a ``PureWindowsPath`` on POSIX, whose text joins as one odd name).
+    ``__fspath__``), blank (``""`` would be the working directory, ``"  "`` a name no one means) or
+    with a blank part (``"out/ /x.csv"``, or a zero-width space for a folder's name), holding a
+    control character (a newline), starting with ``~`` (only a shell expands it), or a
+    :class:`pathlib.PurePath` of another system's flavour (a ``PureWindowsPath`` on POSIX, whose
+    text joins as one odd name).
 
     Parameters
     ----------
@@ -1790,6 +1794,19 @@ def path_text(value, name: str, kind: str = "file") -> str:
             f"{name} = {text!r}: blank, expected a {kind} path"
             + (" (write '.' for the working directory)" if kind != "file" else "")
         )
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) == "Cc":
+            raise InvalidInputError(
+                f"{name} = {text!r}: holds the control character {ch!r} at index {i}, expected a "
+                f"{kind} path (a name a listing shows)"
+            )
+    for k, part in enumerate(text.split(os.sep)):
+        # "a/ /b" or a zero-width name: a folder or file no listing shows
+        if part and not _shows(part):
+            raise InvalidInputError(
+                f"{name} = {text!r}: part {k} ({part!r}) is blank, expected a {kind} path whose "
+                "every name shows"
+            )
     if text[:1] == "~":
         # as the FAIRLIB_* directories: Python never expands "~", and a file "~/out.csv" would be
         # written under a folder named "~" in the working directory
@@ -2176,6 +2193,60 @@ def check_shown_text(
                 f"{name} = {shown!r}: holds the control character {ch!r} at index {i} ({what}, "
                 f"without control characters{' but the newline' if lines else ''})"
             )
+
+
+def as_text(
+    value: object,
+    name: str,
+    *,
+    what: str = "it is shown text",
+    optional: bool = False,
+    lines: bool = False,
+) -> str:
+    r"""``value``, text a reader sees: a str that shows (:func:`check_shown_text`), or, when
+    ``optional``, the empty string for none.
+
+    Parameters
+    ----------
+    value : str
+        The text.
+    name : str
+        The argument's name, for the message.
+    what : str, default "it is shown text"
+        Why it must show, for the message.
+    optional : bool, default False
+        Whether ``""`` (no text at all) is allowed; text that is there must still show.
+    lines : bool, default False
+        Whether ``value`` is prose that may span lines.
+
+    Returns
+    -------
+    str
+        ``value`` itself.
+
+    Raises
+    ------
+    InvalidInputError
+        When ``value`` is not a str, or is blank (whitespace or invisible characters only, or empty
+        unless ``optional``) or holds a control character.
+
+    Examples
+    --------
+    >>> as_text("", "notes", optional=True)
+    ''
+    >>> as_text(" ​", "notes", optional=True)
+    Traceback (most recent call last):
+    ...
+    fairlib._validate.InvalidInputError: notes = ' ​': blank (it is shown text)
+    """
+    if not isinstance(value, str):
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be text, got {type(value).__name__}"
+        )
+    if optional and value == "":
+        return value
+    check_shown_text(value, name, what=what, lines=lines)
+    return value
 
 
 def as_label(value: object, name: str, *, nested: bool = False) -> str:

@@ -62,6 +62,7 @@ from ._validate import (
     as_instance,
     as_sequence,
     result_type,
+    as_text,
 )
 from .multires import (
     asset_fairness,
@@ -625,10 +626,7 @@ def resolve(mechanism: str | Callable | None, name: str = "mechanism") -> Callab
         When ``mechanism`` is an unknown name or neither a name, a callable nor None, or ``name`` is
         not a string.
     """
-    if not isinstance(name, str):
-        raise InvalidInputError(
-            f"name = {_short(name)}: the argument's name for messages must be a str"
-        )
+    as_text(name, "name", what="the argument's name, shown in messages")
     if mechanism is None or callable(mechanism):
         return mechanism
     if isinstance(mechanism, str):

@@ -124,9 +124,9 @@ def _as_directory(part: str, name: str, value: str, which: str) -> Path:
     in the message when there are several): see :func:`_absolute_directory`."""
     import stat
 
-    from ._validate import InvalidInputError, _path_mode
+    from ._validate import InvalidInputError, _path_mode, _shows
 
-    if not part.strip():
+    if not _shows(part):
         raise InvalidInputError(f"{name} = {value!r}: a blank directory{which}")
     if part != part.strip():
         raise InvalidInputError(

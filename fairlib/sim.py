@@ -59,6 +59,7 @@ from ._validate import (
     check_choice,
     check_drawn,
     result_type,
+    as_text,
 )
 from .metrics import jain_index
 from .multires.cluster import Allocation, Cluster, _checked_run, on_merged_servers
@@ -541,7 +542,7 @@ class Jobs:
         classes = None
         if self.scheduling_class is not None:
             classes = _scheduling_classes(self.scheduling_class, "jobs.scheduling_class", n)
-        as_instance(self.source, str, "jobs.source")
+        as_text(self.source, "jobs.source", what="a provenance label is shown text")
         # the validated arrays, as read-only copies: lists given here would fail the replays, and
         # the caller's arrays, shared, could change jobs already checked
         _store_read_only(

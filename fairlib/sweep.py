@@ -68,6 +68,7 @@ from ._validate import (
     as_labels,
     as_sequence,
     check_choice,
+    _shows,
 )
 
 __all__ = ["sweep", "SweepError", "cell_seed", "default_backend", "BACKENDS"]
@@ -439,7 +440,7 @@ def _as_rows(out: object) -> list[dict]:
         )
     # a column is named by text: a blank name has no header, a number one mixes with the
     # parameters' names
-    bad = [k for k in names if not isinstance(k, str) or not k.strip()]
+    bad = [k for k in names if not isinstance(k, str) or not _shows(k)]
     if bad:
         raise ValueError(
             f"a sweep function's columns are named by non-blank text; it returned a column "

@@ -113,7 +113,26 @@ MODULES = [f"fairlib.{m}" for m in fairlib._SUBMODULES] + [
 
 #: values that are valid for an argument: (callable pattern, argument pattern, probe label pattern)
 #: -> reason
+#: the battery's label of text that shows nothing (a zero-width space), for a name, label or choice
+INVISIBLE = "'\\u200b' (invisible str)"
+
 ACCEPTED = {
+    **{
+        ("fairlib.repro.verify.compare_text", arg, INVISIBLE): "a file's whole text, compared "
+        "as it is: text that shows nothing is content too (and differs from the other side's)"
+        for arg in ("committed", "fresh")
+    },
+    **{
+        ("fairlib.repro.verify.compare_values", arg, INVISIBLE): "a cell's text, compared as it "
+        "is: a cell that shows nothing is content too"
+        for arg in ("committed", "fresh")
+    },
+    ("fairlib.repro.verify.compare_text", "sep", INVISIBLE): "a regular expression: a file may "
+    "separate its fields by any character, an invisible one too",
+    ("fairlib.repro.landing.render", "text", INVISIBLE): "a file's whole text: one without a "
+    "marked block is rendered as it is",
+    ("fairlib.repro.ledger.cell_key", "source", INVISIBLE): "a hash of any text: a blank cell "
+    "has a key too (the cell that runs a measurement holds code)",
     (
         "fairlib.repro.verify.compare_table",
         "tolerances",
@@ -4023,6 +4042,8 @@ def battery(name: str, value, annotation) -> list[tuple[str, object]]:
             ("1 (int)", 1),
             ("'no-such-choice' (str)", "no-such-choice"),
             ("['x'] (list)", ["x"]),
+            # text that shows nothing: a label, name or choice no reader can see
+            (INVISIBLE, "\u200b"),
         ]
     if isinstance(value, pd.DataFrame):
         return (

@@ -207,9 +207,9 @@ def test_an_executed_notebook_with_an_error_or_in_quick_mode_is_reported(tmp_pat
     assert any("end in an error" in p for p in problems)
     assert (
         "missing"
-        in executed.executed_problems(executed.PublishedNotebook("other", "", nb.source), tmp_path)[
-            0
-        ]
+        in executed.executed_problems(
+            executed.PublishedNotebook("other", "Other", nb.source), tmp_path
+        )[0]
     )
 
 

@@ -304,7 +304,7 @@ def test_a_name_taken_or_malformed_is_refused_and_nothing_is_written(checkout):
         # no notes is the empty text (the option's default); None is not read as it
         (
             lambda: scaffold.paper_from_options(*options, notes=None),
-            "--notes = None: must be one line of text",
+            "--notes = None: must be text",
         ),
         (
             lambda: scaffold.scaffold_mechanism("drf", "pooled", root=checkout),

@@ -643,7 +643,8 @@ def test_unconverged_allocations_are_reported_once_per_mechanism():
         ),
         ("scheduling_class", np.array([2.5, 0.0]), r"jobs\.scheduling_class\[0\] = 2\.5"),
         ("scheduling_class", np.array([0, 2, 3]), r"jobs\.scheduling_class: expected shape \(2,\)"),
-        ("source", 1, r"jobs\.source = 1: must be a str"),
+        ("source", 1, r"jobs\.source = 1: must be text"),
+        ("source", "\u200b", r"jobs\.source = '\\u200b': blank"),
     ],
 )
 def test_jobs_refuse_malformed_fields_by_name(field, value, message):
@@ -685,7 +686,7 @@ def test_task_usage_demands_and_jobs_from_demands_refuse_bad_input_by_name():
         sim.jobs_from_demands(task_usage_demands(usage, scheduling_class={7: 2}))
     with pytest.raises(InvalidInputError, match=r"scheduling_class\[1\] = -1"):
         sim.jobs_from_demands(task_usage_demands(usage, scheduling_class=pd.Series({7: 2, 8: -1})))
-    with pytest.raises(InvalidInputError, match=r"source = 1: must be a str"):
+    with pytest.raises(InvalidInputError, match=r"source = 1: must be text"):
         sim.jobs_from_demands(task_usage_demands(usage, source=1))
     with pytest.raises(
         InvalidInputError, match=r"task_usage row 1 \(index 1\), column 'cpu_rate' = -0\.2"

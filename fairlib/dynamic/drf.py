@@ -25,6 +25,7 @@ from .._validate import (
     as_real_array,
     check_choice,
     result_type,
+    as_text,
 )
 
 __all__ = [
@@ -71,10 +72,7 @@ def normalize_demands(demands: ArrayLike, name: str = "demands") -> npt.NDArray[
     >>> normalize_demands([[2, 1], [1, 4]]).tolist()
     [[1.0, 0.5], [0.25, 1.0]]
     """
-    if not isinstance(name, str):
-        raise InvalidInputError(
-            f"name = {_short(name)}: the argument's name for messages must be a str"
-        )
+    as_text(name, "name", what="the argument's name, shown in messages")
     d = as_demands(demands, name)
     return d / d.max(axis=1, keepdims=True)
 

@@ -50,6 +50,7 @@ from .._validate import (
     as_tolerance,
     check_drawn,
     WEIGHT_RANGE,
+    as_text,
 )
 
 __all__ = [
@@ -674,10 +675,7 @@ class Allocation:
         # one vectorised pass: the shape, finite, >= 0, eligible, and (a certified result) within
         # capacity and caps; an uncertified one (a penalty heuristic's iterate) may overuse them
         checked_allocation(self.cluster, tasks, within_capacity=converged)
-        if not isinstance(self.method, str) or not self.method.strip():
-            raise InvalidInputError(
-                f"method = {_short(self.method)}: must be a non-blank str naming the mechanism"
-            )
+        as_text(self.method, "method", what="it names the mechanism")
         iterations = as_count(self.iterations, "iterations", minimum=0)
         residual = self.residual
         # NaN where the solver has no measure of its own; never negative

@@ -42,6 +42,7 @@ from .._validate import (
     as_instance,
     as_labels,
     as_path,
+    as_text,
     check_shown_text,
 )
 
@@ -133,24 +134,26 @@ class Paper:
             if (
                 not isinstance(author, tuple)
                 or len(author) != 2
-                or not all(
-                    isinstance(n, str) and n.strip() and n == n.strip() and "\n" not in n
-                    for n in author
-                )
+                or not all(isinstance(n, str) and n == n.strip() for n in author)
             ):
                 raise InvalidInputError(
                     f"authors[{i}] = {author!r}: must be a (family names, given names) pair of "
                     "non-empty one-line names"
                 )
+            for j, part in enumerate(author):
+                as_text(part, f"authors[{i}][{j}]", what="an author's name is shown text")
         for name in ("title", "venue", "url"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip() or "\n" in value:
                 raise InvalidInputError(f"{name} = {value!r}: must be one non-empty line of text")
             check_shown_text(value, name, what=f"the {name} is shown text")
         for name in ("notes", "short"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or "\n" in value:
-                raise InvalidInputError(f"{name} = {value!r}: must be one line of text (or empty)")
+            as_text(
+                getattr(self, name),
+                name,
+                what=f"the {name} is one line of shown text, or empty",
+                optional=True,
+            )
         if not isinstance(self.venue_kind, str) or self.venue_kind not in VENUE_KINDS:
             raise InvalidInputError(
                 f"venue_kind = {self.venue_kind!r}: must be "
@@ -311,11 +314,12 @@ class Notebook:
                 )
             check_shown_text(value, name, what=f"the {name} is shown text")
         for name in ("listed_as", "headline"):
-            value = getattr(self, name)
-            if not isinstance(value, str) or "\n" in value:
-                raise InvalidInputError(
-                    f"{name} = {_short(value)}: must be one line of text (or empty)"
-                )
+            as_text(
+                getattr(self, name),
+                name,
+                what=f"the {name} is one line of shown text, or empty",
+                optional=True,
+            )
         if len(self.headline) > 200:  # the results table's last column, one sentence
             raise InvalidInputError(
                 f"headline of {self.key!r}: {len(self.headline)} characters, at most 200 (the "
@@ -479,10 +483,9 @@ def get(key: str) -> Notebook:
     KeyError
         ``key`` is not catalogued (the message lists the known keys).
     InvalidInputError
-        ``key`` is not text.
+        ``key`` is not text, or shows nothing.
     """
-    if not isinstance(key, str):
-        raise InvalidInputError(f"key = {_short(key)}: expected a notebook key (text)")
+    as_text(key, "key", what="a notebook key")
     try:
         return NOTEBOOKS[key]
     except KeyError:

@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
-from .._validate import InvalidInputError, as_argv, as_count, command_parser, as_instance, as_path
+from .._validate import (
+    InvalidInputError,
+    as_argv,
+    as_count,
+    command_parser,
+    as_instance,
+    as_path,
+    as_text,
+)
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -78,8 +86,8 @@ class PublishedNotebook:
         from ..paths import check_key
 
         check_key(self.key)
-        as_instance(self.title, str, "title")
-        as_instance(self.source, str, "source")
+        as_text(self.title, "title", what="the title is shown in the book")
+        as_text(self.source, "source", what="a path relative to the repository root")
 
 
 def _cells(nb: NotebookNode) -> list:

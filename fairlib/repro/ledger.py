@@ -44,6 +44,7 @@ from .._validate import (
     check_shown_text,
     is_real,
     result_type,
+    as_text,
 )
 
 __all__ = [
@@ -1286,7 +1287,7 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
     """
     import tomllib
 
-    as_instance(key, str, "key")
+    as_text(key, "key", what="a notebook key, named in errors", optional=True)
     where = key or "registry"
     if isinstance(source, os.PathLike):
         source = as_path(source, "source")  # a path of any flavour; a folder is refused by name
@@ -1639,9 +1640,10 @@ class ClaimLog:
         """The claim :meth:`measure` records and whether its rule holds, or the error it raises;
         changes nothing (``pending``: ids about to be recorded along with it)."""
         as_instance(claim_id, str, "claim_id")
-        as_instance(note, str, "note")
+        # a note is shown beside the claim in the ledger; none is ""
+        as_text(note, "note", what="a note is shown in the ledger", optional=True, lines=True)
         if cell is not None:
-            as_instance(cell, str, "cell")
+            as_text(cell, "cell", what="a cell's key (cell_key) links the claim to its cell")
         # runs is checked, by the same name, where the rule reads it (Rule.spread), before anything
         # is recorded
         d = self.declared.get(claim_id)

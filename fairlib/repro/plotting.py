@@ -31,6 +31,7 @@ from .._validate import (
     check_choice,
     check_columns,
     result_type,
+    as_text,
 )
 
 __all__ = [
@@ -198,9 +199,10 @@ MAX_PANELS, MAX_INCHES = 12, 100.0
 
 
 def _text(value: object, name: str) -> str:
-    """``value`` when it is text, else an error naming the argument (a mechanism's name, a column, a
-    caption)."""
-    return as_instance(value, str, name)
+    """``value`` when it is text that shows, else an error naming the argument (a mechanism's name,
+    a column, a title, a caption: each is looked up or shown on a figure, and a blank or invisible
+    one is a mistake)."""
+    return as_text(value, name, what="it is named or shown on a figure")
 
 
 def _registered(mechanism: str) -> Any:
@@ -236,7 +238,7 @@ def color(mechanism: str) -> str:
     KeyError
         When no table or registry knows the name.
     InvalidInputError
-        When ``mechanism`` is not text.
+        When ``mechanism`` is not text, or shows nothing.
     """
     key = _text(mechanism, "mechanism").lower()
     if key in MECHANISM_COLORS:
@@ -270,7 +272,7 @@ def style(mechanism: str) -> dict[str, Any]:
     KeyError
         When no table or registry knows the name.
     InvalidInputError
-        When ``mechanism`` is not text.
+        When ``mechanism`` is not text, or shows nothing.
 
     Examples
     --------
@@ -302,7 +304,7 @@ def marker(mechanism: str) -> str:
     KeyError
         When no table or registry knows the name.
     InvalidInputError
-        When ``mechanism`` is not text.
+        When ``mechanism`` is not text, or shows nothing.
     """
     return style(mechanism)["marker"]
 
@@ -325,7 +327,7 @@ def linestyle(mechanism: str) -> str | tuple:
     KeyError
         When no table or registry knows the name.
     InvalidInputError
-        When ``mechanism`` is not text.
+        When ``mechanism`` is not text, or shows nothing.
     """
     return style(mechanism)["linestyle"]
 
@@ -347,7 +349,7 @@ def label(mechanism: str) -> str:
     Raises
     ------
     InvalidInputError
-        When ``mechanism`` is not text.
+        When ``mechanism`` is not text, or shows nothing.
     """
     key = _text(mechanism, "mechanism").lower()
     if key in MECHANISM_LABELS:
@@ -431,7 +433,7 @@ def new_figure(
     Raises
     ------
     InvalidInputError
-        When ``title`` is not text, ``ncols`` or ``nrows`` is not a count from 1 to
+        When ``title`` is not text or shows nothing, ``ncols`` or ``nrows`` is not a count from 1 to
         :data:`MAX_PANELS`, or ``width`` or ``height`` is not a number of inches from 0.5 to
         :data:`MAX_INCHES`.
 
@@ -540,7 +542,7 @@ def spread_band(
     check_columns(data, "data", [_text(y, "y")], sign=None)
     _text(mechanism, "mechanism")
     interval = as_number(interval, "interval", maximum=100.0)
-    _text(marker, "marker")
+    as_instance(marker, str, "marker")  # "" draws no marker
     if marker:
         try:
             MarkerStyle(marker)
@@ -973,8 +975,8 @@ def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
     Raises
     ------
     InvalidInputError
-        When ``caption`` is not text or ``marks`` not a mapping of ``texts``, ``markers`` and
-        ``linestyles`` to lists of text.
+        When ``caption`` is not text or shows nothing, or ``marks`` not a mapping of ``texts``,
+        ``markers`` and ``linestyles`` to lists of text.
 
     Examples
     --------
@@ -1001,7 +1003,8 @@ def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
                 f"marks[{key!r}] = {values!r}: must be a list of text, got {type(values).__name__}"
             )
         for i, value in enumerate(values):
-            _text(value, f"marks[{key!r}][{i}]")
+            # a figure's empty title or label is one of its texts
+            as_instance(value, str, f"marks[{key!r}][{i}]")
     problems = []
     drawn = set(marks.get("markers", []))
     for word, shapes in _MARKER_WORDS.items():

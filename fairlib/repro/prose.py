@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .._validate import InvalidInputError, as_count, as_flag, as_instance, as_labels
+from .._validate import InvalidInputError, as_count, as_flag, as_instance, as_labels, as_text
 
 __all__ = [
     "number",
@@ -338,7 +338,7 @@ def span(
     ------
     InvalidInputError
         When an end is not a real number or ``low > high``, ``digits`` is not an integer from 0
-        to :data:`MAX_DIGITS` or ``sep`` is not text.
+        to :data:`MAX_DIGITS` or ``sep`` is not text that shows.
 
     Examples
     --------
@@ -348,7 +348,7 @@ def span(
     percent = as_flag(percent, "percent")
     lo, hi = _real(low, "low"), _real(high, "high")
     digits = _digits(digits)
-    as_instance(sep, str, "sep")
+    as_text(sep, "sep", what="the separator is shown between the two ends")
     if lo > hi:
         raise InvalidInputError(
             f"low = {low!r} > high = {high!r}: a range runs from its smaller end"
@@ -376,16 +376,16 @@ def found(text: str, *, lead: str = "What we found.") -> str:
     Raises
     ------
     InvalidInputError
-        When ``text`` is not a non-empty string or ``lead`` is not text.
+        When ``text`` is not a sentence that shows, or ``lead`` is not text that shows (or
+        ``""``).
 
     Examples
     --------
     >>> found("Every run converged.")
     '**What we found.** Every run converged.'
     """
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidInputError(f"text = {text!r}: expected a non-empty sentence")
-    as_instance(lead, str, "lead")
+    as_text(text, "text", what="a finding is a sentence a reader sees", lines=True)
+    as_text(lead, "lead", what="the bold lead-in shows, or is empty for none", optional=True)
     return f"**{lead}** {text.strip()}" if lead else text.strip()
 
 

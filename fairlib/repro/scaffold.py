@@ -119,6 +119,7 @@ from .._validate import (
     as_tolerance,
     cli_integer,
     cli_number,
+    as_text,
 )
 from .catalog import VENUE_KINDS, Paper
 
@@ -761,8 +762,10 @@ def scaffold_paper(
             "builds one)"
         )
     citation = paper.citation if citation is None else citation
-    if not isinstance(citation, str) or not citation.strip() or "\n" in citation:
-        raise ScaffoldError(f"--citation = {citation!r}: must be one line of text")
+    try:
+        as_text(citation, "--citation", what="the notebook's citation line is one line that shows")
+    except InvalidInputError as exc:
+        raise ScaffoldError(str(exc)) from None
     title = paper.heading
     w = _Writer(root)
     catalog = w.read("fairlib/repro/catalog.py")

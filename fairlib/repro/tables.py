@@ -42,6 +42,7 @@ from .._validate import (
     as_label,
     as_number,
     result_type,
+    as_text,
 )
 
 __all__ = ["Table", "table", "show_table", "reader_value", "CONTENT_WIDTH_PX"]
@@ -217,7 +218,7 @@ def table(
     elif decimals is not None:
         as_count(decimals, "decimals", minimum=0, maximum=MAX_DECIMALS)
     if caption is not None:
-        as_instance(caption, str, "caption")
+        as_text(caption, "caption", what="a caption is shown under the table", lines=True)
     width_px = as_number(width_px, "width_px")
     unknown = [c for c in names if c not in df.columns]
     if unknown:

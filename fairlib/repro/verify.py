@@ -41,6 +41,7 @@ from .._validate import (
     as_path,
     as_tolerance,
     result_type,
+    as_text,
 )
 from ..tolerances import DEFAULT_ATOL, DEFAULT_RTOL
 
@@ -661,8 +662,10 @@ def declared_tolerance(key: str, table: str, column: str) -> Tolerance | None:
     Tolerance or None
         The declaration, or None where nothing is declared.
     """
-    for name, value in (("key", key), ("table", table), ("column", column)):
-        as_instance(value, str, name)
+    as_text(key, "key", what="a notebook key")
+    as_text(table, "table", what="a table's name")
+    # a table's row-label column may be headed "" (tables.check_column_labels)
+    as_text(column, "column", what="a column's label", optional=True)
     declared = {**TOLERANCES.get(key, {}).get("*", {}), **TOLERANCES.get(key, {}).get(table, {})}
     return declared.get(column, declared.get("*"))
 
@@ -821,8 +824,9 @@ def _text_mapping(value: Any, name: str) -> dict[str, str]:
         return {}
     as_instance(value, dict, name)
     for key, reason in value.items():
-        as_instance(key, str, f"{name} (a key)")
-        as_instance(reason, str, f"{name}[{key!r}]")
+        # a key is a column's label (a table's row-label column may be headed "")
+        as_text(key, f"{name} (a key)", what="a column's label", optional=True)
+        as_text(reason, f"{name}[{key!r}]", what="the reason is shown in the report")
     return dict(value)
 
 
@@ -896,7 +900,7 @@ def compare_table(
         as_instance(column, str, "tolerances (a key)")
         as_instance(declared, Tolerance, f"tolerances[{column!r}]")
     if name is not None:
-        as_instance(name, str, "name")
+        as_text(name, "name", what="the table's name in the report")
     name = name or committed.stem
     a, b = _read_table(committed, "committed"), _read_table(fresh, "fresh")
     sensitive_rows: dict[int, str] = {}
@@ -1072,7 +1076,7 @@ def verify_results(
     InvalidInputError
         When either directory exists but is a file.
     """
-    as_instance(key, str, "key")
+    as_text(key, "key", what="a notebook key")
     committed_dir = as_path(committed_dir, "committed_dir", kind="directory")
     fresh_dir = as_path(fresh_dir, "fresh_dir", kind="directory")
     rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")

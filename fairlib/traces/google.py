@@ -34,6 +34,7 @@ from .._validate import (
     as_sequence,
     check_columns,
     result_type,
+    as_text,
 )
 from ._source import (
     TraceFormatError,
@@ -891,7 +892,7 @@ def task_event_demands(
     ([[0.25, 0.5]], [600.0], [900.0])
     """
     as_instance(task_events, pd.DataFrame, "task_events")
-    as_instance(source, str, "source")
+    as_text(source, "source", what="a provenance label is shown text")
     need = {
         "time",
         "job_id",
@@ -1016,7 +1017,7 @@ def task_usage_demands(
     [[0.25, 0.5]]
     """
     as_instance(task_usage, pd.DataFrame, "task_usage")
-    as_instance(source, str, "source")
+    as_text(source, "source", what="a provenance label is shown text")
     need = {"start_time", "end_time", "job_id", "cpu_rate", "canonical_memory"}
     missing = need - set(task_usage.columns)
     if missing:

@@ -46,6 +46,7 @@ from .._validate import (
     check_choice,
     check_columns,
     check_drawn,
+    as_text,
 )
 
 __all__ = [
@@ -90,14 +91,6 @@ def _check_codes(frame: pd.DataFrame, name: str, columns: Iterable[str]) -> None
                 f"{name} row {i} (index {frame.index[i]}), column {col!r} = {v[i]:g}: "
                 f"must be a code from {low} to {high}"
             )
-
-
-def _check_label(value: object, name: str) -> None:
-    """Free text (a provenance label, a note): any str; anything else is a mistake."""
-    if not isinstance(value, str):
-        raise InvalidInputError(
-            f"{name} = {_short(value)}: must be text (str), got {type(value).__name__}"
-        )
 
 
 def _check_whole(arr: np.ndarray, name: str) -> None:
@@ -163,12 +156,14 @@ class Fleet:
             )
         # text, not blank, as given (np.asarray(["A", 1]) would read 1 as "1")
         as_labels(list(self.server_class), "server_class", distinct=False)
-        _check_label(self.source, "source")
+        as_text(self.source, "source", what="a provenance label is shown text")
         location = None
         if self.location is not None:
             location = as_values(self.location, "location", ndim=1, shape=(n,))
             _check_whole(location, "location")
-        _check_label(self.notes, "notes")
+        as_text(
+            self.notes, "notes", what="notes are shown text, or empty", optional=True, lines=True
+        )
         # the validated arrays, as read-only copies: a list given here would have no .shape
         # (n_servers), and the caller's array, shared, could change a fleet already checked
         _store_read_only(

@@ -434,11 +434,8 @@ class DRFSorter:
         bool
             True for a client.
         """
-        if not isinstance(name, str):
-            raise InvalidInputError(
-                f"name = {_short(name)}: a client name is a string, got {type(name).__name__}"
-            )
-        return name in self._clients
+        # what add refuses is no client's name: asking for it is a mistake, not a "no"
+        return self._path(name) in self._clients
 
     def __len__(self) -> int:
         return len(self._clients)

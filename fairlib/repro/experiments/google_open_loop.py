@@ -46,6 +46,7 @@ from ..._validate import (
     check_choice,
     as_sequence,
     as_table,
+    as_label,
 )
 from ...sweep import sweep
 
@@ -582,7 +583,7 @@ def leads(
         ["utilisation", "utilisation_CD", "cpu", "ram", "mean_active_jobs", "jobs"],
         sign=">= 0",
     )
-    as_instance(leader, str, "leader")
+    as_label(leader, "leader")
     others = as_labels(others, "others", allow_empty=False)
     out = []
     for key, part in grid.groupby(keys, sort=True):

@@ -31,6 +31,7 @@ from ..._validate import (
     as_values,
     check_choice,
     as_sequence,
+    as_label,
 )
 from ...multires.edrf import edrf, pdrf
 from ...multires.progressive_filling import SHARE_ARITHMETIC, STOP_RULES, TIE_BREAKS, drf
@@ -158,10 +159,8 @@ MAX_RESERVE_SCALE = 1e6
 
 
 def _column_name(value: object, name: str) -> str:
-    """``value`` when it is text: the name of a column the call adds."""
-    if not isinstance(value, str) or not value:
-        raise InvalidInputError(f"{name} = {value!r}: must be a column name (non-empty text)")
-    return value
+    """``value`` when it is a label that shows: the name of a column the call adds."""
+    return as_label(value, name)
 
 
 def _task_counts(tasks: npt.ArrayLike, name: str, n: int | None = None) -> np.ndarray:
