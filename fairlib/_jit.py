@@ -309,7 +309,7 @@ def problem_cells(problem: object) -> int | None:
         return None
     try:
         return int(np.asarray(problem, dtype=float).size)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # an int beyond the float range: validation's
         return None
 
 

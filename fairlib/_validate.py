@@ -64,6 +64,9 @@ __all__ = [
     "as_integers",
     "as_tally",
     "as_finite",
+    "EXACT_INTEGER_MAX",
+    "BEYOND_EXACT",
+    "inexact_row",
     "as_time",
     "MAX_SECONDS",
     "as_amount",
@@ -105,6 +108,16 @@ __all__ = [
 ]
 
 INT64_MAX = np.iinfo(np.int64).max
+#: the largest integer magnitude a number may have where fairlib reads it as a float64 (its number
+#: type): every integer up to 2**53 is held exactly, 2**53 + 1 is not (it rounds to 2**53), so an
+#: integer beyond it (a Python int, a NumPy integer, an entry of an integer or object array) is
+#: refused with its index and value, never rounded into a different number; integers that are not
+#: read as numbers (identifiers, counts checked against int64) are not bound by it
+EXACT_INTEGER_MAX = 2**53
+#: why an integer beyond :data:`EXACT_INTEGER_MAX` is refused, the end of the message
+BEYOND_EXACT = (
+    "an integer beyond 2**53, which float64 (the library's number type) cannot hold exactly"
+)
 #: the most iterations, rounds or sweeps a caller may ask of an iterative method (each ``max_iter``,
 #: ``iterations``, ``max_sweeps``, ``max_rounds``): every default is at most 50,000, and a count
 #: past this one is a typo that would keep the loop running for hours, not a budget
@@ -274,8 +287,9 @@ def is_real(value: object) -> bool:
 
     One rule for scalars and for the entries of arrays: ``int``, ``float``, NumPy's integers and
     floats, and any other :class:`numbers.Real` (``fractions.Fraction``) or
-    :class:`decimal.Decimal`, read as ``float(value)`` (rounded to the nearest float64, as an
-    integer beyond 2**53 is). Booleans are not numbers here, nor are complex numbers or text.
+    :class:`decimal.Decimal`, read as ``float(value)`` (rounded to the nearest float64; an
+    integer beyond :data:`EXACT_INTEGER_MAX` is refused where it is read, as no float64 holds it
+    exactly). Booleans are not numbers here, nor are complex numbers or text.
 
     Parameters
     ----------
@@ -299,9 +313,12 @@ def is_real(value: object) -> bool:
 
 
 def _to_float(value, name: str, rule: str) -> float:
-    """``float(value)`` for a value :func:`is_real` accepts, refusing one beyond the float range
-    (a huge ``int`` or ``Fraction``) or a signalling ``Decimal`` NaN, with ``rule`` in the
-    message."""
+    """``float(value)`` for a value :func:`is_real` accepts, refusing an integer beyond
+    :data:`EXACT_INTEGER_MAX` (which no float64 holds exactly: ``2**53 + 1`` would be read as
+    ``2**53``), one beyond the float range (a huge ``Fraction``) or a signalling ``Decimal`` NaN,
+    with ``rule`` in the message."""
+    if isinstance(value, numbers.Integral) and abs(int(value)) > EXACT_INTEGER_MAX:
+        raise InvalidInputError(f"{name} = {_short(int(value))}: {BEYOND_EXACT}")
     try:
         return float(value)
     except (OverflowError, ValueError):
@@ -326,6 +343,26 @@ def _first_bool(x: list | tuple, at: tuple[int, ...] = ()) -> tuple[tuple[int, .
     return None
 
 
+def _first_inexact(x: list | tuple, at: tuple[int, ...] = ()) -> tuple[tuple[int, ...], int] | None:
+    """The index and value of the first integer beyond :data:`EXACT_INTEGER_MAX` in magnitude in a
+    nested list or tuple (an ``int``, a NumPy integer or an entry of an integer array), or None:
+    NumPy reads ``[0.5, 2**53 + 1]`` as float64, rounding the integer."""
+    for k, v in enumerate(x):
+        if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
+            if abs(int(v)) > EXACT_INTEGER_MAX:
+                return (*at, k), int(v)
+        elif isinstance(v, (list, tuple)):
+            found = _first_inexact(v, (*at, k))
+            if found is not None:
+                return found
+        elif isinstance(v, np.ndarray) and v.dtype.kind in "iu" and v.size:
+            beyond = np.abs(v.astype(object)) > EXACT_INTEGER_MAX
+            if beyond.any():
+                idx = _first(beyond)
+                return (*at, k, *idx), int(v[idx])
+    return None
+
+
 def _refuse_mixed_bools(x: object, arr: np.ndarray, name: str) -> None:
     """Refuse a list or tuple that mixes booleans with numbers (NumPy reads them as 1 and 0), naming
     the first boolean's index. An all-boolean list is a boolean array, left to the caller's rule,
@@ -341,36 +378,66 @@ def _refuse_mixed_bools(x: object, arr: np.ndarray, name: str) -> None:
         )
 
 
-def _object_numbers(arr: np.ndarray, x: object, name: str) -> np.ndarray:
+def _object_numbers(arr: np.ndarray, x: object, name: str, exact: bool) -> np.ndarray:
     """An object array of real numbers (:func:`is_real`) as int64 (every entry an integer within
-    int64) or float64; any other entry is refused with its index."""
+    int64), uint64 (every entry an integer within uint64) or float64; any other entry is refused
+    with its index, and so is an integer that float64 cannot hold exactly
+    (:data:`EXACT_INTEGER_MAX`) where the array is read as float64. Without ``exact``, an array of
+    integers beyond 64 bits is refused naming the first such integer."""
     flat = arr.reshape(-1)
+
+    def where(k: int) -> str:
+        return f"{name}[{_fmt_index(np.unravel_index(k, arr.shape))}]" if arr.ndim else name
+
     for k, v in enumerate(flat.tolist()):
         if is_real(v):
             continue
-        at = _fmt_index(np.unravel_index(k, arr.shape)) if arr.ndim else ""
-        where = f"{name}[{at}]" if arr.ndim else name
         if type(v).__name__ == "NAType":  # pandas' missing value, refused as NaN is
-            raise InvalidInputError(f"{where} = <NA>: {name} must be finite (a missing value)")
+            raise InvalidInputError(f"{where(k)} = <NA>: {name} must be finite (a missing value)")
         raise InvalidInputError(
             f"{name} = {_short(x)}: must be a numeric array, got ragged or object data "
-            f"({where} is {type(v).__name__})"
+            f"({where(k)} is {type(v).__name__})"
         )
     values = flat.tolist()
     if all(isinstance(v, numbers.Integral) for v in values):
-        if all(-INT64_MAX - 1 <= int(v) <= INT64_MAX for v in values):
-            return np.array([int(v) for v in values], dtype=np.int64).reshape(arr.shape)
+        ints = [int(v) for v in values]
+        if all(-INT64_MAX - 1 <= v <= INT64_MAX for v in ints):
+            return np.array(ints, dtype=np.int64).reshape(arr.shape)
+        if all(0 <= v <= 2**64 - 1 for v in ints):
+            return np.array(ints, dtype=np.uint64).reshape(arr.shape)
+        if not exact:
+            k = next(k for k, v in enumerate(ints) if not -INT64_MAX - 1 <= v <= 2**64 - 1)
+            raise InvalidInputError(
+                f"{where(k)} = {ints[k]}: an integer beyond 64 bits (int64 or uint64)"
+            )
     out = np.empty(flat.shape, dtype=np.float64)
     for k, v in enumerate(values):
-        at = _fmt_index(np.unravel_index(k, arr.shape)) if arr.ndim else ""
-        out[k] = _to_float(v, f"{name}[{at}]" if arr.ndim else name, "a finite number")
+        out[k] = _to_float(v, where(k), "a finite number")
     return out.reshape(arr.shape)
 
 
-def as_array(x: ArrayLike, name: str) -> np.ndarray:
+def _check_exact(arr: np.ndarray, name: str) -> None:
+    """Refuse an integer array holding an entry beyond :data:`EXACT_INTEGER_MAX` in magnitude,
+    naming its index and value: float64 would round it to another number. Other dtypes, and
+    integer dtypes too narrow to reach 2**53, are not scanned."""
+    if arr.dtype.kind not in "iu" or arr.dtype.itemsize < 8:
+        return
+    beyond = arr > EXACT_INTEGER_MAX
+    if arr.dtype.kind == "i":
+        beyond |= arr < -EXACT_INTEGER_MAX
+    if beyond.any():
+        idx = _first(beyond)
+        at = f"{name}[{_fmt_index(idx)}]" if arr.ndim else name
+        raise InvalidInputError(f"{at} = {int(arr[idx])}: {BEYOND_EXACT}")
+
+
+def as_array(x: ArrayLike, name: str, *, exact: bool = True) -> np.ndarray:
     """``np.asarray(x)`` for numeric input, refusing ragged lists, objects and text.
 
-    The dtype is left as it is (see :func:`as_values` for a checked float64 array).
+    The dtype is left as it is (see :func:`as_values` for a checked float64 array). Numbers are
+    read as float64 in the end, so an integer beyond :data:`EXACT_INTEGER_MAX` in magnitude, which
+    float64 cannot hold exactly, is refused unless ``exact`` is False (integers that stay integers:
+    counts and classes).
 
     Parameters
     ----------
@@ -378,14 +445,17 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
         Numbers of any shape: booleans, integers, floats or complex numbers; an object array (a
         list of ``Fraction`` or ``Decimal``, a pandas nullable ``Int64``/``Float64`` frame) whose
         entries are all real numbers (:func:`is_real`) is read as int64 when every entry is an
-        integer within int64, else as float64.
+        integer within int64 (uint64: within uint64), else as float64.
     name : str
         The argument's name, used in the error message.
+    exact : bool, default True
+        Whether an integer beyond :data:`EXACT_INTEGER_MAX` in magnitude is refused (it is, in an
+        array read as float64, whatever ``exact``).
 
     Returns
     -------
     numpy.ndarray
-        ``np.asarray(x)``, of the dtype NumPy infers (int64 or float64 for object input).
+        ``np.asarray(x)``, of the dtype NumPy infers (int64, uint64 or float64 for object input).
 
     Raises
     ------
@@ -393,7 +463,9 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
         When ``x`` is ragged, holds an entry that is no real number (``None``, a Cluster, text,
         a boolean among objects, or a list or tuple mixing booleans with numbers, named by the
         first boolean's index), a missing value (``pd.NA``) or a number beyond the float range,
-        or is text or binary data (``bytes``, ``bytearray``, ``memoryview``, also as a row).
+        or is text or binary data (``bytes``, ``bytearray``, ``memoryview``, also as a row); with
+        ``exact``, when it holds an integer beyond :data:`EXACT_INTEGER_MAX` in magnitude (named
+        by index and value).
 
     Examples
     --------
@@ -420,10 +492,20 @@ def as_array(x: ArrayLike, name: str) -> np.ndarray:
             f"{name} = {_short(x)}: must be a numeric array, got ragged or object data"
         )
     if arr.dtype == object:
-        arr = _object_numbers(arr, x, name)
+        arr = _object_numbers(arr, x, name, exact)
     _refuse_mixed_bools(x, arr, name)
     if arr.dtype.kind not in "biufc":
         raise InvalidInputError(f"{name}: must be numeric, got dtype {arr.dtype}: {_short(x)}")
+    if exact:
+        _check_exact(arr, name)
+        if arr.dtype.kind == "f" and isinstance(x, (list, tuple)):
+            # NumPy rounds an int among floats into the float64 array: the list tells
+            found = _first_inexact(x)
+            if found is not None:
+                at, value = found
+                raise InvalidInputError(
+                    f"{name}[{_fmt_index(at)}] = {_short(value)}: {BEYOND_EXACT}"
+                )
     return arr
 
 
@@ -963,6 +1045,7 @@ def as_task_caps(
             f"{name}: expected {n} numbers (one per user, inf for no cap), got "
             f"shape {arr.shape} dtype {arr.dtype}"
         )
+    _check_exact(arr, name)
     arr = arr.astype(np.float64)
     _check_aligned(caps, name, 0, aligned_to)
     _check_length(arr, name, n, "one per user")
@@ -1459,7 +1542,7 @@ def as_integers(
     fairlib._validate.InvalidInputError: k[0] = 9223372036854775808: must be between 1 and
     9223372036854775807
     """
-    arr = as_array(x, name)
+    arr = as_array(x, name, exact=False)  # integers kept as integers: bound by ``maximum``
     if arr.dtype.kind not in "iu":
         raise InvalidInputError(f"{name} = {_short(x)}: must be integers, got dtype {arr.dtype}")
     if arr.ndim > 1 or (arr.ndim == 1 and arr.shape != (length,)):
@@ -2958,6 +3041,49 @@ def as_table(
     return table
 
 
+def inexact_row(column: pd.Series) -> int | None:
+    """The position of the first integer beyond :data:`EXACT_INTEGER_MAX` in magnitude in a column
+    of numbers (an integer column, or ints in an object or nullable column), which float64 would
+    hold as another number; None when there is none, or the column holds floats (not scanned).
+
+    Parameters
+    ----------
+    column : pandas.Series
+        Real numbers, of any dtype :func:`is_real_dtype` accepts, or objects.
+
+    Returns
+    -------
+    int or None
+        The 0-based row, or None.
+    """
+    import pandas as pd
+
+    dtype = _values_dtype(column.dtype)
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        values = np.asarray(column.astype(object).to_numpy())
+    else:
+        values = column.to_numpy()
+    if dtype.kind in "iu" and values.dtype.kind in "iu":
+        if values.dtype.itemsize < 8:
+            return None
+        beyond = values > EXACT_INTEGER_MAX
+        if dtype.kind == "i":
+            beyond |= values < -EXACT_INTEGER_MAX
+    elif values.dtype == object:  # nullable Int64 (pd.NA among them), Python ints
+        beyond = np.array(
+            [
+                isinstance(v, numbers.Integral)
+                and not isinstance(v, (bool, np.bool_))
+                and abs(int(v)) > EXACT_INTEGER_MAX
+                for v in values
+            ],
+            dtype=bool,
+        )
+    else:
+        return None
+    return int(np.argmax(beyond)) if beyond.any() else None
+
+
 def check_columns(
     frame: pd.DataFrame,
     name: str,
@@ -3002,7 +3128,8 @@ def check_columns(
         and index label), the column and the value, when a column is not numeric (text, even
         text of numbers, and booleans are not) or a value is infinite (unless ``infinite``), of
         the wrong sign, not whole when ``whole``, above ``maximum`` or missing without
-        ``allow_missing``. Booleans and complex numbers are not numbers.
+        ``allow_missing``, or an integer beyond :data:`EXACT_INTEGER_MAX` in magnitude (float64
+        cannot hold it exactly). Booleans and complex numbers are not numbers.
 
     Examples
     --------
@@ -3043,6 +3170,14 @@ def check_columns(
             )
         if not numeric:
             raise InvalidInputError(_not_numbers(frame, name, col))
+        k = inexact_row(column)
+        if k is not None:
+            label = frame.index[k]
+            label = label.item() if isinstance(label, np.generic) else label
+            raise InvalidInputError(
+                f"{name} row {k} (index {label!r}), column {col!r} = "
+                f"{_short(int(column.iloc[k]))}: {BEYOND_EXACT}"
+            )
         try:
             v = np.asarray(column.to_numpy(dtype=np.float64, na_value=np.nan))
         except (TypeError, ValueError):

@@ -387,7 +387,7 @@ def _scheduling_classes(
     """A non-empty 1-D array of scheduling classes (``n`` of them when given): whole numbers >= 0
     (Google's are 0-3), returned as given (an integer array stays one). ``what`` says in an error
     what the array holds."""
-    arr = as_array(values, name)
+    arr = as_array(values, name, exact=False)  # classes, compared as given
     if arr.dtype.kind not in "iuf":
         raise InvalidInputError(
             f"{name} = {_short(values)}: scheduling classes must be integers, got dtype {arr.dtype}"
@@ -472,7 +472,7 @@ class Jobs:
         arrival = as_real_array(self.arrival, "jobs.arrival")
         trace_end = as_real_array(self.trace_end, "jobs.trace_end")
         offsets, work = (
-            as_array(self.offsets, "jobs.offsets"),
+            as_array(self.offsets, "jobs.offsets", exact=False),  # indices, range checked
             as_real_array(self.work, "jobs.work"),
         )
         shape = as_real_array(self.shape, "jobs.shape")
@@ -863,7 +863,7 @@ def class_eligibility(
     privileged = _read_once(
         privileged, "privileged", what="expected scheduling classes", ordered=False
     )
-    privileged = as_array(privileged, "privileged")
+    privileged = as_array(privileged, "privileged", exact=False)  # classes
     privileged = _scheduling_classes(
         privileged.reshape(1) if privileged.ndim == 0 else privileged,
         "privileged",

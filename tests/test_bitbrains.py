@@ -275,8 +275,8 @@ def test_write_vm_refuses_what_read_vm_refuses_and_writes_nothing(tmp_path, colu
 
 def test_write_vm_shows_an_integer_time_exactly_and_writes_integers_as_given(tmp_path):
     """An int64 time of 2^53 + 1 was shown rounded to a float (2^53, inside the range the message
-    states); it is shown as given. An integer core count past 2^53 is written as given, not as the
-    float nearest it."""
+    states); it is shown as given. An integer core count past 2^53, which read_vm would read back
+    as the float nearest it, is refused, shown as given, and nothing is written."""
     frame = _frame()
     frame["time"] = frame["time"].astype(np.int64)
     frame.loc[2, "time"] = 2**53 + 1
@@ -286,8 +286,11 @@ def test_write_vm_shows_an_integer_time_exactly_and_writes_integers_as_given(tmp
     frame = _frame()
     frame["cpu_cores"] = frame["cpu_cores"].astype(np.int64)
     frame.loc[2, "cpu_cores"] = 2**53 + 1
-    text = write_vm(tmp_path / "x.csv", frame).read_text().splitlines()
-    assert text[3].split(";\t")[1] == str(2**53 + 1)
+    with pytest.raises(
+        InvalidInputError, match=r"frame\['cpu_cores'\]\[2\] = 9007199254740993: an integer beyond"
+    ):
+        write_vm(tmp_path / "x.csv", frame)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_read_vm_says_what_is_at_a_path_that_is_no_file(tmp_path):
@@ -444,3 +447,33 @@ def test_a_writer_that_cannot_write_names_the_path_given(writer, frame, tmp_path
         writer(target, frame())
     assert ".part" not in str(e.value)
     assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_read_vm_refuses_an_integer_float64_would_round(tmp_path):
+    """A core count or any other field written as an integer beyond 2**53 was read as the float
+    nearest it (2**53 + 1 as 2**53): refused, naming the file, line and column."""
+    frame = _frame()
+    path = write_vm(tmp_path / "x.csv", frame)
+    lines = path.read_text().splitlines()
+    for column in (1, 4):
+        fields = lines[2].split(";\t")
+        fields[column] = str(2**53 + 1)
+        changed = [*lines[:2], ";\t".join(fields), *lines[3:]]
+        bad = tmp_path / f"bad{column}.csv"
+        bad.write_text("\n".join(changed) + "\n")
+        with pytest.raises(
+            TraceFormatError,
+            match=rf"bad{column}\.csv:3: .* = '9007199254740993' is an integer beyond 2\*\*53",
+        ):
+            read_vm(bad)
+
+
+def test_write_vm_refuses_an_integer_read_vm_would_read_as_another(tmp_path):
+    frame = _frame()
+    frame["memory_usage_kb"] = np.arange(len(frame), dtype=np.uint64)
+    frame.loc[1, "memory_usage_kb"] = np.uint64(2**64 - 1)
+    with pytest.raises(
+        InvalidInputError, match=r"frame\['memory_usage_kb'\]\[1\] = 18446744073709551615: an"
+    ):
+        write_vm(tmp_path / "x.csv", frame)
+    assert list(tmp_path.iterdir()) == []

@@ -72,7 +72,7 @@ def test_helpers_name_argument_and_value():
         as_finite(float("inf"), "t")
     with pytest.raises(InvalidInputError, match=r"t = True: must be a finite number"):
         as_finite(True, "t")
-    with pytest.raises(InvalidInputError, match=r"t = 10{400}|t = 1000.*beyond the float range"):
+    with pytest.raises(InvalidInputError, match=r"t = 1000.*: an integer beyond 2\*\*53"):
         as_finite(10**400, "t")
     with pytest.raises(InvalidInputError, match=r"rng = -1: must be None, an integer >= 0"):
         as_rng(-1)

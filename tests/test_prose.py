@@ -161,3 +161,16 @@ def test_findings_not_yet_chosen_are_the_ledgers_first_paper_claims():
         if line.startswith("- ")
     ]
     assert prose.findings_markdown(LEDGER[:1], []).startswith("- **Held** (§3.1)")
+
+
+@given(st.integers(min_value=-(2**80), max_value=2**80))
+def test_an_integer_is_written_exactly(n):
+    """number(2**53 + 1) wrote 9,007,199,254,740,992.00 (through a float); tables.table writes an
+    integer exactly, and so does prose."""
+    import numpy as np
+
+    assert prose.number(n, 0) == f"{n:,}"
+    assert prose.number(n) == (f"{n:,}.00" if n else "0")
+    assert prose.number(2**53 + 1) == "9,007,199,254,740,993.00"
+    assert prose.number(np.int64(-5), 1, sign=True) == "-5.0"
+    assert prose.number(5, 0, sign=True) == "+5"

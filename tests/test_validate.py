@@ -782,3 +782,96 @@ def test_trace_directories_are_listed_once_compared_resolved(tmp_path, monkeypat
         assert found[0] == tmp_path
         assert [os.path.realpath(d) for d in found].count(os.path.realpath(built_in)) == 1
         assert len({os.path.realpath(d) for d in found}) == len(found)
+
+
+BEYOND = "an integer beyond 2**53, which float64"
+
+
+@given(
+    st.integers(min_value=2**53 + 1, max_value=2**80),
+    st.sampled_from([1, -1]),
+    st.sampled_from(["list", "int64", "object", "mixed"]),
+)
+def test_an_integer_float64_cannot_hold_is_refused_by_index_and_value(big, sign, kind):
+    """2**53 + 1 read as float64 is 2**53: a number array refuses it, naming index and value, in a
+    list, an int64/uint64 array, an object array or one mixing it with floats."""
+    from fairlib._validate import as_real_array, as_values
+
+    v = sign * big
+    if kind == "int64" and not -(2**63) <= v < 2**63:
+        v = np.uint64(big) if big < 2**64 else big
+    x = {
+        "list": [1, v],
+        "int64": np.array([1, v]) if isinstance(v, int) and -(2**63) <= v < 2**63 else [1, v],
+        "object": np.array([1, v], dtype=object),
+        "mixed": [0.5, v],
+    }[kind]
+    text = re.escape(f"[1] = {int(v)}"[:60])
+    for convert in (
+        lambda: as_array(x, "x"),
+        lambda: as_real_array(x, "x"),
+        lambda: as_values(x, "x", ndim=1, sign=None),
+    ):
+        with pytest.raises(InvalidInputError, match=text + ".*" + re.escape(BEYOND)):
+            convert()
+
+
+def test_integers_up_to_2_53_are_read_and_the_limit_is_a_constant():
+    from fairlib._validate import EXACT_INTEGER_MAX, as_number, as_real_array
+
+    assert EXACT_INTEGER_MAX == 2**53
+    assert as_real_array([2**53, -(2**53)], "x").tolist() == [2.0**53, -(2.0**53)]
+    assert as_number(np.int64(2**53), "x") == 2.0**53
+    assert as_array(np.array([2**63], dtype=np.uint64), "k", exact=False).dtype == np.uint64
+
+
+@pytest.mark.parametrize(
+    "value", [2**53 + 1, np.int64(-(2**53) - 1), np.uint64(2**64 - 1), 10**400]
+)
+def test_a_scalar_integer_float64_cannot_hold_is_refused(value):
+    """10**400 raised a bare OverflowError from float(); every such integer is named."""
+    from fairlib._validate import as_finite, as_number
+
+    for convert in (lambda: as_number(value, "step"), lambda: as_finite(value, "t")):
+        with pytest.raises(InvalidInputError, match=r"^(step|t) = -?\d+.*" + re.escape(BEYOND)):
+            convert()
+
+
+def test_the_drf_family_refuses_an_integer_it_would_round():
+    """drf([[2**53 + 1, 1]], [2**54 + 1, 10]) gave 2 tasks, which need 2**54 + 2 > capacity."""
+    import fairlib
+    from fairlib.multires import Cluster, drfh
+
+    demands, capacity = [[2**53 + 1, 1]], [2**54 + 1, 10]
+    for mechanism in (fairlib.drf, fairlib.edrf, fairlib.pdrf):
+        with pytest.raises(InvalidInputError, match=r"demands\[0, 0\] = 9007199254740993: an"):
+            mechanism(demands, capacity)
+    with pytest.raises(InvalidInputError, match=r"= 9007199254740993: an integer beyond 2\*\*53"):
+        drfh(Cluster(np.array([[2**53 + 1, 1]]), np.array([[2**60, 10]])))
+    with pytest.raises(InvalidInputError, match=r"^demands\[0, 0\] = 10000.*\.\.\.: an integer"):
+        fairlib.drf([[10**400, 1]], [10**401, 10])
+
+
+def test_drf_names_a_task_cap_beyond_64_bits_and_keeps_large_caps():
+    import fairlib
+
+    with pytest.raises(InvalidInputError, match=r"max_tasks\[0\] = 18446744073709551616: an int"):
+        fairlib.drf([[1, 1]], [10, 10], max_tasks=[2**64])
+    caps = np.array([2**63], dtype=np.uint64)  # never binds: read as given, not as a float
+    assert fairlib.drf([[1, 1]], [10, 10], max_tasks=caps).tasks.tolist() == [10]
+
+
+def test_a_table_column_of_integers_float64_cannot_hold_is_refused():
+    import pandas as pd
+
+    from fairlib._validate import check_columns
+
+    for column in (
+        np.array([1, 2**53 + 1], dtype=np.int64),
+        pd.array([1, 2**53 + 1], dtype="Int64"),
+        np.array([1, 2**64 - 1], dtype=np.uint64),
+    ):
+        with pytest.raises(
+            InvalidInputError, match=r"jobs row 1 \(index 1\), column 'cpu' = \d+: an"
+        ):
+            check_columns(pd.DataFrame({"cpu": column}), "jobs", ["cpu"])

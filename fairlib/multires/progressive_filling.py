@@ -395,7 +395,8 @@ def _whole_task_caps(max_tasks, n: int) -> np.ndarray | None:
     """``drf``'s ``max_tasks`` checked (n integers >= 0, as given) or ``None``."""
     if max_tasks is None:
         return None
-    caps = as_array(max_tasks, "max_tasks")  # a list mixing booleans with numbers refused
+    # a list mixing booleans with numbers refused; caps stay integers (compared as Python ints)
+    caps = as_array(max_tasks, "max_tasks", exact=False)
     if caps.shape != (n,) or caps.dtype.kind not in "iu":
         raise InvalidInputError(
             f"max_tasks: expected {n} integers (one per user), got "

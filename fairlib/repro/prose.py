@@ -95,7 +95,8 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     Parameters
     ----------
     value : float
-        A real number (NaN reads "n/a", infinity "∞").
+        A real number (NaN reads "n/a", infinity "∞"); an integer (``int``, a NumPy integer) is
+        written exactly, whatever its size, as :func:`fairlib.repro.tables.table` writes one.
     digits : int, default 2
         Decimals, from 0 to :data:`MAX_DIGITS`.
     sign : bool, default False
@@ -124,7 +125,16 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     ... )
     ('-4.0 × 10⁻³', '12,345.7', '3', '+0.25', '0')
     """
+    import numpy as np
+
     sign = as_flag(sign, "sign")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        # exactly, as tables.table writes an integer (a float would round one beyond 2**53)
+        n, digits = int(value), _digits(digits)
+        if n == 0:
+            return "0"
+        whole = f"{n:,}" + ("." + "0" * digits if digits else "")
+        return "+" + whole if sign and n > 0 else whole
     x = _real(value, "value")
     digits = _digits(digits)
     if (text := _undefined(x)) is not None:

@@ -399,6 +399,41 @@ def parse_number_texts(values: pd.Series, *, integer: bool) -> tuple[np.ndarray,
     return np.where(bad, np.nan, numbers), bad
 
 
+def inexact_integer_texts(values: pd.Series, numbers: np.ndarray) -> np.ndarray:
+    """Which texts are integers written in digits beyond
+    :data:`fairlib._validate.EXACT_INTEGER_MAX` in magnitude, which a float64 column would hold
+    as another number (``9007199254740993`` read as ``9007199254740992.0``).
+
+    Parameters
+    ----------
+    values : pandas.Series of str
+        The fields' texts, as in the file.
+    numbers : numpy.ndarray
+        Their float64 reading (:func:`parse_number_texts`): only those at or beyond 2**53 in
+        magnitude are read again, as Python ints.
+
+    Returns
+    -------
+    numpy.ndarray
+        Bool, one per value.
+    """
+    import re
+
+    import numpy as np
+
+    from .._validate import EXACT_INTEGER_MAX
+
+    out = np.zeros(len(values), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        near = np.flatnonzero(np.abs(numbers) >= EXACT_INTEGER_MAX)
+    texts = values.to_numpy()
+    for k in near.tolist():
+        text = str(texts[k]).strip()
+        if re.fullmatch(INTEGER_TEXT, text):
+            out[k] = abs(int(text)) > EXACT_INTEGER_MAX
+    return out
+
+
 #: the bytes an integer field may hold without a closer look: digits and a minus (and the carriage
 #: return of a CRLF line end, which the parser drops); a misplaced minus fails the integer parse
 _PLAIN_INTEGER_BYTES = frozenset(b"0123456789-\r")

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._validate import (
+    BEYOND_EXACT,
     InvalidInputError,
     _names_a_directory,
     _short,
@@ -32,11 +33,19 @@ from .._validate import (
     as_sequence,
     check_choice,
     check_column_labels,
+    inexact_row,
     is_real_dtype,
     path_text,
     writing_to,
 )
-from ._source import check_trace_file, missing_hint, parse_number_texts, source_of, trace_folder
+from ._source import (
+    check_trace_file,
+    inexact_integer_texts,
+    missing_hint,
+    parse_number_texts,
+    source_of,
+    trace_folder,
+)
 from .google import TraceFormatError
 
 __all__ = [
@@ -167,7 +176,8 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
         pipe), naming what it is; wrong header, a row with the wrong number of fields (separated by
         ``;`` and a tab), a value that is not a number (pandas' NA strings such as ``NaN`` are
         not), a timestamp or core count not written in digits (``1e3``, ``2.0`` and ``+2`` are
-        refused), or a truncated gzip stream — the message names the file and the line (1-based,
+        refused), an integer beyond 2**53 (which float64 would read as another number), or a
+        truncated gzip stream — the message names the file and the line (1-based,
         header = line 1).
     """
     path = _as_path(path, "path")
@@ -208,6 +218,12 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
             )
             raise TraceFormatError(
                 f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j]!r} is {what}"
+            )
+        inexact = inexact_integer_texts(pd.Series(raw[:, j], dtype=str), arr)
+        if inexact.any() and name != "time":  # a time past 2^53 is refused below, as one
+            i = int(np.argmax(inexact))
+            raise TraceFormatError(
+                f"{path}:{i + 2}: {BITBRAINS_HEADER[j]} = {raw[i, j].strip()!r} is {BEYOND_EXACT}"
             )
         bad = np.isinf(arr) | (arr < 0)
         if bad.any():
@@ -382,8 +398,9 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
 
     What :func:`read_vm` would refuse is refused here, naming the column, the row and the value, and
     nothing is written: a value that is not a finite number >= 0, a time that is not a whole number
-    of seconds up to :data:`MAX_TIMESTAMP`, a core count that is not a whole number. The file
-    appears whole or not at all (written beside it, then renamed).
+    of seconds up to :data:`MAX_TIMESTAMP`, a core count that is not a whole number, an integer
+    beyond :data:`fairlib._validate.EXACT_INTEGER_MAX` (read back as float64, another number).
+    The file appears whole or not at all (written beside it, then renamed).
 
     Parameters
     ----------
@@ -431,6 +448,14 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
             raise InvalidInputError(
                 f"frame[{name!r}]: dtype {column.dtype} is not real numbers (GWA-T-12 holds "
                 "real numbers; booleans and complex numbers are not numbers)"
+            )
+        # read_vm reads numbers as float64: it would read another one (an integer time past 2^53 is
+        # refused below, with the range of times)
+        k = inexact_row(column)
+        if k is not None and not (name == "time" and pd.api.types.is_integer_dtype(column)):
+            raise InvalidInputError(
+                f"frame[{name!r}][{k}] = {int(column.iloc[k])}: {BEYOND_EXACT} (read_vm would "
+                "read it back as another number)"
             )
         v = column.to_numpy(dtype=np.float64, na_value=np.nan)
         bad = ~(np.isfinite(v) & (v >= 0))

@@ -708,7 +708,8 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
     n = len(d)
     if start is None:
         return np.zeros(n, dtype=np.int64)
-    arr = as_array(start, "start")  # a list mixing booleans with numbers refused
+    # a list mixing booleans with numbers refused; counts stay integers (checked below)
+    arr = as_array(start, "start", exact=False)
     if arr.shape != (n,) or arr.dtype.kind not in "iu":
         raise InvalidInputError(
             f"start: expected {n} integers (tasks each user holds), got shape {arr.shape} "
