@@ -174,3 +174,8 @@ def test_an_integer_is_written_exactly(n):
     assert prose.number(2**53 + 1) == "9,007,199,254,740,993.00"
     assert prose.number(np.int64(-5), 1, sign=True) == "-5.0"
     assert prose.number(5, 0, sign=True) == "+5"
+
+
+def test_an_integer_beyond_the_float_range_is_refused_as_a_float_is():
+    with pytest.raises(InvalidInputError, match=r"value = 1000.*: too large for a float"):
+        prose.number(10**400)

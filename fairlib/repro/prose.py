@@ -96,7 +96,8 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     ----------
     value : float
         A real number (NaN reads "n/a", infinity "∞"); an integer (``int``, a NumPy integer) is
-        written exactly, whatever its size, as :func:`fairlib.repro.tables.table` writes one.
+        written exactly, as :func:`fairlib.repro.tables.table` writes one (2**53 + 1 is not
+        rounded to 2**53).
     digits : int, default 2
         Decimals, from 0 to :data:`MAX_DIGITS`.
     sign : bool, default False
@@ -111,8 +112,8 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     Raises
     ------
     InvalidInputError
-        When ``value`` is not a real number (text and bools are not) or ``digits`` is not an
-        integer from 0 to :data:`MAX_DIGITS`.
+        When ``value`` is not a real number (text and bools are not) or is beyond the float
+        range (``10**400``), or ``digits`` is not an integer from 0 to :data:`MAX_DIGITS`.
 
     Examples
     --------
@@ -128,6 +129,7 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
     import numpy as np
 
     sign = as_flag(sign, "sign")
+    x = _real(value, "value")  # a number within the float range (10**400 is refused)
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         # exactly, as tables.table writes an integer (a float would round one beyond 2**53)
         n, digits = int(value), _digits(digits)
@@ -135,7 +137,6 @@ def number(value: float, digits: int = 2, *, sign: bool = False) -> str:
             return "0"
         whole = f"{n:,}" + ("." + "0" * digits if digits else "")
         return "+" + whole if sign and n > 0 else whole
-    x = _real(value, "value")
     digits = _digits(digits)
     if (text := _undefined(x)) is not None:
         return text
