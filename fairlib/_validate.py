@@ -108,16 +108,45 @@ __all__ = [
 ]
 
 INT64_MAX = np.iinfo(np.int64).max
-#: the largest integer magnitude a number may have where fairlib reads it as a float64 (its number
-#: type): every integer up to 2**53 is held exactly, 2**53 + 1 is not (it rounds to 2**53), so an
-#: integer beyond it (a Python int, a NumPy integer, an entry of an integer or object array) is
-#: refused with its index and value, never rounded into a different number; integers that are not
-#: read as numbers (identifiers, counts checked against int64) are not bound by it
+#: where fairlib reads a number as a float64 (its number type), every integer up to 2**53 in
+#: magnitude is held exactly; beyond it only some are (2**54 is, 2**53 + 1 is not: it rounds to
+#: 2**53). An integer float64 does not hold exactly (a Python int, a NumPy integer, an entry of an
+#: integer or object array) is refused with its index and value, never rounded into a different
+#: number; integers that are not read as numbers (identifiers, counts checked against int64) are
+#: not bound by it
 EXACT_INTEGER_MAX = 2**53
-#: why an integer beyond :data:`EXACT_INTEGER_MAX` is refused, the end of the message
+#: why an integer float64 does not hold is refused, the end of the message
 BEYOND_EXACT = (
-    "an integer beyond 2**53, which float64 (the library's number type) cannot hold exactly"
+    "an integer beyond 2**53 that float64 (the library's number type) cannot hold exactly"
 )
+
+
+def _inexact(value: int) -> bool:
+    """Whether float64 holds the integer ``value`` as another number (or not at all): never up to
+    :data:`EXACT_INTEGER_MAX` in magnitude, for some integers beyond."""
+    if -EXACT_INTEGER_MAX <= value <= EXACT_INTEGER_MAX:
+        return False
+    try:
+        return int(float(value)) != value
+    except OverflowError:
+        return True
+
+
+def _inexact_mask(arr: np.ndarray) -> np.ndarray:
+    """:func:`_inexact` of each entry of an integer array: one vectorised comparison with
+    :data:`EXACT_INTEGER_MAX`, then the few entries beyond it read as Python ints."""
+    beyond = arr > EXACT_INTEGER_MAX
+    if arr.dtype.kind == "i":
+        beyond |= arr < -EXACT_INTEGER_MAX
+    if beyond.any():
+        flat = beyond.reshape(-1).copy()
+        values = arr.reshape(-1)
+        for k in np.flatnonzero(flat).tolist():
+            flat[k] = _inexact(int(values[k]))
+        beyond = flat.reshape(arr.shape)
+    return beyond
+
+
 #: the most iterations, rounds or sweeps a caller may ask of an iterative method (each ``max_iter``,
 #: ``iterations``, ``max_sweeps``, ``max_rounds``): every default is at most 50,000, and a count
 #: past this one is a typo that would keep the loop running for hours, not a budget
@@ -317,7 +346,7 @@ def _to_float(value, name: str, rule: str) -> float:
     :data:`EXACT_INTEGER_MAX` (which no float64 holds exactly: ``2**53 + 1`` would be read as
     ``2**53``), one beyond the float range (a huge ``Fraction``) or a signalling ``Decimal`` NaN,
     with ``rule`` in the message."""
-    if isinstance(value, numbers.Integral) and abs(int(value)) > EXACT_INTEGER_MAX:
+    if isinstance(value, numbers.Integral) and _inexact(int(value)):
         raise InvalidInputError(f"{name} = {_short(int(value))}: {BEYOND_EXACT}")
     try:
         return float(value)
@@ -344,19 +373,19 @@ def _first_bool(x: list | tuple, at: tuple[int, ...] = ()) -> tuple[tuple[int, .
 
 
 def _first_inexact(x: list | tuple, at: tuple[int, ...] = ()) -> tuple[tuple[int, ...], int] | None:
-    """The index and value of the first integer beyond :data:`EXACT_INTEGER_MAX` in magnitude in a
+    """The index and value of the first integer float64 does not hold (:func:`_inexact`) in a
     nested list or tuple (an ``int``, a NumPy integer or an entry of an integer array), or None:
     NumPy reads ``[0.5, 2**53 + 1]`` as float64, rounding the integer."""
     for k, v in enumerate(x):
         if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
-            if abs(int(v)) > EXACT_INTEGER_MAX:
+            if _inexact(int(v)):
                 return (*at, k), int(v)
         elif isinstance(v, (list, tuple)):
             found = _first_inexact(v, (*at, k))
             if found is not None:
                 return found
         elif isinstance(v, np.ndarray) and v.dtype.kind in "iu" and v.size:
-            beyond = np.abs(v.astype(object)) > EXACT_INTEGER_MAX
+            beyond = _inexact_mask(v)
             if beyond.any():
                 idx = _first(beyond)
                 return (*at, k, *idx), int(v[idx])
@@ -422,9 +451,7 @@ def _check_exact(arr: np.ndarray, name: str) -> None:
     integer dtypes too narrow to reach 2**53, are not scanned."""
     if arr.dtype.kind not in "iu" or arr.dtype.itemsize < 8:
         return
-    beyond = arr > EXACT_INTEGER_MAX
-    if arr.dtype.kind == "i":
-        beyond |= arr < -EXACT_INTEGER_MAX
+    beyond = _inexact_mask(arr)
     if beyond.any():
         idx = _first(beyond)
         at = f"{name}[{_fmt_index(idx)}]" if arr.ndim else name
@@ -435,9 +462,9 @@ def as_array(x: ArrayLike, name: str, *, exact: bool = True) -> np.ndarray:
     """``np.asarray(x)`` for numeric input, refusing ragged lists, objects and text.
 
     The dtype is left as it is (see :func:`as_values` for a checked float64 array). Numbers are
-    read as float64 in the end, so an integer beyond :data:`EXACT_INTEGER_MAX` in magnitude, which
-    float64 cannot hold exactly, is refused unless ``exact`` is False (integers that stay integers:
-    counts and classes).
+    read as float64 in the end, so an integer float64 does not hold exactly (one beyond
+    :data:`EXACT_INTEGER_MAX`, such as ``2**53 + 1``) is refused unless ``exact`` is False
+    (integers that stay integers: counts and classes).
 
     Parameters
     ----------
@@ -449,8 +476,8 @@ def as_array(x: ArrayLike, name: str, *, exact: bool = True) -> np.ndarray:
     name : str
         The argument's name, used in the error message.
     exact : bool, default True
-        Whether an integer beyond :data:`EXACT_INTEGER_MAX` in magnitude is refused (it is, in an
-        array read as float64, whatever ``exact``).
+        Whether an integer float64 does not hold exactly (:data:`EXACT_INTEGER_MAX`) is refused
+        (it is, in an array read as float64, whatever ``exact``).
 
     Returns
     -------
@@ -464,7 +491,7 @@ def as_array(x: ArrayLike, name: str, *, exact: bool = True) -> np.ndarray:
         a boolean among objects, or a list or tuple mixing booleans with numbers, named by the
         first boolean's index), a missing value (``pd.NA``) or a number beyond the float range,
         or is text or binary data (``bytes``, ``bytearray``, ``memoryview``, also as a row); with
-        ``exact``, when it holds an integer beyond :data:`EXACT_INTEGER_MAX` in magnitude (named
+        ``exact``, when it holds an integer float64 does not hold (:data:`EXACT_INTEGER_MAX`) (named
         by index and value).
 
     Examples
@@ -3042,9 +3069,9 @@ def as_table(
 
 
 def inexact_row(column: pd.Series) -> int | None:
-    """The position of the first integer beyond :data:`EXACT_INTEGER_MAX` in magnitude in a column
-    of numbers (an integer column, or ints in an object or nullable column), which float64 would
-    hold as another number; None when there is none, or the column holds floats (not scanned).
+    """The position of the first integer float64 does not hold (:data:`EXACT_INTEGER_MAX`) in a
+    column of numbers (an integer column, or ints in an object or nullable column), which float64
+    would hold as another number; None when there is none, or the column holds floats (not scanned).
 
     Parameters
     ----------
@@ -3066,15 +3093,13 @@ def inexact_row(column: pd.Series) -> int | None:
     if dtype.kind in "iu" and values.dtype.kind in "iu":
         if values.dtype.itemsize < 8:
             return None
-        beyond = values > EXACT_INTEGER_MAX
-        if dtype.kind == "i":
-            beyond |= values < -EXACT_INTEGER_MAX
+        beyond = _inexact_mask(values)
     elif values.dtype == object:  # nullable Int64 (pd.NA among them), Python ints
         beyond = np.array(
             [
                 isinstance(v, numbers.Integral)
                 and not isinstance(v, (bool, np.bool_))
-                and abs(int(v)) > EXACT_INTEGER_MAX
+                and _inexact(int(v))
                 for v in values
             ],
             dtype=bool,
@@ -3128,7 +3153,7 @@ def check_columns(
         and index label), the column and the value, when a column is not numeric (text, even
         text of numbers, and booleans are not) or a value is infinite (unless ``infinite``), of
         the wrong sign, not whole when ``whole``, above ``maximum`` or missing without
-        ``allow_missing``, or an integer beyond :data:`EXACT_INTEGER_MAX` in magnitude (float64
+        ``allow_missing``, or an integer float64 does not hold (:data:`EXACT_INTEGER_MAX`) (float64
         cannot hold it exactly). Booleans and complex numbers are not numbers.
 
     Examples

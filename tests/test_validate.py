@@ -784,11 +784,11 @@ def test_trace_directories_are_listed_once_compared_resolved(tmp_path, monkeypat
         assert len({os.path.realpath(d) for d in found}) == len(found)
 
 
-BEYOND = "an integer beyond 2**53, which float64"
+BEYOND = "an integer beyond 2**53 that float64"
 
 
 @given(
-    st.integers(min_value=2**53 + 1, max_value=2**80),
+    st.integers(min_value=2**53 + 1, max_value=2**80).filter(lambda v: int(float(v)) != v),
     st.sampled_from([1, -1]),
     st.sampled_from(["list", "int64", "object", "mixed"]),
 )
@@ -816,11 +816,29 @@ def test_an_integer_float64_cannot_hold_is_refused_by_index_and_value(big, sign,
             convert()
 
 
+@given(st.integers(min_value=-(2**63), max_value=2**63 - 1))
+def test_an_integer_is_refused_exactly_when_float64_does_not_hold_it(value):
+    """The rule is the conversion's own: refused when float64 reads another number, whatever the
+    magnitude (2**54 is held, 2**53 + 1 is not)."""
+    from fairlib._validate import as_number, as_real_array
+
+    if int(float(value)) == value:
+        assert as_number(value, "x", minimum=-np.inf) == float(value)
+        assert as_real_array(np.array([value], dtype=np.int64), "x")[0] == float(value)
+    else:
+        with pytest.raises(InvalidInputError, match=re.escape(BEYOND)):
+            as_number(value, "x")
+        with pytest.raises(InvalidInputError, match=re.escape(BEYOND)):
+            as_real_array(np.array([value], dtype=np.int64), "x")
+
+
 def test_integers_up_to_2_53_are_read_and_the_limit_is_a_constant():
     from fairlib._validate import EXACT_INTEGER_MAX, as_number, as_real_array
 
     assert EXACT_INTEGER_MAX == 2**53
     assert as_real_array([2**53, -(2**53)], "x").tolist() == [2.0**53, -(2.0**53)]
+    # beyond it, an integer float64 holds is read as it is
+    assert as_real_array([2**54, 3 * 2**60], "x").tolist() == [2.0**54, 3 * 2.0**60]
     assert as_number(np.int64(2**53), "x") == 2.0**53
     assert as_array(np.array([2**63], dtype=np.uint64), "k", exact=False).dtype == np.uint64
 

@@ -421,7 +421,7 @@ def inexact_integer_texts(values: pd.Series, numbers: np.ndarray) -> np.ndarray:
 
     import numpy as np
 
-    from .._validate import EXACT_INTEGER_MAX
+    from .._validate import EXACT_INTEGER_MAX, _inexact
 
     out = np.zeros(len(values), dtype=bool)
     with np.errstate(invalid="ignore"):
@@ -430,7 +430,7 @@ def inexact_integer_texts(values: pd.Series, numbers: np.ndarray) -> np.ndarray:
     for k in near.tolist():
         text = str(texts[k]).strip()
         if re.fullmatch(INTEGER_TEXT, text):
-            out[k] = abs(int(text)) > EXACT_INTEGER_MAX
+            out[k] = _inexact(int(text))
     return out
 
 

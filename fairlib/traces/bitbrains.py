@@ -176,7 +176,7 @@ def read_vm(path: str | os.PathLike[str]) -> pd.DataFrame:
         pipe), naming what it is; wrong header, a row with the wrong number of fields (separated by
         ``;`` and a tab), a value that is not a number (pandas' NA strings such as ``NaN`` are
         not), a timestamp or core count not written in digits (``1e3``, ``2.0`` and ``+2`` are
-        refused), an integer beyond 2**53 (which float64 would read as another number), or a
+        refused), an integer float64 would read as another number (beyond 2**53), or a
         truncated gzip stream — the message names the file and the line (1-based,
         header = line 1).
     """
@@ -399,7 +399,8 @@ def write_vm(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     What :func:`read_vm` would refuse is refused here, naming the column, the row and the value, and
     nothing is written: a value that is not a finite number >= 0, a time that is not a whole number
     of seconds up to :data:`MAX_TIMESTAMP`, a core count that is not a whole number, an integer
-    beyond :data:`fairlib._validate.EXACT_INTEGER_MAX` (read back as float64, another number).
+    float64 does not hold exactly (beyond :data:`fairlib._validate.EXACT_INTEGER_MAX`: read back
+    as another number).
     The file appears whole or not at all (written beside it, then renamed).
 
     Parameters
