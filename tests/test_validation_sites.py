@@ -1069,6 +1069,10 @@ SITES = {
         lambda: _allocation(iterations=-1),
         r"^iterations = -1: must be an integer >= 0",
     ),
+    "multires.cluster:Allocation method": (
+        lambda: _allocation(method="\u200b"),
+        r"^method = '\\u200b': blank",
+    ),
     "multires.cluster:Allocation extras": (
         lambda: _allocation(extras=[("a", 1)]),
         r"^extras = \[\('a', 1\)\]: must be a Mapping",
