@@ -161,7 +161,7 @@ class Paper:
             )
         if isinstance(self.year, bool) or not isinstance(self.year, int) or self.year not in _YEAR:
             raise InvalidInputError(f"year = {self.year!r}: must be a year, e.g. 2024")
-        if not re.match(r"https?://[^\s/]+\.[^\s]+$", self.url):
+        if not re.fullmatch(r"https?://[^\s/]+\.[^\s]+", self.url):
             raise InvalidInputError(
                 f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv "
                 "abstract or "
