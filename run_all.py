@@ -1003,7 +1003,9 @@ def main(argv=None) -> int:
     share = max(1, (os.cpu_count() or 1) // jobs)
     asked = os.environ.get("NUMBA_NUM_THREADS", "")
     os.environ["NUMBA_NUM_THREADS"] = str(
-        min(share, int(asked)) if asked.isascii() and asked.isdigit() and int(asked) > 0 else share
+        min(share, int(asked))
+        if asked.isascii() and asked.isdigit() and len(asked) <= 9 and int(asked) > 0
+        else share
     )
     if args.sweep_jobs is not None:
         os.environ["FAIRLIB_SWEEP_JOBS"] = str(args.sweep_jobs)

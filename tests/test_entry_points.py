@@ -299,6 +299,16 @@ MORE_VALUES = [
     ("FAIRLIB_INTERPRET_AT_MOST", "1e3"),
     ("FAIRLIB_INTERPRET_AT_MOST", " 5"),
     ("FAIRLIB_INTERPRET_AT_MOST", str(10**23)),
+    # int() refuses over 4,300 digits (leading zeros counted) with a message naming no variable
+    ("FAIRLIB_INTERPRET_AT_MOST", "0" * 5000 + "1"),
+    ("FAIRLIB_SWEEP_JOBS", "0" * 5000 + "1"),
+    # a directory variable takes what a path argument takes (path_text): no control character,
+    # no part with whitespace at an end
+    ("FAIRLIB_BUILD_DIR", "{dir}/a\x01b"),
+    ("FAIRLIB_OUTPUT_DIR", "{dir}/a\x01b"),
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}/a\x01b"),
+    ("FAIRLIB_SHARED_TRACES", "{dir}/a\x01b"),
+    ("FAIRLIB_BUILD_DIR", "{dir}/a /b"),
 ]
 
 #: values a variable may well be given by mistake: each is accepted, or refused naming the variable
