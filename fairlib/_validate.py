@@ -2532,7 +2532,7 @@ def as_number_text(text, name: str) -> float:
     ------
     InvalidInputError
         When ``text`` is not a number written in ASCII digits (``inf`` and ``nan`` are not), or lies
-        beyond the float range.
+        beyond the float range, or is not zero but below it (``1e-400`` would read as 0).
 
     Examples
     --------
@@ -2553,6 +2553,9 @@ def as_number_text(text, name: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise InvalidInputError(f"{name} = {text!r}: beyond the float range")
+    if value == 0 and re.search(r"[1-9]", text.split("e")[0].split("E")[0]):
+        # "1e-400" reads as 0.0, and a message about 0.0 names no value the user gave
+        raise InvalidInputError(f"{name} = {text!r}: below the float range (it would read as 0)")
     return value
 
 
@@ -2599,7 +2602,7 @@ def cli_number(text: str) -> float:
     Raises
     ------
     argparse.ArgumentTypeError
-        When ``text`` is not a finite number written in digits.
+        When ``text`` is not a finite number written in digits, or is not zero but reads as 0.
     """
     try:
         return as_number_text(text, "value")

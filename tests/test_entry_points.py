@@ -56,6 +56,13 @@ def _a_file(tmp_path) -> str:
 COMMANDS = [
     (["run_all.py", "--only", "no_such_key"], "no_such_key"),
     (["run_all.py", "--only", "li2019", "li2019"], "--only"),
+    # a blank key was reported as the unknown key '' ("unknown notebook key(s): ;")
+    (["run_all.py", "--only", ""], "--only: '': blank, expected a notebook key"),
+    # a number below the float range read as 0.0, and the message showed 0.0, not the text given
+    (
+        ["-m", "fairlib.repro.scaffold", "mechanism", "x", "--game", "--equilibrium", "1e-400"],
+        "--equilibrium: '1e-400': below the float range",
+    ),
     (["run_all.py", "--jobs", "-1"], "--jobs"),
     (["run_all.py", "--jobs", "x"], "--jobs"),
     (["run_all.py", "--sweep-jobs", "0"], "--sweep-jobs"),

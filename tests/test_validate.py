@@ -890,3 +890,17 @@ def test_a_name_that_becomes_a_file_name_has_a_length_cap(tmp_path):
         outputs.save_table(pd.DataFrame({"a": [1]}), "k", long_name, mode="quick")
     with pytest.raises(InvalidInputError, match=r"^folder = .*characters, must be at most 128"):
         paths.find_traces(long_name)
+
+
+@pytest.mark.parametrize("text", ["1e-400", "0.000001e-330", "-5e-999"])
+def test_a_number_text_below_the_float_range_is_refused_showing_the_text(text):
+    """``--equilibrium 1e-400`` read as 0.0, and the tolerance's message spoke of 0.0."""
+    import argparse
+
+    from fairlib._validate import as_number_text, cli_number
+
+    with pytest.raises(InvalidInputError, match=rf"^--tol = '{text}': below the float range"):
+        as_number_text(text, "--tol")
+    with pytest.raises(argparse.ArgumentTypeError, match=rf"^'{text}': below the float range"):
+        cli_number(text)
+    assert as_number_text("0e-400", "--tol") == 0.0 and as_number_text("0.0", "--tol") == 0.0
