@@ -79,6 +79,17 @@ from fairlib._validate import (  # noqa: E402
 )
 from fairlib.repro.catalog import NOTEBOOKS, Notebook  # noqa: E402
 
+
+def _notebook_key(text: str) -> str:
+    """An ``argparse`` type for ``--only``: a key that shows (``--only ''`` was reported as the
+    unknown key ``''``, a list that reads as nothing)."""
+    import argparse
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: blank, expected a notebook key")
+    return text
+
+
 KERNEL_NAME = "fairlib"
 
 
@@ -740,7 +751,11 @@ def parse_args(argv=None):
         "--quick", action="store_true", help="quick mode: small sizes, outputs under build/"
     )
     ap.add_argument(
-        "--only", nargs="+", metavar="KEY", help="run only these notebooks (each key once)"
+        "--only",
+        nargs="+",
+        type=_notebook_key,
+        metavar="KEY",
+        help="run only these notebooks (each key once)",
     )
     ap.add_argument(
         "--jobs",
@@ -1003,7 +1018,9 @@ def main(argv=None) -> int:
     share = max(1, (os.cpu_count() or 1) // jobs)
     asked = os.environ.get("NUMBA_NUM_THREADS", "")
     os.environ["NUMBA_NUM_THREADS"] = str(
-        min(share, int(asked)) if asked.isascii() and asked.isdigit() and int(asked) > 0 else share
+        min(share, int(asked))
+        if asked.isascii() and asked.isdigit() and len(asked) <= 9 and int(asked) > 0
+        else share
     )
     if args.sweep_jobs is not None:
         os.environ["FAIRLIB_SWEEP_JOBS"] = str(args.sweep_jobs)

@@ -522,7 +522,7 @@ def ledger_page(rows: list[dict], cells: dict, titles: dict[str, str]) -> str:
 _MD_LINK = re.compile(r'(?<!!)\[([^\]\n]*)\]\(([^)\s]+)(?:\s+"([^"\n]*)")?\)')
 #: the anchors the book writes into its pages as HTML ids (a claim of the ledger page): a link to
 #: one is written as HTML, since MyST resolves a link's fragment among a page's headings only
-_HTML_ANCHOR = re.compile(r"claim-[\w.-]+$")
+_HTML_ANCHOR = re.compile(r"claim-[\w.-]+")
 
 
 def rewrite_links(
@@ -582,7 +582,7 @@ def rewrite_links(
         if resolved in pages:
             rel = posixpath.relpath(pages[resolved], here)
             if html_links or (
-                fragment and (rel.endswith(".ipynb") or _HTML_ANCHOR.match(fragment))
+                fragment and (rel.endswith(".ipynb") or _HTML_ANCHOR.fullmatch(fragment))
             ):
                 # a cell's or a claim's anchor: a plain link to the page's HTML
                 attr = f' title="{html.escape(title)}"' if title is not None else ""
@@ -628,7 +628,7 @@ def repository_url() -> str | None:
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         url = ""
-    m = re.match(r"(?:https://|git@)github\.com[:/]([^/]+/[^/]+?)(?:\.git)?$", url)
+    m = re.fullmatch(r"(?:https://|git@)github\.com[:/]([^/]+/[^/]+?)(?:\.git)?", url)
     if m:
         return f"https://github.com/{m[1]}"
     import tomllib

@@ -73,7 +73,7 @@ if os.environ.get(
     if not (
         _value.isascii()
         and _value.isdigit()
-        and len(_value.lstrip("0")) <= len(str(MAX_INTERPRET_AT_MOST))
+        and len(_value) <= 100  # fairlib._validate.MAX_INTEGER_DIGITS, leading zeros included
         and int(_value) <= MAX_INTERPRET_AT_MOST
     ):
         # the error is fairlib._errors' (re-exported by _validate): importing _validate here would

@@ -74,6 +74,7 @@ __all__ = [
     "as_flag",
     "as_path",
     "path_text",
+    "MAX_PATH_PART_BYTES",
     "as_label",
     "as_text",
     "as_labels",
@@ -87,6 +88,7 @@ __all__ = [
     "check_column_labels",
     "writing_to",
     "INTEGER_TEXT",
+    "MAX_INTEGER_DIGITS",
     "NUMBER_TEXT",
     "as_parts",
     "as_array",
@@ -1846,12 +1848,17 @@ def _entry_kind(mode: int) -> str:
     return "an entry of unknown kind"
 
 
+#: the longest name (one part of a path) a file system takes, in bytes of UTF-8
+MAX_PATH_PART_BYTES = 255
+
+
 def path_text(value, name: str, kind: str = "file") -> str:
     """``value``'s text as a path to a ``kind`` of entry (``"file"`` or ``"directory"``, for the
     message), refused by name when it is no path: not a str or os.PathLike, bytes (also from
     ``__fspath__``), blank (``""`` would be the working directory, ``"  "`` a name no one means) or
-    with a blank part (``"out/ /x.csv"``, or a zero-width space for a folder's name), holding a
-    control character (a newline), starting with ``~`` (only a shell expands it), or a
+    with a blank part (``"out/ /x.csv"``, or a zero-width space for a folder's name), a part with
+    whitespace at an end (``"out.csv "``), a part longer than :data:`MAX_PATH_PART_BYTES` bytes,
+    holding a control character (a newline), starting with ``~`` (only a shell expands it), or a
     :class:`pathlib.PurePath` of another system's flavour (a ``PureWindowsPath`` on POSIX, whose
     text joins as one odd name).
 
@@ -1916,6 +1923,19 @@ def path_text(value, name: str, kind: str = "file") -> str:
             raise InvalidInputError(
                 f"{name} = {text!r}: part {k} ({part!r}) is blank, expected a {kind} path whose "
                 "every name shows"
+            )
+        if part != part.strip():
+            # "out.csv " and " out.csv" name files no listing tells from "out.csv"
+            raise InvalidInputError(
+                f"{name} = {text!r}: part {k} ({part!r}) has whitespace at an end (a stray space "
+                "would name another file or folder)"
+            )
+        if len(part.encode("utf-8", "surrogatepass")) > MAX_PATH_PART_BYTES:
+            # the file system would refuse it only when the file is written
+            raise InvalidInputError(
+                f"{name} = {_short(text)}: part {k} is {len(part.encode('utf-8', 'surrogatepass'))}"
+                f" bytes long, must be at most MAX_PATH_PART_BYTES = {MAX_PATH_PART_BYTES} (a "
+                "file system's limit on one name)"
             )
     if text[:1] == "~":
         # as the FAIRLIB_* directories: Python never expands "~", and a file "~/out.csv" would be
@@ -2253,11 +2273,14 @@ INVISIBLE_CHARACTERS = frozenset(
 
 def _shows(text: str) -> bool:
     """Whether ``text`` holds a character a reader sees (one not of :data:`INVISIBLE_CATEGORIES` nor
-    in :data:`INVISIBLE_CHARACTERS`)."""
-    return any(
-        ch not in INVISIBLE_CHARACTERS and unicodedata.category(ch) not in INVISIBLE_CATEGORIES
+    in :data:`INVISIBLE_CHARACTERS`, and not a combining mark alone: ``"\\u0301"`` only marks the
+    character before it, and with none there shows nothing)."""
+    shown = [
+        unicodedata.category(ch)
         for ch in text
-    )
+        if ch not in INVISIBLE_CHARACTERS and unicodedata.category(ch) not in INVISIBLE_CATEGORIES
+    ]
+    return any(category != "Mn" for category in shown)
 
 
 def check_shown_text(
@@ -2360,10 +2383,12 @@ def as_text(
 
 
 def as_label(value: object, name: str, *, nested: bool = False) -> str:
-    """``value``, one text label: a str that is not blank (empty, or only whitespace or invisible
-    characters such as the zero-width space, which no table, plot or scheduler listing shows) and
-    holds no control character (a tab, a newline, NUL: :func:`check_shown_text`); with ``nested``,
-    a ``/``-separated path (``"eng/dev"``) whose every part is such a label.
+    """``value``, one text label: a str that is not blank (empty, or only whitespace, invisible
+    characters such as the zero-width space or a lone combining mark, which no table, plot or
+    scheduler listing shows), holds no control character (a tab, a newline, NUL:
+    :func:`check_shown_text`) and has no whitespace at either end (``" a"`` and ``"a"`` would be
+    two labels no listing tells apart); with ``nested``, a ``/``-separated path (``"eng/dev"``)
+    whose every part is such a label.
 
     Parameters
     ----------
@@ -2383,7 +2408,7 @@ def as_label(value: object, name: str, *, nested: bool = False) -> str:
     ------
     InvalidInputError
         When ``value`` is not a str, holds a control character, or it (or, when ``nested``, one
-        of its parts) is blank.
+        of its parts) is blank or has whitespace at an end.
 
     Examples
     --------
@@ -2407,6 +2432,15 @@ def as_label(value: object, name: str, *, nested: bool = False) -> str:
                 "label, shown text)"
             )
     check_shown_text(value, name)
+    for k, part in enumerate(parts):
+        if part != part.strip():
+            # " a" and "a" would be two clients, queues or columns no table tells apart
+            raise InvalidInputError(
+                f"{name} = {value!r}: "
+                + (f"part {k} ({part!r}) has" if len(parts) > 1 else "has")
+                + " whitespace at an end (a label is compared as written, so ' a' and 'a' "
+                "would be two)"
+            )
     return value
 
 
@@ -2422,8 +2456,8 @@ def as_labels(
     """``value``, an iterable of distinct text labels (``length`` of them when given), read once
     (:func:`as_sequence`) into a tuple; an element that is not text, a blank one (empty or only
     whitespace or invisible characters, which no table or plot shows; :func:`as_label`), one
-    holding a control character, a repeated one, a wrong count or, where order
-    matters, a set or a dict's view is an error naming the argument and the element.
+    holding a control character or with whitespace at an end, a repeated one, a wrong count or,
+    where order matters, a set or a dict's view is an error naming the argument and the element.
 
     Parameters
     ----------
@@ -2450,7 +2484,8 @@ def as_labels(
     ------
     InvalidInputError
         When ``value`` is not such an iterable, an element is not text, is blank, holds a control
-        character or (when ``distinct``) repeats one, or the count is wrong.
+        character, has whitespace at an end or (when ``distinct``) repeats one, or the count is
+        wrong.
 
     Examples
     --------
@@ -2515,6 +2550,10 @@ def as_argv(argv, name: str = "argv") -> list[str] | None:
 #: an integer as a command line, an environment variable or a trace writes it: ASCII digits, with a
 #: minus sign at most (``int`` would also take ``"٢٠٢٤"``, ``"+5"``, ``" 5"`` and ``"1_000"``)
 INTEGER_TEXT = r"-?[0-9]+"
+#: the most digits an integer written as text may have (leading zeros included): more than any
+#: count, seed or bound fairlib reads needs (2**128 has 39), and far below the 4,300 digits past
+#: which Python's ``int`` refuses text with a message naming no argument
+MAX_INTEGER_DIGITS = 100
 #: a number as a command line writes it: ASCII digits with a decimal point and an exponent at most
 #: (``float`` would also take ``"inf"``, ``"nan"``, ``"١.٥"`` and ``"1_0"``)
 NUMBER_TEXT = r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
@@ -2543,7 +2582,8 @@ def as_integer_text(
     Raises
     ------
     InvalidInputError
-        When ``text`` is not text written in ASCII digits or the integer is out of range.
+        When ``text`` is not text written in ASCII digits, has more than
+        :data:`MAX_INTEGER_DIGITS` digits (leading zeros included) or the integer is out of range.
 
     Examples
     --------
@@ -2561,6 +2601,13 @@ def as_integer_text(
         raise InvalidInputError(
             f"{name} = {_short(text)}: must be an integer written in digits (0-9, with a minus "
             "sign at most)"
+        )
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        # int() refuses more than 4,300 digits with a message naming no argument
+        raise InvalidInputError(
+            f"{name} = {_short(text)}: {digits:,} digits, must be at most "
+            f"MAX_INTEGER_DIGITS = {MAX_INTEGER_DIGITS}"
         )
     value = int(text)
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
@@ -2595,7 +2642,7 @@ def as_number_text(text, name: str) -> float:
     ------
     InvalidInputError
         When ``text`` is not a number written in ASCII digits (``inf`` and ``nan`` are not), or lies
-        beyond the float range.
+        beyond the float range, or is not zero but below it (``1e-400`` would read as 0).
 
     Examples
     --------
@@ -2616,6 +2663,9 @@ def as_number_text(text, name: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise InvalidInputError(f"{name} = {text!r}: beyond the float range")
+    if value == 0 and re.search(r"[1-9]", text.split("e")[0].split("E")[0]):
+        # "1e-400" reads as 0.0, and a message about 0.0 names no value the user gave
+        raise InvalidInputError(f"{name} = {text!r}: below the float range (it would read as 0)")
     return value
 
 
@@ -2636,7 +2686,8 @@ def cli_integer(text: str) -> int:
     Raises
     ------
     argparse.ArgumentTypeError
-        When ``text`` is not an integer written in digits.
+        When ``text`` is not an integer written in digits, or has more than
+        :data:`MAX_INTEGER_DIGITS` of them.
     """
     try:
         return as_integer_text(text, "value")
@@ -2661,7 +2712,7 @@ def cli_number(text: str) -> float:
     Raises
     ------
     argparse.ArgumentTypeError
-        When ``text`` is not a finite number written in digits.
+        When ``text`` is not a finite number written in digits, or is not zero but reads as 0.
     """
     try:
         return as_number_text(text, "value")

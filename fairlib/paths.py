@@ -20,9 +20,10 @@ Each names a directory by its absolute path (``FAIRLIB_TRACE_DIR`` several, sepa
 others one, and a separator in them is refused); empty means unset. A
 directory need not exist yet (the first ``FAIRLIB_TRACE_DIR`` entry is where ``fetch`` creates
 one; a trace not found lists the directories searched, marking those that do not exist). A value
-naming an existing file, a blank value, a value with whitespace at an end (``"/tmp/x "``) and a
+naming an existing file, a blank value, a value with whitespace at an end (``"/tmp/x "``), a
 relative path (``build``, ``~/fl``: ``~`` is the shell's, expanded only at the start of a word it
-reads) are each an
+reads) and a value a path argument may not be (:func:`fairlib._validate.path_text`: a control
+character, a part that shows nothing, has whitespace at an end or is too long) are each an
 :class:`~fairlib._validate.InvalidInputError` naming the variable: a typo there would otherwise
 write outputs, or look for traces, somewhere no one reads, and a relative path would make them
 depend on the working directory.
@@ -111,8 +112,9 @@ def _absolute_directory(text: str, name: str) -> Path:
     Raises
     ------
     InvalidInputError
-        When ``text`` is not text, is blank, has whitespace at an end, is relative (``~`` included)
-        or names an existing file.
+        When ``text`` is not text, is blank, has whitespace at an end, is relative (``~`` included),
+        holds a control character or a part no path argument may have
+        (:func:`fairlib._validate.path_text`), or names an existing file.
     """
     from ._validate import as_instance
 
@@ -124,7 +126,7 @@ def _as_directory(part: str, name: str, value: str, which: str) -> Path:
     in the message when there are several): see :func:`_absolute_directory`."""
     import stat
 
-    from ._validate import InvalidInputError, _path_mode, _shows
+    from ._validate import InvalidInputError, _path_mode, _shows, path_text
 
     if not _shows(part):
         raise InvalidInputError(f"{name} = {value!r}: a blank directory{which}")
@@ -142,6 +144,14 @@ def _as_directory(part: str, name: str, value: str, which: str) -> Path:
             "working directory"
             + (" (write $HOME for ~: the shell left it unexpanded)" if part[:1] == "~" else "")
         )
+    try:
+        # the rules of a path argument: no control character, every part shown, none with
+        # whitespace at an end or longer than a file system takes
+        path_text(part, name, "directory")
+    except InvalidInputError as exc:
+        raise InvalidInputError(
+            f"{name} = {value!r}: {str(exc).split(': ', 1)[1]}{which}"
+        ) from None
     mode = _path_mode(path, name)  # a symlink loop is refused, not read as absent
     if mode is not None and not stat.S_ISDIR(mode):
         raise InvalidInputError(
@@ -182,7 +192,8 @@ def check_key(key: str) -> str:
     ----------
     key : str
         The notebook's key (``"metin2025"``): letters, digits, ``_`` and ``-`` only, starting with a
-        letter or digit, so it cannot point elsewhere (``../x``).
+        letter or digit, so it cannot point elsewhere (``../x``), and at most :data:`MAX_KEY_LENGTH`
+        characters.
 
     Returns
     -------
@@ -192,22 +203,38 @@ def check_key(key: str) -> str:
     Raises
     ------
     InvalidInputError
-        When ``key`` is not a string of those characters.
+        When ``key`` is not a string of those characters, or is longer than
+        :data:`MAX_KEY_LENGTH`.
     """
-    return _check_file_name(key, "key")
+    return _check_file_name(key, "key", maximum=MAX_KEY_LENGTH)
 
 
-def _check_file_name(value: object, name: str) -> str:
+#: the longest notebook key (:func:`check_key`): it names folders and files (``<key>.ipynb``,
+#: ``claims/<key>.toml``), and a table or page shows it whole
+MAX_KEY_LENGTH = 64
+#: the longest other name that becomes a folder or file name (a table's or figure's name, a trace
+#: folder, a sweep's cache): well under the 255 bytes a file system allows one name, with room for
+#: an extension
+MAX_FILE_NAME_LENGTH = 128
+
+
+def _check_file_name(value: object, name: str, *, maximum: int = MAX_FILE_NAME_LENGTH) -> str:
     """``value`` (the argument ``name``) becomes a folder or file name: letters, digits, ``_`` and
-    ``-`` only."""
+    ``-`` only, starting with a letter or digit, at most ``maximum`` characters (a longer one would
+    fail only when the file is written, with ``OSError: File name too long``)."""
     import re
 
-    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", value):
-        from ._validate import InvalidInputError, _short
+    from ._validate import InvalidInputError, _short
 
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", value):
         raise InvalidInputError(
             f"{name} = {_short(value)}: must be letters, digits, '_' and '-' (it names an output "
             "folder or file)"
+        )
+    if len(value) > maximum:
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: {len(value)} characters, must be at most {maximum} (it "
+            "names an output folder or file)"
         )
     return value
 
@@ -386,7 +413,8 @@ def missing_traces_message(folder: str) -> str:
     Raises
     ------
     InvalidInputError
-        When ``folder`` is not a folder name (letters, digits, ``_`` and ``-``; None included).
+        When ``folder`` is not a folder name (letters, digits, ``_`` and ``-``, at most
+        :data:`MAX_FILE_NAME_LENGTH` characters; None included).
 
     Examples
     --------

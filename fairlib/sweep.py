@@ -712,7 +712,8 @@ def sweep(
         A resumable per-cell cache under ``build/sweep-cache/<cache_name>`` (default: on when
         ``FAIRLIB_SWEEP_CACHE=1``).
     cache_name : str, optional
-        The cache's folder name (letters, digits, ``_``, ``-``; default ``fn``'s qualified name).
+        The cache's folder name (letters, digits, ``_``, ``-``, at most
+        :data:`fairlib.paths.MAX_FILE_NAME_LENGTH` characters; default ``fn``'s qualified name).
 
     Returns
     -------

@@ -292,7 +292,8 @@ def check_mechanism(name_or_callable: str | Callable, **register_options: Any) -
     AssertionError
         The first check that fails, as ``mechanism 'name' fails check_...: what went wrong``.
     InvalidInputError
-        When ``name_or_callable`` is neither a registered name nor a callable.
+        When ``name_or_callable`` is neither a registered name nor a callable, or is a name given
+        with ``register_options``.
 
     Examples
     --------
@@ -301,8 +302,9 @@ def check_mechanism(name_or_callable: str | Callable, **register_options: Any) -
     """
     if isinstance(name_or_callable, str):
         if register_options:
-            raise TypeError(
-                "check_mechanism: register options are for a callable, not a registered name"
+            raise InvalidInputError(
+                f"register_options = {sorted(register_options)}: for a callable, not a registered "
+                f"name (name_or_callable = {name_or_callable!r})"
             )
         entry = mechanisms._lookup(name_or_callable, "name_or_callable")
         _run_checks("mechanism", entry, MECHANISM_CHECKS)

@@ -56,7 +56,7 @@ def test_fixed_increment_waterfill_closed_form_and_exact_level():
                 exact.min() - inc - 1e-12 <= x.min() <= exact.min() + 1e-9
             )  # within one increment below LP (1)
             assert (x @ d <= k / n * (1 + 1e-9)).all() and (x[:-1] >= prev).all()
-    with pytest.raises(ValueError, match="increment"):
+    with pytest.raises(InvalidInputError, match=r"^increment = 0\.0: must be > 0"):
         waterfill_step_fixed_increment(np.ones((1, 1)), [], 1, 0.0)
 
 

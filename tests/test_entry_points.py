@@ -56,6 +56,13 @@ def _a_file(tmp_path) -> str:
 COMMANDS = [
     (["run_all.py", "--only", "no_such_key"], "no_such_key"),
     (["run_all.py", "--only", "li2019", "li2019"], "--only"),
+    # a blank key was reported as the unknown key '' ("unknown notebook key(s): ;")
+    (["run_all.py", "--only", ""], "--only: '': blank, expected a notebook key"),
+    # a number below the float range read as 0.0, and the message showed 0.0, not the text given
+    (
+        ["-m", "fairlib.repro.scaffold", "mechanism", "x", "--game", "--equilibrium", "1e-400"],
+        "--equilibrium: '1e-400': below the float range",
+    ),
     (["run_all.py", "--jobs", "-1"], "--jobs"),
     (["run_all.py", "--jobs", "x"], "--jobs"),
     (["run_all.py", "--sweep-jobs", "0"], "--sweep-jobs"),
@@ -299,6 +306,16 @@ MORE_VALUES = [
     ("FAIRLIB_INTERPRET_AT_MOST", "1e3"),
     ("FAIRLIB_INTERPRET_AT_MOST", " 5"),
     ("FAIRLIB_INTERPRET_AT_MOST", str(10**23)),
+    # int() refuses over 4,300 digits (leading zeros counted) with a message naming no variable
+    ("FAIRLIB_INTERPRET_AT_MOST", "0" * 5000 + "1"),
+    ("FAIRLIB_SWEEP_JOBS", "0" * 5000 + "1"),
+    # a directory variable takes what a path argument takes (path_text): no control character,
+    # no part with whitespace at an end
+    ("FAIRLIB_BUILD_DIR", "{dir}/a\x01b"),
+    ("FAIRLIB_OUTPUT_DIR", "{dir}/a\x01b"),
+    ("FAIRLIB_TRACE_DIR", "{dir}" + os.pathsep + "{dir}/a\x01b"),
+    ("FAIRLIB_SHARED_TRACES", "{dir}/a\x01b"),
+    ("FAIRLIB_BUILD_DIR", "{dir}/a /b"),
 ]
 
 #: values a variable may well be given by mistake: each is accepted, or refused naming the variable

@@ -163,7 +163,7 @@ def test_registry_errors_name_the_problem():
         mechanisms.register("x", drf, capabilities=("integral",))
     with pytest.raises(InvalidInputError, match="not registered"):
         mechanisms.get("nope")
-    with pytest.raises(KeyError):
+    with pytest.raises(InvalidInputError, match=r"^mechanism = 'nope': no house colour"):
         color("nope")
 
 

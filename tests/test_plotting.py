@@ -6,6 +6,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 
 def test_a_legend_over_a_band_is_moved_clear_of_the_data():
@@ -113,3 +114,24 @@ def test_a_legend_below_starts_under_the_x_label():
             < ax.xaxis.label.get_window_extent(renderer).y0
         )
     plt.close(fig)
+
+
+def test_an_unknown_mechanism_or_resource_is_refused_by_name():
+    """``color("nope")`` raised a KeyError and ``resource_color("fpga")`` a plain ValueError: a name
+    no table or registry knows is bad input, refused naming the argument."""
+    import pandas as pd
+
+    from fairlib._validate import InvalidInputError
+    from fairlib.repro import plotting
+
+    for lookup in (plotting.color, plotting.style, plotting.marker, plotting.linestyle):
+        with pytest.raises(InvalidInputError, match=r"^mechanism = 'nope': no house colour"):
+            lookup("nope")
+    with pytest.raises(InvalidInputError, match=r"^resource = 'fpga': no colour; known:"):
+        plotting.resource_color("fpga")
+    fig, ax = plt.subplots()
+    try:
+        with pytest.raises(InvalidInputError, match=r"^mechanism = 'nope': no house colour"):
+            plotting.spread_band(ax, pd.DataFrame({"x": [1], "y": [1.0]}), "x", "y", "nope")
+    finally:
+        plt.close(fig)

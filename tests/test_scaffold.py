@@ -562,3 +562,25 @@ def test_a_tolerance_is_declared_by_command_and_removed_with_the_paper(checkout)
         scaffold.scaffold_tolerance(KEY, 1e-6, 1e-9, reason, root=checkout)
     scaffold.remove_paper(KEY, root=checkout)
     assert _texts(checkout) == before
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda root: scaffold.scaffold_paper("smith2024\n", PAPER, DRIVER, root=root), "KEY"),
+        (lambda root: scaffold.scaffold_paper(KEY, PAPER, "drv\n", root=root), "--driver"),
+        (lambda root: scaffold.scaffold_mechanism("probe_mech\n", "pooled", root=root), "NAME"),
+        (
+            lambda root: scaffold.scaffold_mechanism(
+                "probe_mech", "model", model="Post\n", root=root
+            ),
+            "--new-model",
+        ),
+    ],
+)
+def test_a_name_with_a_trailing_newline_is_refused_by_name(tmp_path, call, message):
+    """A name check matches the whole text: ``$`` would let a final newline through, and the
+    failure would come later, blaming another option."""
+    with pytest.raises(scaffold.ScaffoldError, match=rf"^{message} = '.*\\n': must be"):
+        call(tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -98,7 +98,7 @@ def test_an_undocumented_mechanism_fails_the_documentation_check(plugin):
 
 
 def test_register_options_are_for_a_callable():
-    with pytest.raises(TypeError, match="register options"):
+    with pytest.raises(InvalidInputError, match=r"^register_options = \['capabilities'\]: for a"):
         check_mechanism("drf", capabilities=("pooled",))
 
 

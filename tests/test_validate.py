@@ -625,7 +625,7 @@ def test_a_blank_label_or_path_part_is_refused(blank):
         hierarchical_drf([[1, 4], [3, 1]], [9, 18], ["q/a", f"q/{blank}"])
     with pytest.raises(InvalidInputError, match=rf"label = {re.escape(repr(blank))}: blank"):
         as_label(blank, "label")
-    assert as_label(" a", "label") == " a" and as_label("q/a", "label", nested=True) == "q/a"
+    assert as_label("a b", "label") == "a b" and as_label("q/a", "label", nested=True) == "q/a"
 
 
 @pytest.mark.parametrize(
@@ -893,3 +893,125 @@ def test_a_table_column_of_integers_float64_cannot_hold_is_refused():
             InvalidInputError, match=r"jobs row 1 \(index 1\), column 'cpu' = \d+: an"
         ):
             check_columns(pd.DataFrame({"cpu": column}), "jobs", ["cpu"])
+
+
+def test_an_integer_of_too_many_digits_is_refused_by_name():
+    """int() refuses text of more than 4,300 digits (leading zeros counted) with a ValueError naming
+    no argument; a command line or an environment variable is refused by name first."""
+    import argparse
+
+    from fairlib._validate import MAX_INTEGER_DIGITS, as_integer_text, cli_integer
+
+    for text in ("0" * 5000 + "1", "-" + "9" * (MAX_INTEGER_DIGITS + 1)):
+        with pytest.raises(InvalidInputError, match=r"^--n = .*digits, must be at most"):
+            as_integer_text(text, "--n")
+        with pytest.raises(argparse.ArgumentTypeError, match="must be at most MAX_INTEGER"):
+            cli_integer(text)
+    assert as_integer_text("9" * MAX_INTEGER_DIGITS, "--n") == 10**MAX_INTEGER_DIGITS - 1
+
+
+def test_bitbrains_vm_text_of_too_many_digits_is_refused_by_name():
+    from fairlib.traces.bitbrains import _vm_numbers
+
+    with pytest.raises(InvalidInputError, match=r"^vms = .*digits, must be at most"):
+        _vm_numbers(["0" * 5000 + "1"])
+
+
+@pytest.mark.parametrize("label", [" a", "a ", "a\u3000", "\u00a0a"])
+def test_a_label_with_whitespace_at_an_end_is_refused(label):
+    """``DRFSorter.add(" a")`` and ``add("a")`` made two clients no listing tells apart; a
+    table's header ``" b"`` showed as ``"b"``."""
+    import pandas as pd
+
+    from fairlib._validate import as_label, as_labels
+    from fairlib.multires import DRFSorter
+    from fairlib.repro import tables
+
+    pattern = rf"{re.escape(repr(label))}: has whitespace at an end"
+    with pytest.raises(InvalidInputError, match=rf"^name = {pattern}"):
+        as_label(label, "name")
+    with pytest.raises(InvalidInputError, match=rf"^names\[1\] = {pattern}"):
+        as_labels(["b", label], "names")
+    with pytest.raises(InvalidInputError, match=r"part 1 \(.*\) has whitespace at an end"):
+        as_label(f"q/{label}", "name", nested=True)
+    for semantics in ("mesos", "yarn"):
+        sorter = DRFSorter(capacity=[10.0, 10.0], semantics=semantics)
+        sorter.add("a")
+        with pytest.raises(InvalidInputError, match=rf"^name = {pattern}"):
+            sorter.add(label)
+        assert sorter.order() == ["a"]
+    with pytest.raises(InvalidInputError, match=rf"^names\['a'\] = {pattern}"):
+        tables.table(pd.DataFrame({"a": [1]}), names={"a": label})
+
+
+@pytest.mark.parametrize("label", ["\u0301", "\u0301\u0300", " \u0301"])
+def test_a_lone_combining_mark_is_blank(label):
+    """A combining mark marks the character before it; alone it shows nothing."""
+    from fairlib._validate import as_label, path_text
+
+    with pytest.raises(InvalidInputError, match="blank"):
+        as_label(label, "name")
+    with pytest.raises(InvalidInputError, match="part 1 .* is blank"):
+        path_text(f"out/{label}/x.csv", "path")
+    assert as_label("e\u0301", "name") == "e\u0301"
+
+
+@pytest.mark.parametrize("path", ["out/a.csv ", "out/ a.csv", "out /a.csv"])
+def test_a_path_part_with_whitespace_at_an_end_is_refused(path, tmp_path):
+    import pandas as pd
+
+    from fairlib._validate import path_text
+    from fairlib.traces.bitbrains import write_vm
+
+    with pytest.raises(InvalidInputError, match=r"^path = .*: part \d \(.*\) has whitespace"):
+        path_text(path, "path")
+    with pytest.raises(InvalidInputError, match=r"^path = .*: part \d+ \(.*\) has whitespace"):
+        write_vm(str(tmp_path / path), pd.DataFrame())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_path_part_longer_than_a_file_system_takes_is_refused(tmp_path):
+    import pandas as pd
+
+    from fairlib._validate import MAX_PATH_PART_BYTES, path_text
+    from fairlib.traces.bitbrains import write_vm
+
+    assert path_text("a" * MAX_PATH_PART_BYTES, "path") == "a" * MAX_PATH_PART_BYTES
+    for part in ("a" * 300, "é" * 128):  # 256 bytes of UTF-8
+        with pytest.raises(InvalidInputError, match=r"^path = .*: part 1 is \d+ bytes long"):
+            path_text(f"out/{part}", "path")
+    with pytest.raises(InvalidInputError, match=r"^path = .* bytes long, must be at most"):
+        write_vm(str(tmp_path / ("a" * 300 + ".csv")), pd.DataFrame())
+
+
+def test_a_name_that_becomes_a_file_name_has_a_length_cap(tmp_path):
+    """``ClaimLog("k" * 300, write=True)`` was accepted and its ``finish`` failed with ``OSError:
+    File name too long``: a key or a file name is refused by name up front."""
+    from fairlib import paths
+    from fairlib.repro import outputs
+    from fairlib.repro.ledger import ClaimLog
+
+    assert paths.check_key("k" * paths.MAX_KEY_LENGTH) == "k" * paths.MAX_KEY_LENGTH
+    with pytest.raises(InvalidInputError, match=r"^key = .*: 65 characters, must be at most 64"):
+        paths.check_key("k" * 65)
+    with pytest.raises(InvalidInputError, match=r"^key = .*: 300 characters, must be at most 64"):
+        ClaimLog("k" * 300, write=True, registry=[])
+    long_name = "n" * (paths.MAX_FILE_NAME_LENGTH + 1)
+    with pytest.raises(InvalidInputError, match=r"^name = .*characters, must be at most 128"):
+        outputs.save_table(pd.DataFrame({"a": [1]}), "k", long_name, mode="quick")
+    with pytest.raises(InvalidInputError, match=r"^folder = .*characters, must be at most 128"):
+        paths.find_traces(long_name)
+
+
+@pytest.mark.parametrize("text", ["1e-400", "0.000001e-330", "-5e-999"])
+def test_a_number_text_below_the_float_range_is_refused_showing_the_text(text):
+    """``--equilibrium 1e-400`` read as 0.0, and the tolerance's message spoke of 0.0."""
+    import argparse
+
+    from fairlib._validate import as_number_text, cli_number
+
+    with pytest.raises(InvalidInputError, match=rf"^--tol = '{text}': below the float range"):
+        as_number_text(text, "--tol")
+    with pytest.raises(argparse.ArgumentTypeError, match=rf"^'{text}': below the float range"):
+        cli_number(text)
+    assert as_number_text("0e-400", "--tol") == 0.0 and as_number_text("0.0", "--tol") == 0.0

@@ -858,6 +858,11 @@ def _queue_tree_weight_text():
 
 #: site (module:function) -> (the bad call, what its refusal says)
 SITES = {
+    # a count of steps is whole: a bound of 7.5 tasks is 7 steps
+    "multires.progressive_filling:filling_bounds whole steps": (
+        lambda: __import__("fairlib").drf([[1.0]], [7.5], max_allocations=6),
+        r"could take up to 7 steps \(one per task\), more than max_allocations = 6",
+    ),
     "market.dynamics:run_dynamics initial_bids shape": (
         _run_dynamics_bad_shape,
         r"initial_bids: expected shape \(3, 2\)",

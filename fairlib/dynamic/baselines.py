@@ -10,6 +10,8 @@ import numpy as np
 import numpy.typing as npt
 from numpy.typing import ArrayLike
 
+from .._validate import InvalidInputError
+
 __all__ = ["waterfill_step_sorted", "waterfill_step_fixed_increment"]
 
 
@@ -99,7 +101,7 @@ def waterfill_step_fixed_increment(
 
     Raises
     ------
-    ValueError
+    InvalidInputError
         When ``demands`` has fewer than k rows or ``increment`` is not > 0.
 
     References
@@ -117,11 +119,11 @@ def waterfill_step_fixed_increment(
     x = np.append(np.asarray(previous_shares, dtype=np.float64), 0.0)
     k = len(x)
     if d.ndim != 2 or d.shape[0] < k:
-        raise ValueError(
+        raise InvalidInputError(
             f"demands: need at least {k} rows of an (agents, resources) array, got shape {d.shape}"
         )
     if not increment > 0:
-        raise ValueError(f"increment: must be > 0, got {increment}")
+        raise InvalidInputError(f"increment = {increment!r}: must be > 0")
     d = d[:k]
     m = d.shape[1]
     cap = k / n

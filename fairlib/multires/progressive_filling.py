@@ -437,10 +437,12 @@ def filling_bounds(
         )
     max_allocations = as_count(max_allocations, "max_allocations", maximum=MAX_ALLOCATIONS)
     with np.errstate(divide="ignore"):
-        steps_bound = min(float(np.minimum(alone, caps).sum()), m / float(per_task.min()))
+        bound = min(float(np.minimum(alone, caps).sum()), m / float(per_task.min()))
+    # one step per task, and tasks are whole: a bound of 7.5 is 7 steps
+    steps_bound = float(np.floor(bound))
     if steps_bound > max_allocations:
         raise InvalidInputError(
-            f"capacity / demands: progressive filling could take up to {steps_bound:.3g} steps "
+            f"capacity / demands: progressive filling could take up to {int(steps_bound):,} steps "
             f"(one per task), more than max_allocations = {max_allocations}; use edrf or pdrf "
             f"for instances this large, or raise max_allocations up to {MAX_ALLOCATIONS}"
         )

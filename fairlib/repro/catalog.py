@@ -22,8 +22,8 @@ True
 >>> get("nope")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-KeyError: "notebook key 'nope' is not in the catalogue (fairlib/repro/catalog.py); known:
-feldman2005, ..."
+fairlib._validate.InvalidInputError: key = 'nope': not in the catalogue (fairlib/repro/catalog.py);
+known: feldman2005, ...
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ class Paper:
             )
         if isinstance(self.year, bool) or not isinstance(self.year, int) or self.year not in _YEAR:
             raise InvalidInputError(f"year = {self.year!r}: must be a year, e.g. 2024")
-        if not re.match(r"https?://[^\s/]+\.[^\s]+$", self.url):
+        if not re.fullmatch(r"https?://[^\s/]+\.[^\s]+", self.url):
             raise InvalidInputError(
                 f"url = {self.url!r}: must be a web address (https://...), e.g. the arXiv "
                 "abstract or "
@@ -466,7 +466,7 @@ _check_catalogue(PAPERS, NOTEBOOKS)
 
 
 def get(key: str) -> Notebook:
-    """The catalogued notebook ``key``; a KeyError listing the known keys otherwise.
+    """The catalogued notebook ``key``; an error listing the known keys otherwise.
 
     Parameters
     ----------
@@ -480,17 +480,16 @@ def get(key: str) -> Notebook:
 
     Raises
     ------
-    KeyError
-        ``key`` is not catalogued (the message lists the known keys).
     InvalidInputError
-        ``key`` is not text, or shows nothing.
+        ``key`` is not text, shows nothing, or is not catalogued (the message lists the known
+        keys).
     """
     as_text(key, "key", what="a notebook key")
     try:
         return NOTEBOOKS[key]
     except KeyError:
-        raise KeyError(
-            f"notebook key {key!r} is not in the catalogue (fairlib/repro/catalog.py); known: "
+        raise InvalidInputError(
+            f"key = {key!r}: not in the catalogue (fairlib/repro/catalog.py); known: "
             f"{', '.join(NOTEBOOKS)}"
         ) from None
 
@@ -793,8 +792,8 @@ def main(argv=None) -> int:
     if key is not None:
         try:
             nb = get(key)
-        except KeyError as exc:
-            print(f"python -m fairlib.repro.catalog: {exc.args[0]}", file=sys.stderr)
+        except InvalidInputError as exc:
+            print(f"python -m fairlib.repro.catalog: {exc}", file=sys.stderr)
             return 2
         if args.tests is not None:
             print("\n".join(paper_tests(nb)))

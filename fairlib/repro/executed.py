@@ -256,10 +256,8 @@ def findings_choice(source: str) -> list[str]:
     Raises
     ------
     InvalidInputError
-        When ``source`` is not text or not Python.
-    ValueError
-        When the cell does not call ``show_findings(key, MODE, [claim ids])`` with a list
-        literal.
+        When ``source`` is not text or not Python, or the cell does not call
+        ``show_findings(key, MODE, [claim ids])`` with a list literal.
 
     Examples
     --------
@@ -282,7 +280,7 @@ def findings_choice(source: str) -> list[str]:
                     return list(ast.literal_eval(args[2]))
                 except (ValueError, TypeError, SyntaxError):
                     break  # not a literal list of claim ids
-    raise ValueError(
+    raise InvalidInputError(
         f"source = {source!r}: a cell tagged {FINDINGS_TAG!r} must call "
         "show_findings(key, MODE, [claim ids])"
     )

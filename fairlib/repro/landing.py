@@ -902,16 +902,16 @@ def render(text: str) -> str:
     Raises
     ------
     InvalidInputError
-        When ``text`` is not text.
-    ValueError
-        When a block's name is not one of :data:`BLOCKS`.
+        When ``text`` is not text, or a block's name is not one of :data:`BLOCKS`.
     """
     as_instance(text, str, "text")
 
     def one(m: re.Match) -> str:
         name = m.group("name")
         if name not in BLOCKS:
-            raise ValueError(f"rendered block {name!r} is not one of {sorted(BLOCKS)}")
+            raise InvalidInputError(
+                f"text: the rendered block {name!r} is not one of {sorted(BLOCKS)}"
+            )
         return m.group(1) + BLOCKS[name]() + "\n" + m.group(4)
 
     for block in _BLOCKS:

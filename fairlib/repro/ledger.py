@@ -1525,7 +1525,8 @@ class ClaimLog:
     Parameters
     ----------
     key : str
-        The notebook's key.
+        The notebook's key (:func:`fairlib.paths.check_key`: letters, digits, ``_`` and ``-``, at
+        most :data:`fairlib.paths.MAX_KEY_LENGTH` characters).
     mode : str
         ``"full"`` or ``"quick"`` (a quick ledger's statuses are provisional).
     write : bool
@@ -1544,9 +1545,9 @@ class ClaimLog:
     FileNotFoundError
         When ``registry`` (or the default :func:`registry_path`) is a path to no file.
     InvalidInputError
-        When ``key``, ``mode``, ``write`` or ``data`` is not one of its values, the registry is
-        malformed (:func:`load_registry`), or ``claims`` is not a list of :class:`Claim` (None
-        included), naming the argument.
+        When ``key`` is no notebook key (too long included), ``mode``, ``write`` or ``data`` is not
+        one of its values, the registry is malformed (:func:`load_registry`), or ``claims`` is not
+        a list of :class:`Claim` (None included), naming the argument.
 
     Examples
     --------

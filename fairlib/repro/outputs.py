@@ -43,7 +43,8 @@ def save_figure(fig, key: str, name: str, *, mode: str = "full", dpi: int = 150)
     key : str
         The notebook's key.
     name : str
-        The file name without extension (``"fig2c_efficiency"``): letters, digits, ``_`` and ``-``.
+        The file name without extension (``"fig2c_efficiency"``): letters, digits, ``_`` and ``-``,
+        at most :data:`fairlib.paths.MAX_FILE_NAME_LENGTH` characters.
     mode : str
         ``"full"`` (the tracked ``figures/<key>/``) or ``"quick"`` (under ``build/quick/``).
     dpi : int
@@ -201,7 +202,8 @@ def save_table(df: pd.DataFrame, key: str, name: str, *, mode: str = "full") -> 
     key : str
         The notebook's key.
     name : str
-        The file name without extension: letters, digits, ``_`` and ``-``.
+        The file name without extension: letters, digits, ``_`` and ``-``, at most
+        :data:`fairlib.paths.MAX_FILE_NAME_LENGTH` characters.
     mode : str
         ``"full"`` (the tracked ``data/results/<key>/``) or ``"quick"`` (under ``build/quick/``).
 

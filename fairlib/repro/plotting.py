@@ -220,8 +220,8 @@ def _registered(mechanism: str) -> Any:
 
 def color(mechanism: str) -> str:
     """The fixed colour of ``mechanism`` (case-insensitive): the house table above, else the colour
-    it was registered with (:mod:`fairlib.mechanisms`, :mod:`fairlib.games`); names none knows raise
-    ``KeyError`` (a typo, not a new colour).
+    it was registered with (:mod:`fairlib.mechanisms`, :mod:`fairlib.games`); a name none knows is
+    refused by name (a typo, not a new colour).
 
     Parameters
     ----------
@@ -235,17 +235,15 @@ def color(mechanism: str) -> str:
 
     Raises
     ------
-    KeyError
-        When no table or registry knows the name.
     InvalidInputError
-        When ``mechanism`` is not text, or shows nothing.
+        When ``mechanism`` is not text, shows nothing, or no table or registry knows it.
     """
     key = _text(mechanism, "mechanism").lower()
     if key in MECHANISM_COLORS:
         return MECHANISM_COLORS[key]
     mech = _registered(mechanism)
     if mech is None:
-        raise KeyError(
+        raise InvalidInputError(
             f"mechanism = {mechanism!r}: no house colour and not registered; known: "
             f"{sorted(MECHANISM_COLORS)}"
         )
@@ -269,10 +267,8 @@ def style(mechanism: str) -> dict[str, Any]:
 
     Raises
     ------
-    KeyError
-        When no table or registry knows the name.
     InvalidInputError
-        When ``mechanism`` is not text, or shows nothing.
+        When ``mechanism`` is not text, shows nothing, or no table or registry knows it.
 
     Examples
     --------
@@ -301,10 +297,8 @@ def marker(mechanism: str) -> str:
 
     Raises
     ------
-    KeyError
-        When no table or registry knows the name.
     InvalidInputError
-        When ``mechanism`` is not text, or shows nothing.
+        When ``mechanism`` is not text, shows nothing, or no table or registry knows it.
     """
     return style(mechanism)["marker"]
 
@@ -324,10 +318,8 @@ def linestyle(mechanism: str) -> str | tuple:
 
     Raises
     ------
-    KeyError
-        When no table or registry knows the name.
     InvalidInputError
-        When ``mechanism`` is not text, or shows nothing.
+        When ``mechanism`` is not text, shows nothing, or no table or registry knows it.
     """
     return style(mechanism)["linestyle"]
 
@@ -528,9 +520,8 @@ def spread_band(
     InvalidInputError
         When ``ax`` is not an Axes, ``data`` not a table, ``x`` or ``y`` not one of its columns,
         ``y`` not numbers, ``interval`` not a percentage in (0, 100], ``marker`` not a matplotlib
-        marker, ``label_`` not text or ``estimator`` neither ``"median"`` nor ``"mean"``.
-    KeyError
-        When no table or registry knows ``mechanism``.
+        marker, ``label_`` not text, ``estimator`` neither ``"median"`` nor ``"mean"``, or no table
+        or registry knows ``mechanism``.
     """
     from matplotlib.markers import MarkerStyle
 
@@ -816,9 +807,8 @@ def resource_color(resource: str) -> str:
 
     Raises
     ------
-    ValueError
-        When the resource is not one of :data:`RESOURCE_COLORS` (an
-        :class:`~fairlib._validate.InvalidInputError` when it is not text).
+    InvalidInputError
+        When ``resource`` is not text, or not one of :data:`RESOURCE_COLORS`.
 
     Examples
     --------
@@ -828,7 +818,7 @@ def resource_color(resource: str) -> str:
     try:
         return RESOURCE_COLORS[_text(resource, "resource").lower()]
     except KeyError:
-        raise ValueError(
+        raise InvalidInputError(
             f"resource = {resource!r}: no colour; known: {sorted(RESOURCE_COLORS)}"
         ) from None
 

@@ -134,8 +134,8 @@ __all__ = [
     "HEADLINE",
 ]
 
-_NAME = re.compile(r"^[a-z][a-z0-9_]{0,23}$")
-_CLASS = re.compile(r"^[A-Z][A-Za-z0-9]{0,31}$")
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,23}")
+_CLASS = re.compile(r"[A-Z][A-Za-z0-9]{0,31}")
 _CATALOG_MARKER = "# new paper notebooks go above this line"
 _PAPERS_MARKER = "# new papers go above this line"
 #: the headline a scaffolded notebook's row shows until the contributor writes the paper's
@@ -174,7 +174,7 @@ def _root(root: object) -> Path:
 
 
 def _check_name(value: str, what: str) -> str:
-    if not isinstance(value, str) or not _NAME.match(value) or keyword.iskeyword(value):
+    if not isinstance(value, str) or not _NAME.fullmatch(value) or keyword.iskeyword(value):
         raise ScaffoldError(
             f"{what} = {value!r}: must be a lower-case Python identifier of at most 24 characters "
             "(letters, digits, _; starting with a letter)"
@@ -969,7 +969,7 @@ def remove_paper(key: str, *, root: Path | None = None) -> list[str]:
         raise ScaffoldError(f"KEY = {key!r}: not in fairlib/repro/catalog.py")
     first, last, call = notebooks[key]
     driver = _keyword(call, "driver")
-    if not isinstance(driver, str) or not _NAME.match(driver):
+    if not isinstance(driver, str) or not _NAME.fullmatch(driver):
         raise ScaffoldError(
             f"KEY = {key!r}: its catalogue entry was not made by the scaffold (no "
             "driver=...); remove "
@@ -2181,7 +2181,7 @@ def scaffold_mechanism(
             "it); choose another name"
         )
     if model is not None:
-        if not isinstance(model, str) or not _CLASS.match(model):
+        if not isinstance(model, str) or not _CLASS.fullmatch(model):
             raise ScaffoldError(
                 f"--new-model = {model!r}: must be a class name in CamelCase of at most 32 "
                 "characters (letters and digits, starting with a capital), e.g. TradingPost"

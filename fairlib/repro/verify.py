@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from .._validate import (
+    MAX_INTEGER_DIGITS,
     InvalidInputError,
     as_flag,
     as_instance,
@@ -673,7 +674,7 @@ def declared_tolerance(key: str, table: str, column: str) -> Tolerance | None:
 def _number(token: str) -> int | float | None:
     """``int`` for an integer token, ``float`` for another numeric one, ``None`` for text."""
     t = token.strip()
-    if _INT.match(t):
+    if _INT.match(t) and len(t) <= MAX_INTEGER_DIGITS:  # int() refuses over 4,300 digits
         return int(t)
     try:
         return float(t)

@@ -29,6 +29,7 @@ from .._validate import (
     _names_a_directory,
     _short,
     as_flag,
+    as_integer_text,
     as_path,
     as_sequence,
     check_choice,
@@ -274,7 +275,8 @@ def _vm_numbers(vms: object) -> list:
             )
     seen = set()
     for vm in vms:
-        key = int(vm)
+        # text through as_integer_text: int() refuses over 4,300 digits naming no argument
+        key = as_integer_text(vm, "vms", minimum=1) if isinstance(vm, str) else int(vm)
         if key in seen:
             raise InvalidInputError(
                 f"vms: VM {vm!r} is given more than once (its rows would be read twice)"
