@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fairlib import market, metrics
@@ -207,6 +207,25 @@ def test_equilibrium_violation_reads_bids_relative_to_the_budget(scale):
     expected = market.equilibrium_violation(w, x, 1e-9)
     got = market.equilibrium_violation(w, x * scale, 1e-9 * scale)
     assert got == pytest.approx(expected, rel=1e-9)
+
+
+@given(inputs=br_inputs(max_n=8), k=st.integers(1, 4), scale=_SCALES)
+@example(
+    inputs=(np.array([0.96, 0.72, 0.54, 0.28]), np.array([0.26, 1.07, 0.62, 0.22]), 1.0),
+    k=2,
+    scale=1e-15,
+)
+def test_local_search_stops_on_the_same_test_at_every_scale_of_the_weights(inputs, k, scale):
+    """The dynamics call the local search on one user's weights as the game gives them: an
+    improvement beyond rounding is judged relative to the weights' scale, so weights scaled by
+    1e-15 swap where weights of order 1 do."""
+    from fairlib.market.best_response import _local_search
+
+    w, y, budget = inputs
+    kk = min(k, len(w))
+    at_one, _ = _local_search(w, y, budget, kk)
+    scaled, _ = _local_search(w * scale, y, budget, kk)
+    np.testing.assert_allclose(scaled, at_one, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("scale", [2.0**-40, 2.0**40, 1e-12, 1e12])
