@@ -1140,7 +1140,11 @@ EXAMPLES = {
         (_cell, {"x": [1, 2]}),
         {"backend": "serial", "progress": False},
     ),
-    "fairlib.repro.ledger.ClaimLog": lambda: (("demo",), {"write": False, "registry": []}),
+    # a registry declaring one claim (an empty one is refused: a ledger checks at least one)
+    "fairlib.repro.ledger.ClaimLog": lambda: (
+        ("demo",),
+        {"write": False, "registry": [dict(_REGISTRY_ENTRY)]},
+    ),
     "fairlib.repro.outputs.save_table": lambda: (
         (pd.DataFrame({"a": [1]}), "demo", "t"),
         {"mode": "quick"},

@@ -287,6 +287,8 @@ def test_publish_renders_the_running_note_and_keeps_the_cells_other_outputs(tmp_
     notebook's "Data." line after the note) stays, in its place."""
     out = nbformat.v4.new_output
     nb = _notebook(tmp_path, [])
+    # a running note is about a catalogued notebook (running_note refuses any other key)
+    nb = executed.PublishedNotebook("feldman2005", nb.title, nb.source)
     src = nbformat.read(nb.source, as_version=4)
     note = nbformat.v4.new_code_cell(
         'show_running_note(KEY, MODE)\nshow_found("reads x", lead="Data.")'

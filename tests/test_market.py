@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fairlib import market, metrics
@@ -159,8 +159,81 @@ def test_game_validation():
         market.Game([[1.0, 1.0], [1.0, 1.0]], parallelism=3)
     with pytest.raises(InvalidInputError, match=r"budgets\[1\] = -1\.0"):
         market.Game([[1.0, 1.0], [1.0, 1.0]], budgets=[1.0, -1.0])
-    with pytest.raises(InvalidInputError, match="reserve > 0"):
+    with pytest.raises(InvalidInputError, match=r"game\.reserve = 0\.0: must be > 0"):
         market.run_dynamics(market.Game([[1.0, 1.0], [1.0, 1.0]]))
+
+
+# --- scale invariance of the stopping tests -------------------------------------------------------
+
+_SCALE_GAMES = (
+    [[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]],
+    [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.2, 0.5], [0.4, 0.4, 0.2]],
+    [[3.0, 1.0, 0.0], [1.0, 2.0, 5.0]],
+)
+_SCALES = st.one_of(
+    st.integers(-40, 40).map(lambda e: 2.0**e), st.sampled_from([1e-12, 1e12, 1e-15, 1e150])
+)
+
+
+@given(game=st.sampled_from(_SCALE_GAMES), scale=_SCALES, budget_scale=_SCALES)
+def test_proportional_share_is_the_same_equilibrium_at_every_scale(game, scale, budget_scale):
+    """Scaling the weights (and, separately, the budgets with the reserve) changes no best
+    response: the dynamics stop on the same test, say converged, and every user's bids are a best
+    response to the others' within the registered tolerance."""
+    w = np.array(game)
+    base = market.proportional_share(market.Game(w, reserve=1e-9))
+    budgets = np.full(len(w), budget_scale)
+    g = market.Game(w * scale, budgets=budgets, reserve=1e-9 * budget_scale)
+    out = market.proportional_share(g)
+    assert out.converged and out.iterations == base.iterations
+    assert out.residual <= 1e-8
+    np.testing.assert_allclose(out.bids / budget_scale, base.bids, rtol=1e-9, atol=1e-12)
+    total = out.bids.sum(axis=0)
+    for i in range(len(w)):
+        y = total - out.bids[i] + g.reserve
+        np.testing.assert_allclose(
+            market.best_response(g.weights[i], y, budget_scale),
+            out.bids[i],
+            rtol=1e-6,
+            atol=1e-7 * budget_scale,
+        )
+
+
+@given(scale=_SCALES)
+def test_equilibrium_violation_reads_bids_relative_to_the_budget(scale):
+    """Bids of a small currency are not "no bid": the violation is the same at every scale."""
+    w = [[1.0, 2.0], [2.0, 1.0], [1.0, 1.0]]
+    x = np.array([[0.2, 0.8], [0.7, 0.3], [0.5, 0.5]])
+    expected = market.equilibrium_violation(w, x, 1e-9)
+    got = market.equilibrium_violation(w, x * scale, 1e-9 * scale)
+    assert got == pytest.approx(expected, rel=1e-9)
+
+
+@given(inputs=br_inputs(max_n=8), k=st.integers(1, 4), scale=_SCALES)
+@example(
+    inputs=(np.array([0.96, 0.72, 0.54, 0.28]), np.array([0.26, 1.07, 0.62, 0.22]), 1.0),
+    k=2,
+    scale=1e-15,
+)
+def test_local_search_stops_on_the_same_test_at_every_scale_of_the_weights(inputs, k, scale):
+    """The dynamics call the local search on one user's weights as the game gives them: an
+    improvement beyond rounding is judged relative to the weights' scale, so weights scaled by
+    1e-15 swap where weights of order 1 do."""
+    from fairlib.market.best_response import _local_search
+
+    w, y, budget = inputs
+    kk = min(k, len(w))
+    at_one, _ = _local_search(w, y, budget, kk)
+    scaled, _ = _local_search(w * scale, y, budget, kk)
+    np.testing.assert_allclose(scaled, at_one, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [2.0**-40, 2.0**40, 1e-12, 1e12])
+def test_best_response_slsqp_does_not_depend_on_the_weights_scale(scale):
+    w, y = np.array([1.0, 2.0, 0.5]), np.array([0.5, 1.0, 0.3])
+    np.testing.assert_allclose(
+        best_response_slsqp(w * scale, y, 1.0), best_response_numpy(w, y, 1.0), atol=1e-6
+    )
 
 
 # --- equilibria and worst cases -------------------------------------------------------------------

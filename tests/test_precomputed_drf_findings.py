@@ -32,6 +32,12 @@ def test_table_findings_one_claim_per_cell_with_its_runs():
     declared = load_registry(registry_path("metin2025"), "metin2025")
     assert set(found) <= set(declared)
     assert found["table2_1-1000_over_sd"].runs == 20 and found["table1_1-10_under_1"].runs == 1000
+    # a claim whose rule does not read a run count (equals) is measured without one: the ledger
+    # refuses runs= there
+    assert declared["table1_1-10_under_2"].rule.takes_runs is False
+    assert found["table1_1-10_under_2"].runs is None
+    log = ClaimLog("metin2025", write=False)
+    log.measure_all({k: v for k, v in found.items() if not declared[k].not_tested})
     assert (
         "table1_1-20_over_max" not in found and "table1_1-20_over_sd" not in found
     )  # table1_tail_findings

@@ -541,6 +541,26 @@ def test_monotone_rule(ours, expected):
 def test_monotone_decreasing_and_a_pandas_series():
     assert _holds('monotone = { direction = "decreasing" }', pd.Series([3.0, 2.0, 2.0, 1.0]))
     assert not _holds('monotone = { direction = "decreasing" }', [3.0, 2.0, 2.5])
+    # the index is the parameter: one in order is read as given (the values by position)
+    assert _holds('monotone = { direction = "increasing" }', pd.Series([1.0, 2.0], index=[0.1, 5]))
+
+
+def test_a_series_out_of_order_is_refused_not_read_by_position():
+    """[1, 2, 3] at parameters 3, 1, 2 is 2, 3, 1 in the parameter's order: not increasing. Read
+    by position it would hold, so it is refused (naming the claim) and nothing is recorded."""
+    log = ClaimLog("x", write=False, registry=_claim('monotone = { direction = "increasing" }'))
+    with pytest.raises(InvalidInputError, match=r"claim 'c'.*index \[3, 1, 2\] is not sorted"):
+        log.measure("c", pd.Series([1, 2, 3], index=[3, 1, 2]))
+    assert log.claims == []
+    assert log.measure("c", pd.Series([1, 2, 3], index=[3, 1, 2]).sort_index()) is False
+
+
+def test_an_ordered_rule_reads_a_series_by_its_labels():
+    rule = 'ordered = { series = ["drfh", "tsf"], direction = "descending" }'
+    assert _holds(rule, pd.Series({"drfh": 2, "tsf": 1}))
+    assert not _holds(rule, pd.Series({"tsf": 2, "drfh": 1}))  # the labels, not the positions
+    with pytest.raises(InvalidInputError, match=r"got \{'drfh': 2, 'drf': 1\}"):
+        _holds(rule, pd.Series({"drfh": 2, "drf": 1}))
 
 
 @pytest.mark.parametrize(

@@ -585,7 +585,9 @@ def test_equilibrium_registers_the_capability_and_its_tolerance(checkout):
     )
 
 
-def test_without_leaves_capabilities_the_rule_does_not_define_out_of_the_registration(checkout):
+def test_without_leaves_capabilities_the_rule_does_not_define_out_of_the_registration(
+    checkout, capsys
+):
     """``--without`` drops capabilities from a game's registration (so ``fairlib/games.py`` is not
     edited by hand); a name the kind does not register, a name given twice, or ``--without`` on a
     mechanism on a ``Cluster`` is refused by name and nothing is written."""
@@ -598,6 +600,9 @@ def test_without_leaves_capabilities_the_rule_does_not_define_out_of_the_registr
         ("model", "budgets", "'budgets' is not a capability"),
         ("game", "reserve,reserve", "twice"),
         ("game", 3, "capability names"),
+        ("game", "", "a blank capability name"),  # --without '': not the same as leaving it out
+        ("game", "reserve,", "a blank capability name"),
+        ("game", ("reserve", " "), "a blank capability name"),
     ):
         with pytest.raises(scaffold.ScaffoldError, match=message):
             scaffold.scaffold_mechanism(
@@ -607,6 +612,13 @@ def test_without_leaves_capabilities_the_rule_does_not_define_out_of_the_registr
                 without=without,
                 root=checkout,
             )
+    assert {
+        str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
+    } == before
+    # the command line: a blank value is refused naming the option, nothing written
+    argv = ["--root", str(checkout), "mechanism", GAME, "--game", "--without", ""]
+    assert scaffold.main(argv) == 2
+    assert "--without = '': a blank capability name" in capsys.readouterr().err
     assert {
         str(p.relative_to(checkout)): p.read_bytes() for p in checkout.rglob("*") if p.is_file()
     } == before

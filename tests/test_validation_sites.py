@@ -652,10 +652,26 @@ def _scientific_digits():
     scientific(1.0, 0)
 
 
+def _claim_log(rule: str):
+    from fairlib.repro.ledger import ClaimLog
+
+    return ClaimLog(
+        "demo",
+        write=False,
+        registry=f'[[claim]]\nid = "t"\nkind = "paper"\nsource = "§1"\nstatement = "s"\n{rule}\n',
+    )
+
+
+def _table_two_columns(names):
+    from fairlib.repro.tables import table
+
+    table(pd.DataFrame({"a": [1], "b": [2]}), names=names)
+
+
 def _running_note_mode():
     from fairlib.repro.prose import running_note
 
-    running_note("demo", "medium", seconds=300)
+    running_note("feldman2005", "medium", seconds=300)
 
 
 def _warm_unknown_step():
@@ -1159,6 +1175,73 @@ SITES = {
     "multires.schedulers.hierarchy:queue_tree weights": (
         _queue_tree_weight_text,
         r"weights\['a'\] = 'x': must be a finite number > 0",
+    ),
+    "repro.tables:table names one header twice": (
+        lambda: _table_two_columns({"a": "X", "b": "X"}),
+        r"^names = \{'a': 'X', 'b': 'X'\}: columns \['a', 'b'\] show under one header 'X'",
+    ),
+    "repro.tables:table names another column's header": (
+        lambda: _table_two_columns({"a": "b"}),
+        r"^names = \{'a': 'b'\}: columns \['a', 'b'\] show under one header 'b'",
+    ),
+    "repro.tables:table two columns of one human header": (
+        lambda: __import__("fairlib.repro.tables").repro.tables.table(
+            pd.DataFrame({"a b": [1], "a_b": [2]})
+        ),
+        r"^df: columns \['a b', 'a_b'\] show under one header 'a b'",
+    ),
+    "repro.ledger:ClaimLog.measure runs a tol rule does not read": (
+        lambda: _claim_log("paper_value = 0.5\ntol = 0.01").measure("t", 0.5, runs=7),
+        r"^claim 't': runs = 7 given, but its rule .* does not read the number of runs",
+    ),
+    "repro.ledger:ClaimLog.measure monotone Series out of order": (
+        lambda: _claim_log('monotone = { direction = "increasing" }').measure(
+            "t", pd.Series([1.0, 2.0, 3.0], index=[3, 1, 2])
+        ),
+        r"^ours = .*: claim 't': rule .* reads the series by position.*index \[3, 1, 2\] is not "
+        r"sorted",
+    ),
+    "repro.ledger:ClaimLog.measure converges Series repeated index": (
+        lambda: _claim_log("paper_value = 1.0\nconverges = { final_gap = 0.1 }").measure(
+            "t", pd.Series([0.5, 0.9, 0.95], index=[1, 2, 2])
+        ),
+        r"index \[1, 2, 2\] is not sorted ascending without repeats",
+    ),
+    "repro.ledger:ClaimLog.measure ordered series out of order": (
+        lambda: _claim_log('ordered = { series = ["a", "b"], direction = "descending" }').measure(
+            "t",
+            {"a": pd.Series([3.0, 2.0], index=[2, 1]), "b": pd.Series([1.0, 0.0], index=[2, 1])},
+        ),
+        r"^ours\['a'\] = .*: claim 't'.*index \[2, 1\] is not sorted",
+    ),
+    "repro.ledger:ClaimLog.measure ordered series of other indexes": (
+        lambda: _claim_log('ordered = { series = ["a", "b"], direction = "descending" }').measure(
+            "t",
+            {"a": pd.Series([3.0, 2.0], index=[1, 2]), "b": pd.Series([1.0, 0.0], index=[2, 3])},
+        ),
+        r"compares its series point by point, but their indexes differ",
+    ),
+    "repro.ledger:ClaimLog empty registry text": (
+        lambda: __import__("fairlib.repro.ledger").repro.ledger.ClaimLog(
+            "demo", write=False, registry=""
+        ),
+        r"^registry = '': declares no claims",
+    ),
+    "repro.ledger:ClaimLog empty registry list": (
+        lambda: __import__("fairlib.repro.ledger").repro.ledger.ClaimLog(
+            "demo", write=False, registry=[]
+        ),
+        r"^registry = \[\]: declares no claims",
+    ),
+    "repro.ledger:ClaimLog registry a path as str": (
+        lambda: __import__("fairlib.repro.ledger").repro.ledger.ClaimLog(
+            "demo", write=False, registry="/tmp/x.toml"
+        ),
+        r"^registry = '/tmp/x.toml': .* is not TOML .*a str is read as TOML text, not as a path",
+    ),
+    "repro.prose:running_note unknown key": (
+        lambda: __import__("fairlib.repro.prose").repro.prose.running_note("no_such_key", "full"),
+        r"^key = 'no_such_key': no catalogued notebook has this key",
     ),
     "repro.experiments.google_open_loop:time_averaged": (
         lambda: _driver_table(

@@ -116,6 +116,9 @@ def best_response_slsqp(w: ArrayLike, y: ArrayLike, budget: float) -> npt.NDArra
     w, y, budget = _check_inputs(w, y, budget)
     _check_reference_scale(y, budget)
     n = len(w)
+    # SLSQP's ftol is absolute on the objective, which scales with the weights: solve on weights
+    # at unit scale (the same maximiser) so the precision does not depend on their scale
+    w = w / w.max()
 
     def neg(x):
         return -np.sum(w * x / (x + y))

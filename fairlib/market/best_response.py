@@ -669,6 +669,9 @@ def _local_search(w, y, budget, k, prune=True):
     cand = np.empty(kk, dtype=np.int64)
     sq = np.sqrt(w * y)
     current = _br_value(w, y, sq, budget, sorted_sub, kk)
+    # an improvement beyond rounding: relative to the value, and to the weights' scale (a utility
+    # is at most the sum of the weights), so the test reads the same at every scale of w
+    floor = 1e-15 * w.max()
     swaps = 0
     improved = True
     while improved:
@@ -683,7 +686,7 @@ def _local_search(w, y, budget, k, prune=True):
                     continue
                 _swap_order(w, y, sorted_sub, kk, a, in_j, cand)
                 u = _br_value(w, y, sq, budget, cand, kk)
-                if u > current * (1.0 + 1e-12) + 1e-15:
+                if u > current * (1.0 + 1e-12) + floor:
                     chosen[sorted_sub[a]] = False
                     chosen[in_j] = True
                     sorted_sub[:] = cand

@@ -2,8 +2,10 @@
 (EC'05 §4–5).
 
 Every user starts from bids proportional to its weights and then updates, in the chosen order, once
-per iteration. Convergence is tested exactly as the paper states it: best response — every user's
-utility changes by less than ε = 0.001 between iterations; local greedy — the marginal-utility
+per iteration. Convergence is tested as the paper states it, made scale-free: best response —
+every user's utility changes by less than ε = 0.001 between iterations, relative to the utility's
+scale (the sum of the user's weights, 1 on the paper's normalised weights, so its test is
+unchanged there); local greedy — the marginal-utility
 gap (highest marginal utility over the lowest one among machines the user bids on, relative) falls
 below a threshold for every user. Welfare *stabilisation* is tracked separately.
 """
@@ -226,6 +228,7 @@ def _run(
     perms,
     max_iter,
     eps,
+    scales,
     step,
     gap_tol,
     stop_at_convergence,
@@ -233,10 +236,11 @@ def _run(
 ):
     """Iterated bidding (EC'05 §4): up to ``max_iter`` rounds, each user in turn (``order_mode``:
     sequential, in ``perms``' random order, or all simultaneously against the previous round's
-    prices) replacing its bids by :func:`_next_bids`. Converged when no utility changes by ``eps``
-    or more (best response; the paper's test) or the largest marginal-utility gap is below
-    ``gap_tol`` (local greedy). Returns the final bids and per-round utilities, bids (if
-    ``record_bids``), swaps, calls over two swaps, gaps, and the round it converged (-1).
+    prices) replacing its bids by :func:`_next_bids`. Converged when no user's utility changes by
+    ``eps`` × ``scales[i]`` or more (best response; the paper's test, relative) or the largest
+    marginal-utility gap is below ``gap_tol`` (local greedy). Returns the final bids and per-round
+    utilities, bids (if ``record_bids``), swaps, calls over two swaps, gaps, and the round it
+    converged (-1).
 
     Parameters
     ----------
@@ -261,7 +265,9 @@ def _run(
     max_iter : int
         The most rounds.
     eps : float
-        Best response's convergence threshold on every utility's change.
+        Best response's convergence threshold on every utility's change, relative to ``scales``.
+    scales : float64[:]
+        Each user's utility scale (the sum of its weights), shape (n_users,).
     step : float
         Local greedy's step, a fraction of the budget.
     gap_tol : float
@@ -322,7 +328,7 @@ def _run(
         if method == 0:
             done = True
             for i in range(m):
-                if abs(utils[t, i] - utils[t - 1, i]) >= eps:
+                if abs(utils[t, i] - utils[t - 1, i]) >= eps * scales[i]:
                     done = False
                     break
         else:
@@ -422,7 +428,10 @@ def run_dynamics(
         The cap on iterations, >= 1 (None: 200 for best response, 500 for local greedy, the paper's
         horizons).
     eps : float, default 1e-3
-        Utility-change threshold of best response's convergence (paper: 0.001), also the
+        Utility-change threshold of best response's convergence (paper: 0.001): converged when
+        every user's utility changes by less than ``eps`` times the sum of its weights (its utility
+        were it alone on every machine) in a round, so the test does not depend on the weights'
+        scale (on weights summing to 1 per user it is the paper's absolute test). Also the
         efficiency-change threshold of welfare stabilisation [INF]; 0 (exact) or from 1e-15 to 0.1.
     step : float, default 0.01
         Local greedy: the money moved per adjustment, as a fraction of the budget, in [1e-15, 1] (a
@@ -491,8 +500,9 @@ def run_dynamics(
     max_iter = as_count(max_iter, "max_iter", maximum=MAX_ITERATIONS)
     if game.reserve == 0:
         raise InvalidInputError(
-            "run_dynamics needs game.reserve > 0: a user alone on a machine has no best "
-            "response otherwise (use e.g. reserve=1e-6, the existence proof's perturbation)"
+            f"game.reserve = {game.reserve!r}: must be > 0 for best-response dynamics: a user "
+            "alone on a machine has no best response otherwise (build the game with e.g. "
+            "reserve=1e-9, the existence proof's perturbation)"
         )
     m, n = game.weights.shape
     k = game.parallelism if game.parallelism is not None else np.full(m, n, dtype=np.int64)
@@ -523,6 +533,12 @@ def run_dynamics(
     # (a Game's reserve is within MONEY_RATIO of its largest budget, so reserve / scale is a normal
     # number)
     scale = float(max(game.budgets.max(), game.reserve))
+    # utilities scale with the weights: iterate on weights at unit scale too (no subnormal
+    # utilities at 1e-300) and test each user's utility change relative to the sum of its weights,
+    # so the stopping test reads the same at every scale of the weights
+    wscale = float(game.weights.max())
+    w_unit = game.weights / wscale
+    scales = w_unit.sum(axis=1)
     perms = (
         np.array([g.permutation(m) for _ in range(max_iter)], dtype=np.int64)
         if order == "random"
@@ -530,7 +546,7 @@ def run_dynamics(
     )
     mode = {"sequential": _SEQ, "simultaneous": _SIM, "random": _RAND}[order]
     bids, utils, hist, swaps, over_two, gaps, conv = _run(
-        game.weights,
+        w_unit,
         game.budgets / scale,
         x0 / scale,
         game.reserve / scale,
@@ -541,12 +557,14 @@ def run_dynamics(
         perms,
         int(max_iter),
         float(eps),
+        scales,
         float(step),
         float(gap_tol),
         bool(stop_at_convergence),
         bool(record_bids),
     )
     bids = bids * scale
+    utils = utils * wscale
     if record_bids:
         hist = hist * scale
     optimum = game.optimum()

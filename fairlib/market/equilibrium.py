@@ -84,8 +84,9 @@ def equilibrium_violation(
     """Largest relative violation of condition (1); 0 at a Nash equilibrium.
 
     Condition (1): equal marginal value λ_i on the machines a user bids on, no larger marginal
-    value elsewhere. Per user: (max_j MU_ij - min_{j: x_ij > tol} MU_ij) / max_j MU_ij; the largest
-    over users.
+    value elsewhere. Per user: (max_j MU_ij - min_{j: x_ij > tol·X_i} MU_ij) / max_j MU_ij, X_i the
+    user's total bid; the largest over users. Every term is relative, so the violation does not
+    depend on the scale of the weights or of the bids.
 
     Parameters
     ----------
@@ -98,7 +99,8 @@ def equilibrium_violation(
         :data:`~fairlib._validate.MONEY_RATIO` (1e12) of the largest user's total bid (its budget)
         either way.
     tol : float, default 1e-12
-        Bids at or below it count as no bid: 0 (exact) or from 1e-15 to 0.1.
+        Bids at or below ``tol`` times the user's total bid count as no bid (relative, so the
+        currency's scale does not matter): 0 (exact) or from 1e-15 to 0.1.
 
     Returns
     -------
@@ -120,7 +122,7 @@ def equilibrium_violation(
     x = np.asarray(bids, dtype=np.float64)
     worst = 0.0
     for i in range(x.shape[0]):
-        bid = x[i] > tol
+        bid = x[i] > tol * x[i].sum()
         if not bid.any():
             raise InvalidInputError(f"bids[{i}]: user {i} bids nothing (budgets must be spent)")
         top = mu[i].max()

@@ -20,8 +20,8 @@ from .outcome import GameOutcome
 __all__ = ["proportional_share", "weight_proportional"]
 
 #: the default stopping test of :func:`proportional_share`: every utility changes by less than this
-#: in a round (the paper's 0.001 stops short of the equilibrium; this leaves Nash residuals of ~1e-8
-#: on its instances)
+#: (relative to the sum of the user's weights) in a round (the paper's 0.001 stops short of the
+#: equilibrium; this leaves Nash residuals of ~1e-8 on its instances)
 TIGHT_EPS = 1e-12
 
 
@@ -43,7 +43,9 @@ def proportional_share(
 
     Users start from weight-proportional bids and, in turn, replace their bids by their best
     response to the others' (the closed form of §4.1; with finite parallelism the local search of
-    §4.2, a heuristic) until no utility changes by ``eps`` in a round. The outcome's ``residual``
+    §4.2, a heuristic) until no user's utility changes by ``eps`` times the sum of its weights in a
+    round (a relative test: scaling the weights or the budgets changes neither the equilibrium nor
+    when the dynamics stop). The outcome's ``residual``
     certifies the equilibrium (condition (1) of §3, :func:`~fairlib.market.nash_gap`). The dynamics
     need not settle: on some games with several equilibria (the opposite two-player game of §3.3 at
     α = 0.9, a few small random games) best responses cycle, and the outcome says so (``converged``
@@ -59,8 +61,8 @@ def proportional_share(
         Who updates when (:func:`~fairlib.market.run_dynamics`); ``"random"`` draws each round's
         order from ``rng``.
     eps : float, default TIGHT_EPS
-        The stopping test: every utility changes by less than ``eps`` in a round (from 1e-15 to
-        0.1).
+        The stopping test: every user's utility changes by less than ``eps`` times the sum of its
+        weights in a round (from 1e-15 to 0.1).
     max_iter : int, default 5000
         At most this many rounds, from 1 to :data:`~fairlib._validate.MAX_ITERATIONS`;
         ``converged`` is False if the test never held. None is refused: it would not mean this
@@ -78,7 +80,8 @@ def proportional_share(
     Raises
     ------
     InvalidInputError
-        When ``game`` is not a Game or has no reserve, or an option is invalid.
+        When ``game`` is not a Game or has no reserve (``game.reserve = 0.0: must be > 0``), or an
+        option is invalid.
 
     References
     ----------

@@ -93,6 +93,41 @@ def _plain(value):
     return value
 
 
+def _in_order(ours, rule, claim_id: str, rule_text: str):
+    """``ours`` for a rule that reads order: a pandas Series read by position (``monotone``,
+    ``converges``, a series of ``ordered``) must have its index sorted ascending and unique, since
+    the position is the parameter's order; a Series given to ``ordered`` whole is the mapping of its
+    labels to its values. Refused, not sorted: an index out of order more likely means the series
+    was assembled wrong than that the order does not matter, and sorting would hide that."""
+
+    def check(series, name):
+        index = series.index
+        if not (index.is_monotonic_increasing and index.is_unique):
+            raise InvalidInputError(
+                f"{name} = {_short(series)}: claim {claim_id!r}: rule {rule_text!r} reads the "
+                f"series by position, in the order of its parameter, but its index "
+                f"{_short(list(index))} is not sorted ascending without repeats: sort it "
+                "(sort_index()) or pass the values in the parameter's order"
+            )
+
+    if isinstance(rule, Ordered):
+        if isinstance(ours, pd.Series):
+            ours = {str(k): v for k, v in ours.items()}  # labels are the series' names
+        if isinstance(ours, Mapping):
+            given = {k: v for k, v in ours.items() if isinstance(v, pd.Series)}
+            for k, v in given.items():
+                check(v, f"ours[{k!r}]")
+            indexes = [v.index for v in given.values()]
+            if any(not ix.equals(indexes[0]) for ix in indexes[1:]):
+                raise InvalidInputError(
+                    f"ours = {_short(ours)}: claim {claim_id!r}: rule {rule_text!r} compares its "
+                    "series point by point, but their indexes differ: align them first"
+                )
+    elif rule.series and isinstance(ours, pd.Series):
+        check(ours, "ours")
+    return ours
+
+
 def _is_number(x) -> bool:
     """A real number a float can hold (:func:`fairlib._validate.is_real`: a ``Fraction`` or
     ``Decimal`` too; an integer beyond the float range is none: no rule can compare it)."""
@@ -213,6 +248,9 @@ class Rule(ABC):
     series: ClassVar[bool] = False
     #: whether a measurement may give ``sd=``, our runs' standard deviation
     takes_sd: ClassVar[bool] = False
+    #: whether a measurement may give ``runs=``, the number of runs behind it (a rule that does not
+    #: read it refuses it: the caller expected it to change the verdict)
+    takes_runs: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         """Every kind's :meth:`holds`, :meth:`spread` and :meth:`text` check their run count and
@@ -654,6 +692,7 @@ class StandardError(Rule):
     n_paper: int = 1
     paper: float = 0.0
     keys: ClassVar[tuple[str, ...]] = ("se",)
+    takes_runs: ClassVar[bool] = True
 
     @property
     def pooled(self) -> bool:
@@ -1306,7 +1345,8 @@ def load_registry(source, key: str = "") -> dict[str, Declared]:
             entries = tomllib.loads(source).get("claim", [])
         except tomllib.TOMLDecodeError as exc:
             raise InvalidInputError(
-                f"source = {_short(source)}: {where} is not TOML ({exc})"
+                f"source = {_short(source)}: {where} is not TOML ({exc}); a str is read as "
+                "TOML text, not as a path: pass a pathlib.Path to read a file"
             ) from None
     elif isinstance(source, list):
         entries = source
@@ -1535,8 +1575,9 @@ class ClaimLog:
         Where the notebook's trace data came from (``"real"``, ``"synthetic"``; None when it reads
         none).
     registry : os.PathLike, str, list of dict or None
-        A path (``pathlib.Path`` or any ``PurePath``), TOML text or list of claim tables; by
-        default :func:`registry_path` (``key``).
+        A path (``pathlib.Path`` or any ``PurePath``), TOML text (a str is never read as a path) or
+        list of claim tables, declaring at least one claim; by default :func:`registry_path`
+        (``key``).
     claims : list of Claim
         The claims measured so far (empty to begin with).
 
@@ -1546,8 +1587,9 @@ class ClaimLog:
         When ``registry`` (or the default :func:`registry_path`) is a path to no file.
     InvalidInputError
         When ``key`` is no notebook key (too long included), ``mode``, ``write`` or ``data`` is not
-        one of its values, the registry is malformed (:func:`load_registry`), or ``claims`` is not
-        a list of :class:`Claim` (None included), naming the argument.
+        one of its values, the registry is malformed (:func:`load_registry`, naming ``registry``)
+        or declares no claims, or ``claims`` is not a list of :class:`Claim` (None included),
+        naming the argument.
 
     Examples
     --------
@@ -1581,9 +1623,26 @@ class ClaimLog:
         if self.data not in (None, "real", "synthetic"):
             raise InvalidInputError(f"data = {self.data!r}: must be 'real', 'synthetic' or None")
         as_list_of(self.claims, Claim, "claims")
-        self.declared = load_registry(
-            registry_path(self.key) if self.registry is None else self.registry, self.key
-        )
+        try:
+            declared = load_registry(
+                registry_path(self.key) if self.registry is None else self.registry, self.key
+            )
+        except InvalidInputError as exc:  # load_registry's source is this class's registry
+            msg = str(exc)
+            if not msg.startswith("source"):
+                raise
+            raise InvalidInputError("registry" + msg[len("source") :]) from None
+        if not declared:
+            # a ledger of nothing: finish() would pass with no claim checked
+            shown = (
+                f"registry (default {registry_path(self.key)})"
+                if self.registry is None
+                else f"registry = {_short(self.registry)}"
+            )
+            raise InvalidInputError(
+                f"{shown}: declares no claims ([[claim]] tables); a ledger checks at least one"
+            )
+        self.declared = declared
 
     def __copy__(self) -> ClaimLog:
         """``copy.copy``: an independent log (a deep copy), whose measurements are its own: a
@@ -1613,7 +1672,7 @@ class ClaimLog:
         note : str
             What we measured and why, for a reader (shown with every status).
         runs : int or None
-            The number of runs behind ``ours`` (only for ``se`` rules).
+            The number of runs behind ``ours`` (only for ``se`` rules; refused for any other).
         cell : str or None
             The notebook cell that measured it (default: the cell running now).
         sd : float or None
@@ -1629,7 +1688,11 @@ class ClaimLog:
         InvalidInputError
             When ``claim_id`` is not declared in the registry, is declared ``not_tested`` or was
             measured already; when an argument is of the wrong type, ``runs`` is not an integer
-            >= 1, ``sd`` is given for a rule that takes none, ``ours`` is not of the shape its rule
+            >= 1 or is given for a rule that does not read it (all but ``se``), ``sd`` is given
+            for a rule that takes none, ``ours`` is a pandas Series a rule reads by position
+            (``monotone``, ``converges``, a series of ``ordered``) whose index is not sorted
+            ascending without repeats (refused rather than sorted: an index out of order more
+            likely means the series was assembled wrong), ``ours`` is not of the shape its rule
             measures, or its rule needs what is not given (``runs``, a pooled rule's ``sd``). A
             refused measurement records nothing.
         """
@@ -1664,13 +1727,20 @@ class ClaimLog:
                 f"claim_id = {claim_id!r}: measured twice (a claim is measured once)"
             )
         rule = d.rule
+        if runs is not None and not rule.takes_runs:
+            # checked as a count first, so a bad value is named as such whatever the rule
+            _check_runs_and_spread(runs, None, "sd")
+            raise InvalidInputError(
+                f"claim {claim_id!r}: runs = {runs!r} given, but its rule ({d.rule_text()}) does "
+                "not read the number of runs (only an se rule does); leave it out"
+            )
         if sd is not None and not rule.takes_sd:
             raise InvalidInputError(
                 f"claim {claim_id!r}: sd = {sd!r} given, but its rule ({d.rule_text()}) does "
                 "not take our "
                 'runs\' standard deviation (only an se rule declared with sd = "pooled" does)'
             )
-        ours = _plain(ours)
+        ours = _plain(_in_order(ours, rule, claim_id, d.rule_text()))
         # a pooled rule's spread, computed once: judged with, and shown in the rule (none for a NaN:
         # not reproduced)
         pooled = rule.spread(ours, runs, sd)

@@ -729,13 +729,14 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     Raises
     ------
     InvalidInputError
-        When ``key`` is not a notebook key (:func:`fairlib.paths.check_key`), ``mode`` is neither
+        When ``key`` is not a notebook key (:func:`fairlib.paths.check_key`) or no catalogued
+        notebook's (:func:`fairlib.repro.catalog.get`), ``mode`` is neither
         ``"quick"`` nor ``"full"``, ``traces`` is not a bool or ``seconds`` is not a number of
         seconds.
 
     Examples
     --------
-    >>> running_note("demo", "full", seconds=300)[:78]
+    >>> running_note("feldman2005", "full", seconds=300)[:78]
     "**This copy ran in full mode** (the paper's sizes) in about 5 min on 2 cores. "
     """
     traces = as_flag(traces, "traces")
@@ -743,6 +744,15 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     from ..paths import check_key
 
     check_key(key)
+    from . import catalog
+
+    try:
+        catalog.get(key)  # the note tells how to run this notebook: it must exist
+    except KeyError:
+        raise InvalidInputError(
+            f"key = {key!r}: no catalogued notebook has this key (fairlib/repro/catalog.py); "
+            f"known: {sorted(catalog.NOTEBOOKS)}"
+        ) from None
     check_choice(mode, ("quick", "full"), "mode")
     if seconds is not None:
         seconds = as_number(seconds, "seconds", minimum=0.0, inclusive=True, maximum=MAX_SECONDS)

@@ -2114,7 +2114,8 @@ def scaffold_mechanism(
     without : tuple of str, default ()
         With kind ``"game"`` or ``"model"``: capabilities of :data:`GAME_CAPABILITIES` the paper's
         rule does not define, left out of the registration (the registry then refuses an instance
-        that uses one, naming it).
+        that uses one, naming it); a comma-separated string too. A blank name (``""``, ``"a,,b"``)
+        is refused.
     root : pathlib.Path, optional
         The checkout to work on (default: this one).
 
@@ -2229,7 +2230,14 @@ def _check_without(without: tuple[str, ...] | list[str] | str, kind: str) -> tup
     items = without.split(",") if isinstance(without, str) else without
     if not isinstance(items, (tuple, list)) or not all(isinstance(c, str) for c in items):
         raise ScaffoldError(f"--without = {without!r}: must be capability names, comma-separated")
-    items = [c.strip() for c in items if c.strip()]
+    # a blank name (``--without ''``, ``a,,b``, a trailing comma) is refused, not dropped: the
+    # option given drops nothing the caller meant it to
+    if any(not c.strip() for c in items):
+        raise ScaffoldError(
+            f"--without = {without!r}: a blank capability name; give capability names, "
+            "comma-separated, or leave the option out"
+        )
+    items = [c.strip() for c in items]
     if items and kind not in GAME_CAPABILITIES:
         raise ScaffoldError(
             f"--without = {without!r}: only a game (--game or --new-model) drops capabilities"
@@ -2482,7 +2490,7 @@ def main(argv=None) -> int:
     m.add_argument(
         "--without",
         metavar="CAP[,CAP]",
-        default="",
+        default=(),
         help="with --game or --new-model: capabilities the paper's rule does not define, left out "
         "of the registration (--game: budgets, parallelism, reserve; --new-model: reserve)",
     )

@@ -197,8 +197,9 @@ def table(
         When ``df`` is not a DataFrame, has no columns, a blank or repeated column label or a
         complex number, ``names`` is not a mapping of columns to non-blank text, ``decimals`` is
         not a count (or a mapping to counts) from 0 to :data:`MAX_DECIMALS`, ``caption`` is not
-        text, ``width_px`` is not a finite number > 0, or ``names`` or ``decimals`` names a
-        column it does not have.
+        text, ``width_px`` is not a finite number > 0, ``names`` or ``decimals`` names a
+        column it does not have, or two columns would show under one header (``names`` giving
+        two columns one header, or a column the header of another one it does not rename).
     """
     if not isinstance(df, pd.DataFrame):
         raise InvalidInputError(
@@ -240,6 +241,17 @@ def table(
         and df.index.name is None
     )
     frame = df.reset_index(drop=True) if plain else df.reset_index()
+    # two columns under one header would keep only the last: refused, naming who made them collide
+    headers: dict[str, list] = {}
+    for col in frame.columns:
+        headers.setdefault(names.get(col, _human(col)), []).append(col)
+    for header, cols in headers.items():
+        if len(cols) > 1:
+            who = f"names = {_short(names)}:" if any(c in names for c in cols) else "df:"
+            raise InvalidInputError(
+                f"{who} columns {cols} show under one header {header!r}: every column's header "
+                "must be distinct (one would hide the others); give each its own name"
+            )
     out = {}
     for col in frame.columns:
         values = frame[col].tolist()

@@ -97,6 +97,10 @@ METHODS = {
 }
 
 
+#: the methods that stop on the merit Ψ < tol (PS-MFA and the distributed heuristic)
+_MERIT_METHODS = ("psmfa", "distributed")
+
+
 @interpreted_when_small(
     bounded=lambda *args, method="interior_point", **_: method == "interior_point"
 )
@@ -154,7 +158,10 @@ def pfvds(
 
     Nothing holds the distributed heuristic's step (:mod:`fairlib.multires.pfvds.stalls`): on some
     clusters its update overflows within a few iterations. It then returns its last finite iterate,
-    not ``converged``, with a ``message`` naming the iteration at which it diverged.
+    not ``converged``, with a ``message`` naming the iteration at which it diverged. PS-MFA and the
+    distributed heuristic are ``converged`` only when their merit Ψ fell below their ``tol`` (Ψ
+    does not depend on the units of the resources or the tasks); a run that stops or stalls above
+    it is not, and its ``message`` gives the last Ψ.
 
     References
     ----------
@@ -223,6 +230,18 @@ def pfvds(
             f"pfvds(alpha={alpha!r}, method={method!r}): the solver produced non-finite tasks; "
             "please report this instance"
         )
+    if method in _MERIT_METHODS and diag.get("converged", True):
+        # "converged" says the documented test Ψ < tol held, not that the loop stopped (they
+        # stall short of it: fairlib.multires.pfvds.stalls); Ψ is scale-free (each pair measured
+        # as a fraction of the server and a marginal per server's worth of tasks)
+        psi = diag["psi"]
+        if not (len(psi) and psi[-1] < opts.tol):
+            diag["converged"] = False
+            diag["message"] = (
+                f"{method} stopped after {len(psi)} iterations with merit Ψ = "
+                f"{psi[-1] if len(psi) else float('nan'):.3g}, not below tol = {opts.tol:g} "
+                "(the heuristic stalls short of the equilibrium: fairlib.multires.pfvds.stalls)"
+            )
     if (
         "converged" in diag
         and diag.get("nash_residual", 0.0) > _POLISH_ABOVE * 100

@@ -50,7 +50,13 @@ def _fb_parts(cluster, x, lam, alphas):
     f = np.where(elig, cluster.demand @ lam.T - vds ** (-alpha) / gamma, 0.0)
     a, b = x / gamma, gamma * f
     root = np.sqrt(a * a + b * b)
-    phi = np.where(elig, a + b - root, 0.0)
+    # φ_FB = a + b - √(a² + b²) cancels to 0 in floats when one of a, b dwarfs the other (a price
+    # far above its scale made Ψ exactly 0 away from the equilibrium); where a + b > 0 the same
+    # value is 2ab / (a + b + √(a² + b²)), which does not cancel
+    total = a + b
+    with np.errstate(over="ignore", invalid="ignore"):
+        stable = 2.0 * a * b / np.where(total > 0, total + root, 1.0)
+    phi = np.where(elig, np.where(total > 0, stable, total - root), 0.0)
     psi = 0.5 * float((phi**2).sum())
     safe = np.where(root > 0, root, 1.0)
     d_a = np.where(elig, phi * (1 - np.where(root > 0, a / safe, 0.0)), 0.0)

@@ -1289,10 +1289,11 @@ TAIL_CLAIMS = ("over_sd", "over_max")
 def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Measurement]:
     """One claim per cell of Tables 1–2 (§4): ``table1`` and ``table2`` have a row per demand
     range (column ``demands``, e.g. "1-10") of :func:`table_row` statistics and ``runs``; each cell
-    is measured with its number of runs (the claims' rule is four standard errors of a difference of
-    run-means) and, for the columns of :data:`SUBCOUNT_SD`, with its standard deviation over our
-    runs. Table 1's columns of :data:`TAIL_CLAIMS` are left to :func:`table1_tail_findings`, which
-    needs the runs themselves.
+    is measured with its number of runs where its rule reads it (four standard errors of a
+    difference of run-means; the registry's other rules, such as ``equals``, take none) and, for
+    the columns of :data:`SUBCOUNT_SD`, with its standard deviation over our runs. Table 1's
+    columns of :data:`TAIL_CLAIMS` are left to :func:`table1_tail_findings`, which needs the runs
+    themselves.
 
     Parameters
     ----------
@@ -1311,6 +1312,11 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
         When a table is not a DataFrame, lacks a column or holds something other than numbers >= 0
         in a statistic's column or ``runs`` (naming the row).
     """
+    from ..ledger import load_registry, registry_path
+
+    # a claim's run count goes with its measurement only where its rule reads it (a standard-error
+    # rule): the others (equals, bounds) refuse it
+    declared = load_registry(registry_path("metin2025"), "metin2025")
     out = {}
     for table_no, table in ((1, table1), (2, table2)):
         as_table(
@@ -1332,8 +1338,11 @@ def table_findings(table1: pd.DataFrame, table2: pd.DataFrame) -> dict[str, Meas
                 sd = float(row[f"{col}_sd"]) if col in SUBCOUNT_SD else None
                 if sd is not None:
                     note += f"; the column's standard deviation over our runs: {sd:.4g}"
-                out[f"table{table_no}_{name}_{col}"] = Measurement(
-                    row[col], note=note, runs=int(row["runs"]), sd=sd
+                claim_id = f"table{table_no}_{name}_{col}"
+                rule = declared[claim_id].rule if claim_id in declared else None
+                reads_runs = rule is None or rule.takes_runs
+                out[claim_id] = Measurement(
+                    row[col], note=note, runs=int(row["runs"]) if reads_runs else None, sd=sd
                 )
     return out
 
