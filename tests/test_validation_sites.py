@@ -1241,7 +1241,7 @@ SITES = {
     ),
     "repro.prose:running_note unknown key": (
         lambda: __import__("fairlib.repro.prose").repro.prose.running_note("no_such_key", "full"),
-        r"^key = 'no_such_key': no catalogued notebook has this key",
+        r"^key = 'no_such_key': not in the catalogue",
     ),
     "repro.experiments.google_open_loop:time_averaged": (
         lambda: _driver_table(
