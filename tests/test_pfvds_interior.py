@@ -244,3 +244,24 @@ def test_capped_shortfall_sees_a_user_short_of_its_cap_on_a_server_with_room():
     assert capped_shortfall(full, np.array([[3.0], [1.0]])) == 0.0  # the CPU is full
     res = pfvds(idle, 4.0)
     assert res.converged and res.diagnostics["capped_shortfall"] <= CAPPED_SHORTFALL
+
+
+@pytest.mark.parametrize("instance, time_shared", [(361, False), (860, True)])
+def test_a_stage_that_leaves_the_interior_is_finished_by_best_responses(instance, time_shared):
+    """On two of the property table's thousand random clusters an interior-point stage's best
+    iterate left the interior at α = 64 (a task count of -11.5); it is no allocation, so the stage
+    is not converged and its projection onto tasks >= 0 starts the best responses, which reach the
+    equilibrium (it used to raise: an Allocation refuses negative tasks)."""
+    from fairlib._jit import compiled
+    from fairlib.multires import pfvds, random_cluster
+    from fairlib.multires.pfvds import shared_stages
+    from fairlib.sweep import cell_seed
+
+    # the notebook's seeds: SeedSequence(2018)'s first child is the property table's
+    root = np.random.SeedSequence(2018).spawn(10)[0]
+    seed = cell_seed(root, {"instance": instance, "kind": "random"}, 0)
+    cluster = random_cluster(np.random.default_rng(seed), 6, 3, 3, weights=True)
+    with compiled(), shared_stages():
+        for alpha in (0.25, 0.5, 1, 2, 4, 8, 16, 64):
+            alloc = pfvds(cluster, alpha, time_shared=time_shared)
+    assert alloc.diagnostics["nash_residual"] <= 1e-6

@@ -859,6 +859,13 @@ def _interior_point(cluster, alphas, time_shared, tol, max_iterations, start, sh
             system.n_users,
             system.n_rows,
         )
+    if (x < 0).any():
+        # the best iterate left the interior (a stage that broke down: seen at α = 64 on one
+        # random cluster in a thousand): it is no allocation, so the stage has not converged, and
+        # what it hands on (a start for the best responses that finish) is its projection onto
+        # tasks >= 0
+        converged = False
+        x = np.maximum(x, 0.0)
     x = x / max(
         1.0, float(system.load(x).max())
     )  # exact feasibility (a change of the order of the primal residual)
