@@ -298,3 +298,21 @@ def test_counted_work_of_algorithm_1_is_linear_per_step_and_quadratic_in_total()
     d = np.random.default_rng(6).uniform(0.1, 1, size=(300, 3))
     assert dynamic.dynamic_drf(d).work == dynamic.dynamic_drf(d).work > 0  # deterministic
     assert dynamic.dynamic_drf(d, method="waterfill").work is None
+
+
+def test_the_cautious_lp_holds_its_last_step_within_the_solver_tolerance():
+    """Each step's program bounds y_i below by the last step's answer, which holds its rows only up
+    to HiGHS's feasibility tolerance: held exactly, step 4 of this order (n = 20, two resources)
+    was infeasible and cautious_lp raised."""
+    from fairlib.dynamic.cautious import cautious_lp
+
+    d = [
+        [0.0125, 0.01901],
+        [0.02499, 0.03339],
+        [0.04688, 0.03979],
+        [0.02499, 0.03339],
+        [0.0125, 0.0159],
+        [0.0625, 0.0318],
+    ]
+    out = cautious_lp(d, 20)
+    assert (out["levels"] > 0).all() and (out["used_max"] <= 1 + 1e-6).all()

@@ -27,6 +27,10 @@ from .drf import _planned_agents, normalize_demands
 __all__ = ["cautious_lp"]
 
 
+#: HiGHS's primal feasibility tolerance (its default): how far its answer may break a row
+_FEASIBILITY = 1e-7
+
+
 def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArray[np.float64]]:
     """Run the cautious-LP reconstruction [INF] over all arrivals (module doc: the constraints and
     objective).
@@ -92,7 +96,11 @@ def cautious_lp(demands: ArrayLike, n: int | None = None) -> dict[str, npt.NDArr
         rows.append(ef[mask])
         rhs.append(np.zeros(mask.sum()))
         A, b = np.vstack(rows), np.concatenate([np.atleast_1d(v) for v in rhs])
-        bounds = [(p, None) for p in prev] + [(0, None), (1.0, None), (0, None)]  # w >= 1
+        # y_i >= the last step's y_i (allocations are irrevocable), less HiGHS's feasibility
+        # tolerance: the last step's answer holds its rows only up to that tolerance, so asking
+        # the next program to hold them exactly at that point can leave it infeasible (seen on real
+        # Google requests at n = 20 to 100); y = max(y, prev) below keeps the steps monotone
+        bounds = [(p - _FEASIBILITY, None) for p in prev] + [(0, None), (1.0, None), (0, None)]
         c = np.zeros(nv)
         c[im] = -1.0
         res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
