@@ -198,11 +198,12 @@ MECHANISM_LABELS: dict[str, str] = {
 MAX_PANELS, MAX_INCHES = 12, 100.0
 
 
-def _text(value: object, name: str) -> str:
+def _text(value: object, name: str, *, lines: bool = False) -> str:
     """``value`` when it is text that shows, else an error naming the argument (a mechanism's name,
     a column, a title, a caption: each is looked up or shown on a figure, and a blank or invisible
-    one is a mistake)."""
-    return as_text(value, name, what="it is named or shown on a figure")
+    one is a mistake); with ``lines``, text shown on the figure that may span lines (a title, a
+    legend entry, a caption)."""
+    return as_text(value, name, what="it is named or shown on a figure", lines=lines)
 
 
 def _registered(mechanism: str) -> Any:
@@ -437,7 +438,7 @@ def new_figure(
     """
     import textwrap
 
-    _text(title, "title")
+    _text(title, "title", lines=True)
     ncols = as_count(ncols, "ncols", maximum=MAX_PANELS)
     nrows = as_count(nrows, "nrows", maximum=MAX_PANELS)
     for name, inches in (("width", width), ("height", height)):
@@ -540,7 +541,7 @@ def spread_band(
         except ValueError:
             raise InvalidInputError(f"marker = {marker!r}: not a matplotlib marker") from None
     if label_ is not None:
-        _text(label_, "label_")
+        _text(label_, "label_", lines=True)
     check_choice(estimator, ("median", "mean"), "estimator")
     c = kw.pop("color", None) or color(mechanism)
     if (
@@ -984,7 +985,7 @@ def caption_problems(caption: str, marks: Mapping[str, list[str]]) -> list[str]:
     """
     import re
 
-    lower = _text(caption, "caption").lower()
+    lower = _text(caption, "caption", lines=True).lower()
     as_instance(marks, Mapping, "marks")
     for key, values in marks.items():
         check_choice(key, ("texts", "markers", "linestyles"), "marks (a key)")
