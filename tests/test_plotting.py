@@ -135,3 +135,18 @@ def test_an_unknown_mechanism_or_resource_is_refused_by_name():
             plotting.spread_band(ax, pd.DataFrame({"x": [1], "y": [1.0]}), "x", "y", "nope")
     finally:
         plt.close(fig)
+
+
+def test_a_title_may_span_lines_but_must_show():
+    """A two-line title is how a long figure title fits the page; one that shows nothing, or holds
+    a tab, is a mistake."""
+    import matplotlib.pyplot as plt
+
+    from fairlib._validate import InvalidInputError
+    from fairlib.repro.plotting import new_figure
+
+    fig, _ = new_figure("Fig. 1: utilisation\nwhiskers: lowest to highest")
+    plt.close(fig)
+    for bad, message in (("\u200b", "blank"), ("a\tb", "control character")):
+        with pytest.raises(InvalidInputError, match=rf"^title = .*{message}"):
+            new_figure(bad)
