@@ -749,6 +749,14 @@ def _mechanism_properties_cluster():
     _refused_before_a_run(lambda m: mechanism_properties(m, "pool"))
 
 
+def _paper(**change):
+    from fairlib.repro.catalog import NOTEBOOKS, paper_of
+
+    paper = paper_of(NOTEBOOKS["feldman2005"])
+    fields = {f: getattr(paper, f) for f in paper.__dataclass_fields__}
+    type(paper)(**{**fields, **change})
+
+
 def _allocation(**change):
     from fairlib.multires import Allocation
 
@@ -1105,6 +1113,10 @@ SITES = {
     "repro.experiments.precomputed_drf:_int_range high": (
         lambda: _random_single_pool(reserve_range=(5, 2)),
         r"reserve_range\[1\] = 2: must be an integer >= 5",
+    ),
+    "repro.catalog:Paper author name": (
+        lambda: _paper(authors=(("Feldman", "\u200b"),)),
+        r"^authors\[0\]\[1\] = '\\u200b': blank",
     ),
     "repro.verify:_text_mapping key": (
         lambda: _claim_changes(sensitive={1: "x"}),
