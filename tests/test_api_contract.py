@@ -3438,6 +3438,10 @@ UNSEEN_SITES = {
         "sensitive's probes are whole values of other types, not a dict whose reason is no text",
         (site_case("repro.verify:_text_mapping reason"),),
     ),
+    ("fairlib.repro.plotting", "caption_problems", "as_instance", 1): Unseen(
+        "the battery varies marks as a whole value, not one text inside one of its lists",
+        (site_case("repro.plotting:caption_problems marks text"),),
+    ),
     ("fairlib.repro.catalog", "Paper.__post_init__", "as_text", 0): Unseen(
         "the battery varies authors as a whole value, not one name inside a (family, given) pair",
         (site_case("repro.catalog:Paper author name"),),

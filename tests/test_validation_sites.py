@@ -1114,6 +1114,12 @@ SITES = {
         lambda: _random_single_pool(reserve_range=(5, 2)),
         r"reserve_range\[1\] = 2: must be an integer >= 5",
     ),
+    "repro.plotting:caption_problems marks text": (
+        lambda: __import__("fairlib.repro.plotting").repro.plotting.caption_problems(
+            "PS-DSF", {"texts": ["PS-DSF", 1], "markers": [], "linestyles": []}
+        ),
+        r"^marks\['texts'\]\[1\] = 1",
+    ),
     "repro.catalog:Paper author name": (
         lambda: _paper(authors=(("Feldman", "\u200b"),)),
         r"^authors\[0\]\[1\] = '\\u200b': blank",
