@@ -18,7 +18,7 @@ from tests.test_sim import _jobs, _one_server_fleet
 
 def test_drf_refuses_instances_beyond_its_step_bound():
     with pytest.raises(
-        InvalidInputError, match=r"up to 1e\+13 steps .* max_allocations = 2000000000"
+        InvalidInputError, match=r"up to 10,000,000,000,000 steps .* max_allocations = 2000000000"
     ):
         drf([[1.0]], [1e13])
     assert drf([[1.0]], [1e6]).tasks.tolist() == [1_000_000]

@@ -66,6 +66,26 @@ CAPS = [
 #: bounds that limit the range of a value and not the work done with it: (module, name) -> why. Each
 #: is checked where it applies; what the work depends on is capped elsewhere.
 VALUE_RANGES = {
+    ("fairlib._validate", "EXACT_INTEGER_MAX"): (
+        "the magnitude up to which float64 holds every integer: it bounds which integers are read "
+        "as numbers, not work (tests/test_validate.py: an integer float64 does not hold is refused)"
+    ),
+    ("fairlib._validate", "MAX_INTEGER_DIGITS"): (
+        "the most digits of an integer read from text (a command line, a variable): it bounds a "
+        "value's text, not work (tests/test_validate.py, tests/test_entry_points.py)"
+    ),
+    ("fairlib._validate", "MAX_PATH_PART_BYTES"): (
+        "the longest name of one folder or file a file system takes: it bounds a path's text, not "
+        "work (tests/test_validate.py)"
+    ),
+    ("fairlib.paths", "MAX_FILE_NAME_LENGTH"): (
+        "the longest name the library gives a file it writes: it bounds a name, not work "
+        "(tests/test_validate.py)"
+    ),
+    ("fairlib.paths", "MAX_KEY_LENGTH"): (
+        "the longest notebook key, which names files and folders: it bounds a name, not work "
+        "(tests/test_validate.py)"
+    ),
     ("fairlib._jit", "MAX_INTERPRET_AT_MOST"): (
         "the largest FAIRLIB_INTERPRET_AT_MOST, a threshold on a problem's cells that picks the "
         "path its kernels take, not the work they do; no problem held in memory has more cells, "

@@ -289,7 +289,7 @@ def test_fleet_refuses_each_bad_field_by_name(change, message):
         # nothing left out is the empty dict, not None
         ({"skipped": None}, r"skipped = None: expected a dict of reason -> count"),
         ({"skipped": {"no_request": -1}}, r"skipped\['no_request'\] = -1: must be an integer >= 0"),
-        ({"skipped": {1: 2}}, r"skipped: key 1 must be a non-empty text"),
+        ({"skipped": {1: 2}}, r"skipped: key 1 must be text"),
     ],
 )
 def test_workload_refuses_each_bad_field_by_name(change, message):
@@ -346,7 +346,9 @@ def test_workload_identifiers_may_be_text_and_a_workload_may_be_empty():
 
 @pytest.mark.parametrize("t", [None, "1.0", True, 1 + 1j, np.nan, np.inf, -np.inf, 10**400, [1.0]])
 def test_active_at_refuses_a_time_that_is_not_a_finite_number(t):
-    with pytest.raises(InvalidInputError, match=r"t = .*: must be a finite number"):
+    with pytest.raises(
+        InvalidInputError, match=r"t = .*: (must be a finite number|an integer beyond 2\*\*53)"
+    ):
         _workload().active_at(t)
     assert _workload().active_at(-1.0).tolist() == [False, False]  # before every arrival: nobody
 

@@ -729,8 +729,7 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     Raises
     ------
     InvalidInputError
-        When ``key`` is not a notebook key (:func:`fairlib.paths.check_key`) or no catalogued
-        notebook's (:func:`fairlib.repro.catalog.get`), ``mode`` is neither
+        When ``key`` is not a notebook key (:func:`fairlib.paths.check_key`), ``mode`` is neither
         ``"quick"`` nor ``"full"``, ``traces`` is not a bool or ``seconds`` is not a number of
         seconds.
 
@@ -743,10 +742,9 @@ def running_note(key: str, mode: str, *, traces: bool = False, seconds: float | 
     from .._validate import MAX_SECONDS, as_number, check_choice
     from ..paths import check_key
 
+    # a key in the form of one, not necessarily catalogued yet: the template and a paper being
+    # scaffolded run their notebook before (or without) an entry in the catalogue
     check_key(key)
-    from . import catalog
-
-    catalog.get(key)  # the note tells how to run this notebook: it must exist (refused by name)
     check_choice(mode, ("quick", "full"), "mode")
     if seconds is not None:
         seconds = as_number(seconds, "seconds", minimum=0.0, inclusive=True, maximum=MAX_SECONDS)
