@@ -3438,6 +3438,10 @@ UNSEEN_SITES = {
         "sensitive's probes are whole values of other types, not a dict whose reason is no text",
         (site_case("repro.verify:_text_mapping reason"),),
     ),
+    ("fairlib.sweep", "_grid_points", "as_label"): Unseen(
+        "the battery varies the grid as a whole value, not one parameter name inside a point",
+        (site_case("sweep:_grid_points invisible name"),),
+    ),
     ("fairlib.repro.plotting", "caption_problems", "as_instance", 1): Unseen(
         "the battery varies marks as a whole value, not one text inside one of its lists",
         (site_case("repro.plotting:caption_problems marks text"),),

@@ -1120,6 +1120,12 @@ SITES = {
         lambda: _random_single_pool(reserve_range=(5, 2)),
         r"reserve_range\[1\] = 2: must be an integer >= 5",
     ),
+    "sweep:_grid_points invisible name": (
+        lambda: __import__("fairlib.sweep").sweep.sweep(
+            lambda seed, x: {"y": 1.0}, [{"\u200b": 1}]
+        ),
+        r"^grid point 0: parameter name = '\\u200b': blank",
+    ),
     "repro.plotting:caption_problems marks text": (
         lambda: __import__("fairlib.repro.plotting").repro.plotting.caption_problems(
             "PS-DSF", {"texts": ["PS-DSF", 1], "markers": [], "linestyles": []}
