@@ -323,3 +323,26 @@ def test_tasks_present_names_a_column_of_text_numbers(column):
         match=rf"batch_task row \d+ \(index \d+\), column '{column}' = .+: must be a number",
     ):
         tasks_present(batch, 10)
+
+
+def test_an_integer_float64_would_round_is_refused(tmp_path):
+    """A CPU count or plan written as an integer beyond 2**53 was read as the float nearest it
+    (2**53 + 1 as 2**53): refused, naming the file, line, column and the field as written (a
+    header line counted)."""
+    _gz(
+        tmp_path / "cluster-trace-v2017" / "batch_task.csv.gz",
+        "task_create_time, task_end_time, job_id, task_id,number_of_instances, status, a,b\n"
+        "6459,6524,3,4,15740,Terminated,50,0.007956928\n"
+        "6459,6524,3,5,15740,Terminated, 9007199254740993,0.007956928\n",
+    )
+    with pytest.raises(
+        TraceFormatError,
+        match=r"line 3, column 'plan_cpu': '9007199254740993' is an integer beyond 2\*\*53",
+    ):
+        read_batch_task("2017", directory=tmp_path)
+    _gz(
+        tmp_path / "cluster-trace-v2018" / "machine_meta.csv.gz",
+        "m_1,0,219,17,96,100,USING\nm_2,5,3,x,9007199254740993,50,USING\n",
+    )
+    with pytest.raises(TraceFormatError, match=r"line 2, column 'cpu_num': '9007199254740993'"):
+        read_machine_meta(directory=tmp_path)

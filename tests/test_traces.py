@@ -606,3 +606,28 @@ def test_synthetic_task_usage_refuses_parts_that_would_hold_no_row(tmp_path):
     with pytest.raises(InvalidInputError, match=r"parts: \[0\] would hold no task_usage rows"):
         synthetic_task_usage(tmp_path / "out", rng=4, source_directory=src, job_fraction=1.0)
     assert not (tmp_path / "out").exists()
+
+
+def test_google_readers_refuse_an_integer_float64_would_round(tmp_path):
+    """A CPU or memory field written as an integer beyond 2**53 was read as the float nearest it
+    (2**53 + 1 as 2**53), in one read and in chunks alike: refused, naming the file, line, column
+    and the field as written. 2**53 itself, which float64 holds, is read."""
+    from fairlib.traces import read_machine_events
+
+    folder = tmp_path / "machine_events"
+    folder.mkdir()
+    part = folder / "part-00000-of-00001.csv.gz"
+    for value, refused in ((2**53 + 1, True), (2**53, False)):
+        with gzip.open(part, "wt") as f:
+            f.write(f"0,5,0,platform=,0.5,0.5\n0,6,0,platform=,{value},0.5\n")
+        if refused:
+            with pytest.raises(
+                TraceFormatError,
+                match=r"line 2, column 'cpus': '9007199254740993' is an integer beyond 2\*\*53",
+            ):
+                read_machine_events(directory=tmp_path)
+            chunks = google._read_parts("machine_events", [0], tmp_path, None, chunksize=1)
+            with pytest.raises(TraceFormatError, match=r"line 2, column 'cpus': '9007199254740993"):
+                list(chunks)
+        else:
+            assert read_machine_events(directory=tmp_path).cpus[1] == 2.0**53

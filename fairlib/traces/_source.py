@@ -645,6 +645,67 @@ def check_values(
             )
 
 
+def check_exact_numbers(
+    df: pd.DataFrame,
+    data: bytes,
+    path: Path,
+    names: list[str],
+    columns: Iterable[str],
+    first_line: int = 1,
+    first_row: int = 0,
+    **options: Any,
+) -> None:
+    """Check that no field of the float ``columns`` is an integer written in digits that float64
+    holds as another number (``9007199254740993`` read as ``9007199254740992.0``): the same rule
+    the library applies to every number it is given (:data:`fairlib._validate.EXACT_INTEGER_MAX`).
+    The text is read again only for the columns holding a value that large, so an ordinary table
+    costs one comparison per field.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The parsed rows (a chunk of the table or all of it).
+    data : bytes
+        The table's lines, as parsed (a header already cut off).
+    path : pathlib.Path
+        The file, for the message.
+    names : list of str
+        The column names, in file order.
+    columns : iterable of str
+        The float columns to check.
+    first_line : int, default 1
+        The 1-based line number of ``df``'s first row in the file.
+    first_row : int, default 0
+        The 0-based position of ``df``'s first row among the rows of ``data``.
+    **options
+        The ``pandas.read_csv`` options the rows were parsed with (``skipinitialspace``).
+
+    Raises
+    ------
+    TraceFormatError
+        Naming file, line, column and the field's text at the first such field.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from .._validate import BEYOND_EXACT, EXACT_INTEGER_MAX
+
+    for col in columns:
+        numbers = df[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            if not (np.abs(numbers) >= EXACT_INTEGER_MAX).any():
+                continue
+        text = read_csv_text(data, names, str, usecols=[col], **options)[col]
+        text = pd.Series(text.to_numpy()[first_row : first_row + len(df)], dtype=str)
+        inexact = inexact_integer_texts(text, numbers)
+        if inexact.any():
+            k = int(np.argmax(inexact))
+            raise TraceFormatError(
+                f"{path}, line {k + first_line}, column {col!r}: {text.iloc[k].strip()!r} is "
+                f"{BEYOND_EXACT}"
+            )
+
+
 def check_ranges(
     df: pd.DataFrame, path: Path, ranges: Mapping[str, tuple[int, int]], first_line: int = 1
 ) -> None:

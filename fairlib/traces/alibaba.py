@@ -19,6 +19,7 @@ import pandas as pd
 from .._validate import InvalidInputError, as_instance, as_number, check_columns
 from ._source import (
     TraceFormatError,
+    check_exact_numbers,
     check_field_counts,
     _check_integer_text,
     check_order,
@@ -184,6 +185,15 @@ def _read(
         )
         raise TraceFormatError(f"{path}: {exc}") from None
     check_values(df, path, [c for c in _NONNEGATIVE if c in df], first_line=1 + skip)
+    check_exact_numbers(
+        df,
+        body,
+        path,
+        names,
+        [c for c, t in dtypes.items() if t == "float64"],
+        first_line=1 + skip,
+        skipinitialspace=True,
+    )
     if order is not None:
         check_order(df, path, *order, first_line=1 + skip, slack=_END_SLACK_S)
     return df
@@ -210,9 +220,10 @@ def read_machine_meta(*, directory: os.PathLike[str] | str | None = None) -> pd.
     TraceFormatError
         When the file is a directory, truncated, corrupt or empty, a line has the wrong number of
         fields, or a value is not a number (pandas' NA strings such as ``NaN`` and ``null`` are
-        not), missing where required or negative, a time or CPU count is not written in digits, a
-        row names no machine or no memory, a memory is above 100 or a status is not written in upper
-        case (e.g. ``USING``), naming the file, line and column.
+        not) or an integer float64 cannot hold exactly, missing where required or negative, a time
+        or CPU count is not written in digits, a row names no machine or no memory, a memory is
+        above 100 or a status is not written in upper case (e.g. ``USING``), naming the file, line
+        and column.
     """
     path = alibaba_dir(directory) / "cluster-trace-v2018" / "machine_meta.csv.gz"
     df = _read(path, MACHINE_META_COLUMNS, _MACHINE_META_DTYPES, "v2018 machine_meta")
@@ -286,8 +297,8 @@ def read_batch_task(
     TraceFormatError
         When the file is a directory, truncated, corrupt or empty, a line has the wrong number of
         fields, or a value is not a number (only an empty plan is missing: ``NaN`` and ``null`` are
-        refused), missing where required or negative, or an id, time or count is not written in
-        digits, naming the file, line and column.
+        refused) or an integer float64 cannot hold exactly, missing where required or negative, or
+        an id, time or count is not written in digits, naming the file, line and column.
     InvalidInputError
         When ``version`` is neither ``"2017"`` nor ``"2018"``.
     """

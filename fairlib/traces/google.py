@@ -38,6 +38,7 @@ from .._validate import (
 )
 from ._source import (
     TraceFormatError,
+    check_exact_numbers,
     check_field_counts,
     _check_integer_text,
     check_ranges,
@@ -310,6 +311,7 @@ def _parse_part(
         data, path, names, [c for c, t in dtypes.items() if t in ("int64", "Int64")]
     )
     numeric = [c for c, t in dtypes.items() if t != "string"]
+    floats = [c for c, t in dtypes.items() if t == "float64"]
     try:
         # an empty field is the trace's only missing value: a hash or name that reads "NA" or
         # "null" is text, and "NaN" in a number column is no number
@@ -319,6 +321,7 @@ def _parse_part(
         for df in chunks:
             check_values(df, path, _NONNEGATIVE[table], first_line)
             check_ranges(df, path, _RANGES[table], first_line)
+            check_exact_numbers(df, data, path, names, floats, first_line, first_row=first_line - 1)
             if table == "task_usage":
                 backwards = (df.end_time < df.start_time).to_numpy()
                 if backwards.any():
@@ -432,7 +435,8 @@ def read_task_events(
         When a part's file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
         When a file is truncated or corrupt, a line has the wrong number of fields, or a value is
-        not a number, missing where required or negative, naming the file, line and column.
+        not a number, an integer float64 cannot hold exactly, missing where required or negative,
+        naming the file, line and column.
     InvalidInputError
         When ``parts`` holds a number out of range or ``columns`` an unknown column.
     """
@@ -472,7 +476,8 @@ def iter_task_events(
         When a part's file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
         When a file is truncated or corrupt, a line has the wrong number of fields, or a value is
-        not a number, missing where required or negative, naming the file, line and column.
+        not a number, an integer float64 cannot hold exactly, missing where required or negative,
+        naming the file, line and column.
     InvalidInputError
         When ``parts`` holds a number out of range, ``columns`` an unknown column or
         ``chunksize`` is not an integer >= 1 or None.
@@ -508,7 +513,8 @@ def read_job_events(
         When a part's file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
         When a file is truncated or corrupt, a line has the wrong number of fields, or a value is
-        not a number, missing where required or negative, naming the file, line and column.
+        not a number, an integer float64 cannot hold exactly, missing where required or negative,
+        naming the file, line and column.
     InvalidInputError
         When ``parts`` holds a number out of range or ``columns`` an unknown column.
     """
@@ -546,7 +552,8 @@ def read_task_usage(
         When a part's file is not there, saying where the reader looked and how to fetch the data.
     TraceFormatError
         When a file is truncated or corrupt, a line has the wrong number of fields, or a value is
-        not a number, missing where required or negative, naming the file, line and column.
+        not a number, an integer float64 cannot hold exactly, missing where required or negative,
+        naming the file, line and column.
     InvalidInputError
         When ``parts`` holds a number out of range or ``columns`` an unknown column.
     """
