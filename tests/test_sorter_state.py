@@ -233,3 +233,17 @@ def test_a_copy_of_a_stateful_object_is_independent():
     for twin in (copy.copy(log), copy.deepcopy(log)):
         assert twin.measure("x", 1.0)
         assert log.claims == [] and len(twin.claims) == 1
+
+
+def test_quotas_above_the_capacity_are_kept_as_the_schedulers_keep_them():
+    """YARN accepts a minResources, Kueue a nominalQuota, larger than the cluster: the sorter keeps
+    it. A YARN client whose minimum exceeds the capacity stays below it, so it is ordered before a
+    client that is not, however much it holds; a Kueue client's nominal quota is kept as given."""
+    yarn = DRFSorter([10.0, 10.0], semantics="yarn")
+    yarn.add("a", min_share=[20.0, 20.0])
+    yarn.add("b")
+    yarn.allocated("a", [9.0, 9.0])
+    assert yarn.order() == ["a", "b"]
+    kueue = DRFSorter([10.0, 10.0], semantics="kueue")
+    kueue.add("q", nominal=[50.0, 50.0])
+    assert kueue.contains("q")

@@ -281,9 +281,12 @@ class DRFSorter:
             role's weight if one was set).
         min_share : array_like or None, default None
             Shape (n_resources,): its configured minimum share (``semantics="yarn"`` only); None:
-            none.
+            none. It may exceed the cluster's capacity, as YARN's ``minResources`` may: the client
+            then counts as below its minimum ("needy") however much it holds.
         nominal : array_like or None, default None
             Shape (n_resources,): its nominal quota (``semantics="kueue"``, where it is required).
+            It may exceed the cluster's capacity, as a ClusterQueue's ``nominalQuota`` may (Kueue
+            does not compare quotas with the nodes).
         lending_limit : array_like or None, default None
             Shape (n_resources,): how much of its nominal quota it lends (Kueue only), <=
             ``nominal``; None: all of it.
