@@ -2386,9 +2386,9 @@ def as_label(value: object, name: str, *, nested: bool = False) -> str:
     """``value``, one text label: a str that is not blank (empty, or only whitespace, invisible
     characters such as the zero-width space or a lone combining mark, which no table, plot or
     scheduler listing shows), holds no control character (a tab, a newline, NUL:
-    :func:`check_shown_text`) and has no whitespace at either end (``" a"`` and ``"a"`` would be
-    two labels no listing tells apart); with ``nested``, a ``/``-separated path (``"eng/dev"``)
-    whose every part is such a label.
+    :func:`check_shown_text`), has no whitespace at either end (``" a"`` and ``"a"`` would be
+    two labels no listing tells apart) and is written in Unicode normal form NFC; with ``nested``,
+    a ``/``-separated path (``"eng/dev"``) whose every part is such a label.
 
     Parameters
     ----------
@@ -2407,8 +2407,9 @@ def as_label(value: object, name: str, *, nested: bool = False) -> str:
     Raises
     ------
     InvalidInputError
-        When ``value`` is not a str, holds a control character, or it (or, when ``nested``, one
-        of its parts) is blank or has whitespace at an end.
+        When ``value`` is not a str, holds a control character, is not in Unicode normal form
+        NFC (an accent written as a combining mark after its letter), or it (or, when ``nested``,
+        one of its parts) is blank or has whitespace at an end.
 
     Examples
     --------
@@ -2441,6 +2442,16 @@ def as_label(value: object, name: str, *, nested: bool = False) -> str:
                 + " whitespace at an end (a label is compared as written, so ' a' and 'a' "
                 "would be two)"
             )
+    import unicodedata
+
+    composed = unicodedata.normalize("NFC", value)
+    if composed != value:
+        # "cafe" + a combining accent and "café" print alike but compare unequal: two clients,
+        # queues or columns no listing tells apart
+        raise InvalidInputError(
+            f"{name} = {value!r}: not in Unicode normal form NFC (it prints as {composed!r} but "
+            f"compares unequal to it, so the two would be two labels); write {composed!r}"
+        )
     return value
 
 

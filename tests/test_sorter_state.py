@@ -247,3 +247,28 @@ def test_quotas_above_the_capacity_are_kept_as_the_schedulers_keep_them():
     kueue = DRFSorter([10.0, 10.0], semantics="kueue")
     kueue.add("q", nominal=[50.0, 50.0])
     assert kueue.contains("q")
+
+
+@pytest.mark.parametrize("semantics", ["mesos", "yarn", "volcano"])
+def test_what_is_left_within_the_rounding_of_a_return_is_none(semantics):
+    """Three grants of 0.1 returned as one 0.3 left 5.6e-17 held, a share that ordered the client
+    after one that holds nothing; what is left within the return's rounding is none."""
+    sorter = DRFSorter([1.0, 1.0], semantics=semantics)
+    sorter.add("x")
+    sorter.add("y")
+    for _ in range(3):
+        sorter.allocated("x", [0.1, 0.1])
+    sorter.unallocated("x", [0.3, 0.3])
+    assert sorter.allocation("x").tolist() == [0.0, 0.0] and sorter.share("x") == 0.0
+    # equal shares: Mesos then orders by how many allocations a client has had (x: 3, y: 0)
+    assert sorter.order() == (["y", "x"] if semantics == "mesos" else ["x", "y"])
+
+
+def test_a_name_that_prints_like_another_is_refused():
+    """'cafe' + a combining accent and 'café' were two clients that print alike: a name not in
+    Unicode normal form NFC is refused, naming it and the form to write."""
+    sorter = DRFSorter([1.0, 1.0])
+    sorter.add("caf\u00e9")
+    with pytest.raises(InvalidInputError, match=r"name = 'cafe\u0301': not in Unicode normal form"):
+        sorter.add("cafe\u0301")
+    assert sorter.order() == ["caf\u00e9"]

@@ -953,7 +953,7 @@ def test_a_lone_combining_mark_is_blank(label):
         as_label(label, "name")
     with pytest.raises(InvalidInputError, match="part 1 .* is blank"):
         path_text(f"out/{label}/x.csv", "path")
-    assert as_label("e\u0301", "name") == "e\u0301"
+    assert as_label("q\u0301", "name") == "q\u0301"  # a mark on a letter (NFC has no "q́")
 
 
 @pytest.mark.parametrize("path", ["out/a.csv ", "out/ a.csv", "out /a.csv"])
