@@ -707,6 +707,14 @@ def _store_read_only(instance: object, **fields) -> None:
         object.__setattr__(instance, name, value)
 
 
+def _got(x) -> str:
+    """What ``x`` is, for a message refusing it as a number: its type, and for a 0-d array (which
+    prints as a number) how to pass the number it holds."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return "; got a 0-d array, not a number (pass x.item(), the number it holds)"
+    return f"; got {type(x).__name__}"
+
+
 def _short(x) -> str:
     """``repr(x)`` on one line, cut at 80 characters (an array's repr spans lines)."""
     text = " ".join(repr(x).split())
@@ -1295,7 +1303,9 @@ def as_number(
     """
     bound = f">= {minimum}" if inclusive else f"> {minimum}"
     if not is_real(value):
-        raise InvalidInputError(f"{name} = {_short(value)}: must be a finite number {bound}")
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be a finite number {bound}{_got(value)}"
+        )
     v = _to_float(value, name, f"a finite number {bound}")
     if not (np.isfinite(v) and (v >= minimum if inclusive else v > minimum) and v <= maximum):
         raise InvalidInputError(
@@ -1420,7 +1430,11 @@ def as_count(value: int, name: str, *, minimum: int = 1, maximum: int = INT64_MA
     9223372036854775807
     """
     integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-    if not integer or value < minimum:
+    if not integer:
+        raise InvalidInputError(
+            f"{name} = {_short(value)}: must be an integer >= {minimum}{_got(value)}"
+        )
+    if value < minimum:
         raise InvalidInputError(f"{name} = {_short(value)}: must be an integer >= {minimum}")
     if value > maximum:
         raise InvalidInputError(
@@ -1671,7 +1685,7 @@ def as_finite(value: float, name: str) -> float:
     fairlib._validate.InvalidInputError: t = nan: must be a finite number
     """
     if not is_real(value):
-        raise InvalidInputError(f"{name} = {value!r}: must be a finite number")
+        raise InvalidInputError(f"{name} = {_short(value)}: must be a finite number{_got(value)}")
     v = _to_float(value, name, "a finite number")
     if not np.isfinite(v):
         raise InvalidInputError(f"{name} = {v}: must be a finite number")

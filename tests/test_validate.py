@@ -1015,3 +1015,22 @@ def test_a_number_text_below_the_float_range_is_refused_showing_the_text(text):
     with pytest.raises(argparse.ArgumentTypeError, match=rf"^'{text}': below the float range"):
         cli_number(text)
     assert as_number_text("0e-400", "--tol") == 0.0 and as_number_text("0.0", "--tol") == 0.0
+
+
+def test_a_0d_array_refused_as_a_number_is_named_so():
+    """A 0-d array prints as a number: refused as one with "must be a finite number >= 0.0", which
+    its value satisfies, it left the user puzzled. The message says what it is and what to pass."""
+    from fairlib import DRFSorter, best_response
+    from fairlib._validate import as_count, as_finite
+
+    hint = r"got a 0-d array, not a number \(pass x\.item\(\)"
+    sorter = DRFSorter([1.0, 1.0])
+    with pytest.raises(InvalidInputError, match=rf"weight of client 'a' = array\(2\.\): .*{hint}"):
+        sorter.add("a", weight=np.array(2.0))
+    for call in (
+        lambda: as_count(np.array(3), "n"),
+        lambda: as_finite(np.array(1.0), "x"),
+        lambda: best_response([1.0, 2.0], [1.0, 1.0], np.array(1.0)),
+    ):
+        with pytest.raises(InvalidInputError, match=hint):
+            call()

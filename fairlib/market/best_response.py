@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from .._jit import interpreted_when_small, njit
 from .._validate import (
     InvalidInputError,
+    _got,
     _short,
     as_array,
     as_count,
@@ -733,7 +734,9 @@ def _coerce_inputs(
                 "strings and complex numbers are not bids or weights)"
             )
     if not is_real(budget):  # the rule of every scalar: booleans, text, arrays are no budget
-        raise InvalidInputError(f"budget = {_short(budget)}: must be a real number > 0")
+        raise InvalidInputError(
+            f"budget = {_short(budget)}: must be a real number > 0{_got(budget)}"
+        )
     w = np.ascontiguousarray(w, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     if w.ndim != 1 or y.shape != w.shape or w.size == 0:
