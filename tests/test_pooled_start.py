@@ -147,3 +147,25 @@ def test_no_finite_optimum_is_reported():
 def test_bad_start(start, match):
     with pytest.raises(InvalidInputError, match=match):
         ceei(Cluster.single_pool(*DOC), start=start)
+
+
+def test_a_cluster_results_tasks_are_a_start_as_they_come():
+    """On a single-pool Cluster a result's tasks have shape (n_users, 1); passed back as ``start``
+    (the round trip docs/library.md shows) they were refused as "got shape (2, 1)". They are the
+    tasks each user holds, the same start as their (n_users,) column."""
+    from fairlib import Cluster, asset_fairness, ceei, drf, edrf
+
+    pool = Cluster.single_pool([9.0, 18.0], [[1.0, 4.0], [3.0, 1.0]])
+    for mechanism, held in ((drf, [[1], [1]]), (edrf, [[1.0], [0.5]])):
+        column = np.asarray(held)
+        assert np.array_equal(
+            mechanism(pool, start=column).tasks, mechanism(pool, start=column[:, 0]).tasks
+        )
+    for mechanism in (asset_fairness, ceei):
+        column = np.array([[1.0], [0.5]])
+        assert np.array_equal(
+            mechanism(pool, start=column).tasks, mechanism(pool, start=column[:, 0]).tasks
+        )
+    assert np.array_equal(drf(pool, start=drf(pool).tasks).tasks, drf(pool).tasks)
+    with pytest.raises(InvalidInputError, match=r"start: expected 2 integers"):
+        drf(pool, start=[[1, 1]])

@@ -355,10 +355,10 @@ def edrf(
         equals the ρ-form of reconstructions §1.2 (tagged [INF] there) with ρ_i = ds_i / w_i; the
         max-min property is checked against an LP in the tests.
     start : array_like or None, default None
-        Shape (n_users,): tasks (divisible) each user already holds: water-filling continues from
-        this allocation — a user waits at its start until the others' weighted shares reach it,
-        then rises with them (the "who is served next" question of a scheduler's sorter, for
-        divisible tasks). Must be >= 0 and fit the capacity.
+        Shape (n_users,) or (n_users, 1) (a Cluster result's ``tasks``): tasks (divisible) each user
+        already holds: water-filling continues from this allocation — a user waits at its start
+        until the others' weighted shares reach it, then rises with them (the "who is served next"
+        question of a scheduler's sorter, for divisible tasks). Must be >= 0 and fit the capacity.
     max_tasks : array_like or None, default None
         Shape (n_users,): the most tasks (divisible) each user may get, >= 0 (``inf``: no cap): a
         user freezes at its cap and the others keep rising (weighted max-min with upper bounds;
@@ -737,8 +737,8 @@ def edrf_allocation(cluster: Cluster, start: ArrayLike | None = None) -> Allocat
     cluster : Cluster
         A one-server cluster (weights and ``max_tasks`` from it).
     start : array_like or None, default None
-        Shape (n_users,): tasks (divisible) each user already holds, >= 0, fitting the capacity and
-        the caps.
+        Shape (n_users,) or (n_users, 1) (a Cluster result's ``tasks``): tasks (divisible) each user
+        already holds, >= 0, fitting the capacity and the caps.
 
     Returns
     -------

@@ -82,7 +82,8 @@ def asset_fairness(cluster: Cluster, *, start: ArrayLike | None = None) -> Alloc
     cluster : Cluster
         A one-server cluster (weights and ``max_tasks`` from it).
     start : array_like or None, default None
-        Shape (n_users,): divisible tasks each user already holds, >= 0, fitting the capacity.
+        Shape (n_users,) or (n_users, 1) (a Cluster result's ``tasks``): divisible tasks each user
+        already holds, >= 0, fitting the capacity.
 
     Returns
     -------
@@ -166,7 +167,8 @@ def ceei(cluster: Cluster, *, start: ArrayLike | None = None) -> Allocation:
     cluster : Cluster
         A one-server cluster (weights as budgets, ``max_tasks`` from it).
     start : array_like or None, default None
-        Shape (n_users,): divisible tasks each user already holds, >= 0, fitting the capacity.
+        Shape (n_users,) or (n_users, 1) (a Cluster result's ``tasks``): divisible tasks each user
+        already holds, >= 0, fitting the capacity.
 
     Returns
     -------

@@ -516,9 +516,9 @@ def drf(
     record_order : bool
         Also return the sequence of users served (for traces of small examples).
     start : (n_users,) array_like of int, optional
-        Tasks each user already holds: progressive filling continues from this allocation (what a
-        scheduler's sorter does on every offer), and the result counts them. Must fit the capacity
-        and the caps.
+        Tasks each user already holds (shape (n_users, 1) too: a Cluster result's ``tasks``):
+        progressive filling continues from this allocation (what a scheduler's sorter does on every
+        offer), and the result counts them. Must fit the capacity and the caps.
     zeros : {"error", "scheduler"}
         ``"error"`` (default): a zero capacity, an all-zero demand row or a zero weight is invalid
         input — in a model of the papers each is a mistake, and silently serving it would hide

@@ -702,6 +702,12 @@ def _is_cluster(first, capacity, weights) -> bool:
     return True
 
 
+def _one_column(arr: np.ndarray, n: int) -> np.ndarray:
+    """A start of shape (n, 1), the ``tasks`` of a single-pool Cluster's result, as the (n,) it
+    means (the tasks each user holds on the one server); any other shape as it is."""
+    return arr[:, 0] if arr.shape == (n, 1) else arr
+
+
 def _start_tasks(start, d, cap, caps) -> np.ndarray:
     """Validated ``start`` allocation (tasks per user): whole, >= 0, within the caps and the
     capacity."""
@@ -709,7 +715,7 @@ def _start_tasks(start, d, cap, caps) -> np.ndarray:
     if start is None:
         return np.zeros(n, dtype=np.int64)
     # a list mixing booleans with numbers refused; counts stay integers (checked below)
-    arr = as_array(start, "start", exact=False)
+    arr = _one_column(as_array(start, "start", exact=False), n)
     if arr.shape != (n,) or arr.dtype.kind not in "iu":
         raise InvalidInputError(
             f"start: expected {n} integers (tasks each user holds), got shape {arr.shape} "
@@ -793,7 +799,7 @@ def _start_amounts(start, d, cap) -> np.ndarray | None:
     if start is None:
         return None
     n = len(d)
-    arr = as_array(start, "start")  # a list mixing booleans with numbers refused
+    arr = _one_column(as_array(start, "start"), n)  # a list mixing booleans with numbers refused
     held = arr.astype(np.float64) if arr.dtype.kind in "iuf" else None
     if held is None or held.shape != (n,):
         raise InvalidInputError(f"start: expected {n} numbers (tasks each user holds), got {arr!r}")
