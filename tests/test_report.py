@@ -1054,3 +1054,18 @@ def test_a_claim_id_that_shows_nothing_or_holds_a_control_character_is_refused(c
 def test_a_registry_text_field_that_shows_nothing_is_refused(field, text):
     with pytest.raises(InvalidInputError, match=f"claim 'a': {field} "):
         load_registry([dict(_BASE, **{field: text}, paper_value=1, tol=0.1)])
+
+
+@pytest.mark.parametrize(
+    ("ours", "held"), [(0.829, True), (0.827, True), (0.8290001, False), (0.8269999, False)]
+)
+def test_a_tolerance_is_met_at_its_stated_boundary(ours, held):
+    """0.829 - 0.828 is 0.0010000000000000009 in binary: a value at the boundary the rule states
+    (|ours - paper| <= 0.001) was "not reproduced" above the paper's value and held below it. The
+    difference is taken on the decimals the numbers print as; just past the boundary still fails."""
+    registry = (
+        '[[claim]]\nid = "a"\nkind = "paper"\nsource = "§1"\nstatement = "s"\n'
+        "paper_value = 0.828\ntol = 1e-3\n"
+    )
+    log = ClaimLog("demo", write=False, registry=registry)
+    assert log.measure("a", ours) is held

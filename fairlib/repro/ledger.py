@@ -503,10 +503,27 @@ class Equals(Rule):
         return "ours == paper"
 
 
+def _within(ours: float, paper: float, tol: float) -> bool:
+    """``|ours - paper| <= tol`` on the decimals the three print as (their shortest ``repr``),
+    exactly: in binary 0.829 - 0.828 is 0.0010000000000000009, above a ``tol`` of 0.001 that a
+    reader sees it meet, so a value at the stated boundary would be "not reproduced" on one side
+    and held on the other."""
+    from decimal import Decimal, localcontext
+
+    def exact(x: float) -> Decimal:
+        return Decimal(repr(float(x)))
+
+    with localcontext() as context:
+        context.prec = 700  # exact: 17 digits each, exponents from -324 to 308
+        return abs(exact(ours) - exact(paper)) <= exact(tol)
+
+
 @dataclass(frozen=True)
 class Tolerance(Rule):
     """``tol = t``: ``|ours - paper_value| <= t`` ("the worst efficiency is 2√2 − 2"), for every
-    element when ours is a list; a list ``paper_value`` is compared element by element.
+    element when ours is a list; a list ``paper_value`` is compared element by element. The
+    difference is taken on the decimals the numbers print as, exactly (``_within``): 0.829 is within
+    0.001 of 0.828, as the rule's text says, though their binary difference is not.
 
     Parameters
     ----------
@@ -547,8 +564,8 @@ class Tolerance(Rule):
                     f"claim {self.claim!r}: paper_value has {len(self.paper)} numbers, ours "
                     f"{len(values)}: {ours!r}"
                 )
-            return all(abs(v - p) <= self.tol for v, p in zip(values, self.paper))
-        return all(abs(v - self.paper) <= self.tol for v in values)
+            return all(_within(v, p, self.tol) for v, p in zip(values, self.paper))
+        return all(_within(v, self.paper, self.tol) for v in values)
 
     def text(self, runs=None, sd=None):  # noqa: D102
         return f"|ours - paper| <= {_exact(self.tol)}"
