@@ -1069,3 +1069,19 @@ def test_a_tolerance_is_met_at_its_stated_boundary(ours, held):
     )
     log = ClaimLog("demo", write=False, registry=registry)
     assert log.measure("a", ours) is held
+
+
+def test_a_claim_list_added_to_by_hand_is_named_where_it_is_read():
+    """``claims`` is a public list: an entry added by hand that is no Claim made summary() fail
+    with a bare AttributeError; each method that reads the list names the argument and index."""
+    registry = (
+        '[[claim]]\nid = "a"\nkind = "paper"\nsource = "§1"\nstatement = "s"\n'
+        "paper_value = 0.828\ntol = 1e-3\n"
+    )
+    log = ClaimLog("demo", write=False, registry=registry)
+    log.claims.append("junk")
+    for read in (log.summary, log.table, log.listing, log.finish):
+        with pytest.raises(InvalidInputError, match=r"claims\[0\] = 'junk': must be a Claim"):
+            read()
+    with pytest.raises(InvalidInputError, match=r"claims\[0\] = 'junk'"):
+        log.measure("a", 0.828)

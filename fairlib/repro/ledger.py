@@ -1739,7 +1739,7 @@ class ClaimLog:
                 f"claim_id = {claim_id!r}: declared not_tested ({d.not_tested}); it cannot be "
                 "measured"
             )
-        if claim_id in pending or any(c.claim_id == claim_id for c in self.claims):
+        if claim_id in pending or any(c.claim_id == claim_id for c in self._measured()):
             raise InvalidInputError(
                 f"claim_id = {claim_id!r}: measured twice (a claim is measured once)"
             )
@@ -1846,6 +1846,11 @@ class ClaimLog:
         self.claims.extend(claim for claim, _ in judged.values())
         return {claim_id: satisfied for claim_id, (_, satisfied) in judged.items()}
 
+    def _measured(self) -> list[Claim]:
+        """:attr:`claims`, checked again where it is read: a public list a caller may have added
+        to (``log.claims.append("junk")`` then failed in :meth:`summary` with an AttributeError)."""
+        return as_list_of(self.claims, Claim, "claims")
+
     def _complete(self) -> list[str]:
         """The ids of declared claims never measured (nor declared not tested)."""
         return self._completed()[1]
@@ -1854,7 +1859,7 @@ class ClaimLog:
         """The claims with the declared not-tested ones added (their cell: the one that finishes
         the ledger, where they are listed), in the registry's order, and the ids of declared claims
         never measured; changes nothing."""
-        claims = list(self.claims)
+        claims = list(self._measured())
         measured = {c.claim_id for c in claims}
         cell = _current_cell()
         missing = []
@@ -1892,7 +1897,7 @@ class ClaimLog:
             ``{"total": n, "held": ..., ..., "paper": {"held": ..., ...}, ...}`` (statuses with
             underscores).
         """
-        return _counts(self.claims)
+        return _counts(self._measured())
 
     def table(self) -> pd.DataFrame:
         """The ledger as a DataFrame, for display in the notebook.
@@ -1910,7 +1915,7 @@ class ClaimLog:
         return pd.DataFrame(
             [
                 {k: display_value(getattr(c, k)) + (mark if k == "status" else "") for k in cols}
-                for c in self.claims
+                for c in self._measured()
             ],
             columns=cols,
         )
@@ -1926,8 +1931,9 @@ class ClaimLog:
         ClaimListing
             The claims, the declared not-tested ones included.
         """
-        measured = {c.claim_id for c in self.claims}
-        rows = [(c.claim_id, c.kind, c.status, c.statement) for c in self.claims]
+        claims = self._measured()
+        measured = {c.claim_id for c in claims}
+        rows = [(c.claim_id, c.kind, c.status, c.statement) for c in claims]
         # the declared not-tested claims, listed by finish() (the ledger has them): the list shows
         # them too
         rows += [
