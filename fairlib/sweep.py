@@ -14,9 +14,11 @@ into a tidy DataFrame::
     # columns: users, delta, rep, efficiency, iterations — one row per (users, delta, rep)
 
 **Seeds.** Each cell's ``seed`` is a ``np.random.SeedSequence`` derived from the root seed ``rng``,
-the cell's parameters (a hash of their canonical JSON) and its repetition number, never from its
-position in the grid or in the schedule. So results do not depend on the backend, the worker count
-or the order cells finish in, and a cell keeps its seed when the grid around it grows.
+the cell's parameters (a hash of their canonical JSON, types included: ``1`` and ``1.0``, which
+``fn`` may treat differently, seed differently, so a grid's values are best written in one type) and
+its repetition number, never from its position in the grid or in the schedule. So results do not
+depend on the backend, the worker count or the order cells finish in, and a cell keeps its seed when
+the grid around it grows.
 
 **Backends.** ``backend=None`` picks Dask when a scheduler address is configured
 (``scheduler=`` or ``FAIRLIB_DASK_SCHEDULER=tcp://host:8786``), else joblib/loky on ``n_jobs``
@@ -294,7 +296,7 @@ def _grid_points(grid: object) -> list[dict]:
         if key in first:
             raise InvalidInputError(
                 f"grid: the point {_short(points[i])} appears more than once (points "
-                f"{first[key]} and {i} are equal; it would get the same seeds)"
+                f"{first[key]} and {i} are equal as values, so the table would hold it twice)"
             )
         first[key] = i
     return points
@@ -385,7 +387,7 @@ def _run_cell(fn: Callable[..., Any], fixed: Mapping[str, Any], cell: _Cell) -> 
     exception."""
     try:
         out = fn(seed=cell.seed, **cell.params, **fixed)
-        return cell.index, _as_rows(out), None
+        return cell.index, _as_rows(out, cell.params), None
     except Exception as exc:  # noqa: BLE001 - reported with the cell's parameters
         return cell.index, None, (f"{type(exc).__name__}: {exc}", traceback.format_exc())
 
@@ -421,9 +423,11 @@ def _run_chunk(fn, fixed, cells):
     return [_run_cell(fn, fixed, c) for c in cells]
 
 
-def _as_rows(out: object) -> list[dict]:
+def _as_rows(out: object, params: Mapping[str, Any]) -> list[dict]:
     """A cell's result (a DataFrame, a mapping or a list of mappings) as rows, refused when a
-    column name is blank or no text or a value is complex (a row a table could not hold)."""
+    column name is blank or no text, names one of the cell's parameters ``params`` or ``rep`` (the
+    table's columns for them), or a value is complex (a row a table could not hold). Raised in the
+    cell, so it is that cell's failure, kept with ``errors="keep"`` like any other."""
     if isinstance(out, pd.DataFrame):
         rows = out.to_dict("records")
         names = list(out.columns)
@@ -445,6 +449,12 @@ def _as_rows(out: object) -> list[dict]:
         raise ValueError(
             f"a sweep function's columns are named by non-blank text; it returned a column "
             f"named {bad[0]!r}"
+        )
+    clash = sorted(set(names) & (set(params) | {"rep"}))
+    if clash:
+        raise ValueError(
+            f"a sweep function's columns name no grid parameter (nor 'rep'), the table's columns "
+            f"for them; it returned column(s) {clash}: rename them"
         )
     # no result of the library is complex, and no written table reads one back as a number
     for row in rows:
@@ -954,18 +964,10 @@ def _run_cells(
         leave=False,
         desc=desc or getattr(fn, "__name__", "sweep"),
     )
-    by_index = {c.index: c for c in cells}
-
     def record(index, rows, failure):
         if failure is not None:
             failures[index] = failure
         else:
-            clash = sorted({k for r in rows for k in r} & (set(by_index[index].params) | {"rep"}))
-            if clash:
-                raise ValueError(
-                    f"sweep({getattr(fn, '__name__', fn)!s}): a cell returned column(s) {clash}, "
-                    "which name grid parameters (or 'rep'); rename them"
-                )
             rows_of[index] = rows
             if paths is not None:
                 _write_atomic(paths[index], rows)

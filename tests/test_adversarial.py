@@ -487,8 +487,18 @@ def dying_cell(seed, x):
 
 
 def test_sweep_refuses_a_column_named_like_the_grid():
-    with pytest.raises(ValueError, match=r"returned column\(s\) \['users'\]"):
+    """A column naming a grid parameter is that cell's failure, like any other: a SweepError after
+    the cells ran, and with errors="keep" a failure row; it was a bare ValueError that aborted the
+    sweep, even with errors="keep"."""
+    from fairlib.sweep import SweepError
+
+    with pytest.raises(SweepError, match=r"returned column\(s\) \['users'\]"):
         sweep(clashing_cell, {"users": [1, 2]}, backend="serial", progress=False)
+    with pytest.warns(RuntimeWarning, match="2 of 2 cells failed"):
+        kept = sweep(
+            clashing_cell, {"users": [1, 2]}, backend="serial", progress=False, errors="keep"
+        )
+    assert len(kept) == 0 and len(kept.attrs["failures"]) == 2
 
 
 def test_sweep_recomputes_a_truncated_cache_entry(tmp_path, monkeypatch):

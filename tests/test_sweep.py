@@ -488,7 +488,9 @@ def test_object_arrays_are_keyed_by_their_values():
     assert cell_seed(0, {"x": structured}, 0).generate_state(2).tolist() == (
         cell_seed(0, {"x": structured.copy()}, 0).generate_state(2).tolist()
     )
-    with pytest.raises(InvalidInputError, match=r"grid: the point .* appears more than once"):
+    with pytest.raises(
+        InvalidInputError, match=r"grid: the point .* appears more than once .* equal as values"
+    ):
         sweep(draw_cell, [{"users": 2, "scale": a}, {"users": 2, "scale": b}], progress=False)
     with pytest.raises(InvalidInputError, match=r"params\['x'\] = .*no canonical form"):
         cell_seed(0, {"x": np.array([object()], dtype=object)}, 0)
