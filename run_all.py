@@ -762,7 +762,8 @@ def parse_args(argv=None):
         type=cli_integer,
         default=None,
         metavar="N",
-        help="notebooks executed side by side (default: one per core; one worker takes the longest "
+        help="at most N notebooks executed side by side, never more than are run (default: one per "
+        "core; one worker takes the longest "
         "notebook left by the last full run, the others the shortest; numba's threads are split "
         "between them, the sweeps' processes are not)",
     )
