@@ -3442,6 +3442,10 @@ UNSEEN_SITES = {
         "the battery varies the grid as a whole value, not one parameter name inside a point",
         (site_case("sweep:_grid_points invisible name"),),
     ),
+    ("fairlib.sweep", "sweep", "as_label"): Unseen(
+        "the battery varies fixed as a whole value, not one key of it that is text but no label",
+        (site_case("sweep:sweep fixed key"),),
+    ),
     ("fairlib.repro.plotting", "caption_problems", "as_instance", 1): Unseen(
         "the battery varies marks as a whole value, not one text inside one of its lists",
         (site_case("repro.plotting:caption_problems marks text"),),

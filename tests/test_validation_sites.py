@@ -1126,6 +1126,12 @@ SITES = {
         ),
         r"^grid point 0: parameter name = '\\u200b': blank",
     ),
+    "sweep:sweep fixed key": (
+        lambda: __import__("fairlib.sweep").sweep.sweep(
+            lambda seed, x, y: {"z": 1.0}, {"x": [1]}, fixed={"y ": 1}
+        ),
+        r"^fixed: key = 'y ': has whitespace at an end",
+    ),
     "repro.plotting:caption_problems marks text": (
         lambda: __import__("fairlib.repro.plotting").repro.plotting.caption_problems(
             "PS-DSF", {"texts": ["PS-DSF", 1], "markers": [], "linestyles": []}
