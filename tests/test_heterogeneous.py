@@ -9,7 +9,7 @@ from scipy.optimize import minimize
 from fairlib._validate import InvalidInputError
 from fairlib.repro.experiments import heterogeneous_servers
 from fairlib.multires import Cluster, drfh, edrf, pfvds, psdsf, tsf
-from fairlib.multires.cluster import random_cluster
+from fairlib.multires.cluster import FEASIBILITY_RTOL, random_cluster
 from fairlib.multires.global_maxmin import (
     MAX_WEIGHT_RATIO,
     drfh_coefficients,
@@ -389,6 +389,105 @@ def test_iterative_solvers_report_their_merit():
     dist = pfvds(c, 2.0, method="distributed", options={"iterations": 300})
     assert len(dist.diagnostics["psi"]) == 300 and dist.diagnostics["overuse"] >= 0
     assert np.isfinite(dist.diagnostics["nash_residual"])
+
+
+def test_psmfa_refuses_an_infeasible_start_rather_than_report_it_converged():
+    from fairlib.multires import psmfa
+
+    c = Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]])
+    # server 1 uses 0.1·2 + 1.9·1 = 2.1 of resource 1 (capacity 2): the descent keeps a saturated
+    # resource's use, so it used to end at 105% of it with a merit below tol
+    with pytest.raises(
+        InvalidInputError, match=r"^x0: server 1 uses 2\.1 of resource 1, capacity 2"
+    ):
+        psmfa(c, 2.0, x0=[[1.5, 0.1], [1.0, 1.9]])
+    with pytest.raises(InvalidInputError, match=r"^x0: server 0 uses 300 of resource 0"):
+        psmfa(c, 2.0, x0=[[100.0, 100.0], [100.0, 100.0]])
+    with pytest.raises(
+        InvalidInputError, match=r"^x0\[0\] = \[0\.0, 0\.0\]: user 0 holds no tasks"
+    ):
+        psmfa(c, 2.0, x0=np.zeros((2, 2)))
+    res = psmfa(c, 2.0, x0=[[1.5, 0.1], [1.0, 1.8]])  # the same start within capacity
+    assert c.feasible(res.tasks, tol=FEASIBILITY_RTOL) and res.converged
+    assert res.trajectory[-1] < 1e-10 and not res.tasks.flags.writeable
+    tasks, trajectory, prices, converged = res
+    assert converged and tasks is res.tasks
+
+
+def test_psmfa_moves_a_saturated_resource_only_by_round_off_of_the_step():
+    """At α = 8 from PS-DSF's allocation the gradient is ~1e14: the projection on the saturated
+    resource's tangent space used to leave round-off of the gradient itself (g minus its
+    least-squares fit), and the first steps took this one-resource server 2.5e-5 past its capacity
+    (and others to 1.4e-4)."""
+    from fairlib.multires import psmfa
+
+    c = Cluster(
+        [[19.561325154565502]],
+        [
+            [0.809694042238026],
+            [0.8829068605265945],
+            [0.4519763258852746],
+            [0.49409368581051893],
+            [0.43547401278041775],
+        ],
+    )
+    res = psmfa(c, 8.0, iterations=10)
+    assert c.feasible(res.tasks, tol=1e-12)
+    assert c.feasible(pfvds(c, 8.0, method="psmfa", iterations=10).tasks, tol=1e-12)
+
+
+def test_psmfa_reports_whether_it_met_its_tolerance():
+    from fairlib.multires import psmfa
+
+    c = random_cluster(3, 8, 3, 3)
+    short = psmfa(c, 2.0, iterations=5)
+    assert not short.converged and short.trajectory[-1] >= 1e-10
+    assert short.converged == pfvds(c, 2.0, method="psmfa", iterations=5).converged
+
+
+@st.composite
+def _feasible_starts(draw):
+    """A small cluster and a random allocation of it in which every user holds tasks, each server's
+    column scaled to fill its tightest resource (times a factor in (0, 1])."""
+    cluster = draw(clusters(max_users=4))
+    x = np.array(
+        draw(
+            st.lists(
+                st.floats(0.01, 1.0),
+                min_size=cluster.n_users * cluster.n_servers,
+                max_size=cluster.n_users * cluster.n_servers,
+            )
+        )
+    ).reshape(cluster.n_users, cluster.n_servers)
+    x = np.where(cluster.eligible, x, 0.0)
+    load = cluster.load(x).max(axis=1)
+    scale = np.array(
+        draw(
+            st.lists(
+                st.sampled_from([1.0, 0.5, 0.1]),
+                min_size=cluster.n_servers,
+                max_size=cluster.n_servers,
+            )
+        )
+    )
+    return cluster, x * scale / np.where(load > 0, load, 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_feasible_starts(), st.sampled_from([0.5, 1.0, 2.0, 8.0, 16.0]))
+def test_psmfa_from_a_feasible_start_stays_feasible(instance, alpha):
+    """The step is the largest keeping x >= 0 and every capacity: from any allocation the descent
+    ends within every capacity up to FEASIBILITY_RTOL (its documented tolerance), its merit never
+    rising."""
+    from fairlib.multires import psmfa
+
+    cluster, x0 = instance
+    assert cluster.feasible(x0)
+    res = psmfa(cluster, alpha, x0=x0, iterations=200)
+    assert cluster.feasible(res.tasks)  # within 1e-9, well inside FEASIBILITY_RTOL
+    assert (res.tasks[~cluster.eligible] == 0).all()
+    assert (np.diff(res.trajectory) <= 0).all()
+    assert res.converged == (res.trajectory[-1] < 1e-10)
 
 
 @settings(max_examples=20, deadline=None)

@@ -1,5 +1,7 @@
 """Optimality conditions of Problem 1 (Theorem 1, Lemmas 1–2, Theorem 7) against the solvers."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,7 +10,7 @@ from hypothesis import strategies as st
 from fairlib._validate import InvalidInputError
 from fairlib.multires import Cluster, pfvds
 from fairlib.multires.cluster import random_cluster
-from fairlib.multires.pfvds import nash_residual
+from fairlib.multires.pfvds import merit, nash_residual
 from fairlib.multires.pfvds.conditions import (
     least_merit,
     marginal_utilities,
@@ -37,6 +39,9 @@ def test_no_tasks_means_unbounded_marginal():
     c = Cluster([[9, 18]], [[1, 4], [3, 1]])
     assert np.isinf(marginal_utilities(c, [[0.0], [2.0]], 2.0)[0, 0])
     assert variational_gap(c, [[0.0], [2.0]], 2.0) == np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an answer, not an overflow
+        assert merit(c, [[0.0], [2.0]], [[0.0, 0.0]], 2.0) == np.inf
 
 
 @settings(max_examples=25, deadline=None)

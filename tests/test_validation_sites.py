@@ -254,6 +254,18 @@ def _pdrf_allocation_not_a_cluster():
     pdrf_allocation("cluster")
 
 
+def _psmfa_start(x0):
+    from fairlib.multires import psmfa
+
+    psmfa(Cluster([[4.0, 4.0], [6.0, 2.0]], [[1.0, 2.0], [2.0, 1.0]]), 2.0, x0=x0)
+
+
+def _psmfa_capped():
+    from fairlib.multires import psmfa
+
+    psmfa(Cluster([[4.0, 4.0]], [[1.0, 2.0], [2.0, 1.0]], max_tasks=[1.0, np.inf]), 2.0)
+
+
 def _pfvds_time_shared_psmfa():
     from fairlib.multires import pfvds
 
@@ -935,6 +947,22 @@ SITES = {
     "multires.edrf:pdrf task bound": (_pdrf_task_overflow, r"capacity / demands\[0\] = 1e\+30"),
     "multires.pfvds:pfvds time_shared": (_pfvds_time_shared_psmfa, r"time_shared=True needs"),
     "multires.pfvds:pfvds mixed alpha": (_pfvds_mixed_inf, r"alpha: mixing np\.inf"),
+    "multires.pfvds._psmfa:psmfa x0 over capacity": (
+        lambda: _psmfa_start([[100.0, 100.0], [100.0, 100.0]]),
+        r"^x0: server 0 uses 300 of resource 0, capacity 4",
+    ),
+    "multires.pfvds._psmfa:psmfa x0 idle user": (
+        lambda: _psmfa_start([[1.0, 0.5], [0.0, 0.0]]),
+        r"^x0\[1\] = \[0\.0, 0\.0\]: user 1 holds no tasks",
+    ),
+    "multires.pfvds._psmfa:psmfa x0 overflow": (
+        lambda: _psmfa_start([[1e-300, 0.0], [1.0, 1.0]]),
+        r"^x0\[0\] = \[1e-300, 0\.0\]: user 0 holds so few tasks that its marginal",
+    ),
+    "multires.pfvds._psmfa:psmfa caps": (
+        _psmfa_capped,
+        r"^max_tasks\[0\] = 1\.0: psmfa does not honour per-user caps",
+    ),
     "multires.pfvds._distributed:penalty_prices": (
         _penalty_prices_not_a_cluster,
         r"cluster = 'cluster'",

@@ -8,7 +8,10 @@ i (eqs. 37–40). Each iteration moves every server's column along -∇Ψ projec
 Σ_n d[n, r] y_n = 0 for the saturated r} (eq. 46; users at x = 0 pushed below 0 are held at 0), and
 the saturated resources' prices along -∂Ψ/∂λ (kept >= 0, eqs. 47–48). The step is the
 largest that keeps x >= 0 and every capacity (a resource that fills up joins the saturated set),
-shortened by backtracking until Ψ decreases (eqs. 51–53). Stops when Ψ < tol.
+shortened by backtracking until Ψ decreases (eqs. 51–53). Stops when Ψ < tol. Every iterate is
+thus feasible if the start is: the start must be an allocation of the cluster in which every user
+holds some tasks (Ψ is infinite at a user with none, ŝ^-α at ŝ = 0); :func:`psmfa` refuses any
+other.
 
 Scaling (ours): each complementarity pair is measured as (x[n, i] / γ[n, i], γ[n, i] F[n, i]) —
 a fraction of the server and a marginal per server's worth of tasks — which leaves the solution
@@ -31,9 +34,10 @@ from ..._validate import (
     as_instance,
     as_values,
     as_tolerance,
+    result_type,
 )
 from .._engine.options import MethodOptions
-from ..cluster import Cluster, per_server_alpha
+from ..cluster import Cluster, checked_allocation, per_server_alpha
 
 __all__ = ["psmfa", "merit"]
 
@@ -74,6 +78,20 @@ def _saturated(cluster, x):
     return np.einsum("ni,nr->ir", x, cluster.demand) >= cluster.capacity * (1 - 1e-10)
 
 
+def _tangent(rows, g):
+    """``g`` projected on the null space {y: rows @ y = 0}, built from an orthonormal basis of it.
+
+    The basis (the right singular vectors past the rank) makes the result a combination of vectors
+    orthogonal to ``rows`` to round-off: it moves a saturated resource by round-off of the step, not
+    of ``g``, and it is exactly 0 when the null space is {0}. Subtracting the least-squares fit
+    instead (``g - rows.T @ coef``) leaves round-off of ``g`` itself, which for a gradient of 1e14
+    let a step push a saturated resource up to ~1e-4 past its capacity at α = 8."""
+    _, s, vt = np.linalg.svd(rows, full_matrices=True)
+    rank = int((s > s.max(initial=0.0) * max(rows.shape) * np.finfo(float).eps).sum())
+    null = vt[rank:]
+    return null.T @ (null @ g)
+
+
 def _direction(cluster, x, lam, grad_x, grad_lam, saturated):
     dx = np.zeros_like(x)
     dlam = np.zeros_like(lam)
@@ -90,8 +108,7 @@ def _direction(cluster, x, lam, grad_x, grad_lam, saturated):
                 dfree = cluster.demand[users[free]][:, sat]
                 gf = g[free]
                 if sat.size:
-                    coef, *_ = np.linalg.lstsq(dfree, gf, rcond=None)
-                    gf = gf - dfree @ coef
+                    gf = _tangent(dfree.T, gf)
                 y[free] = gf
             bad = free & (x[users, i] <= 0) & (y < 0)
             if not bad.any():
@@ -119,8 +136,10 @@ def _max_step(cluster, x, dx, lam, dlam, saturated):
     return max(limit, 0.0)
 
 
+@result_type
 class PSMFAResult(NamedTuple):
-    """PS-MFA's final allocation, the merit per iteration, and the final prices.
+    """PS-MFA's final allocation, the merit per iteration, the final prices, and whether it met its
+    tolerance.
 
     Parameters
     ----------
@@ -130,11 +149,49 @@ class PSMFAResult(NamedTuple):
         Float64, shape (n_iterations,): the merit Ψ at each iteration.
     prices : numpy.ndarray
         Float64, shape (n_servers, n_resources): the final prices λ[i, r].
+    converged : bool
+        Whether the last merit is below ``tol`` (the test ``pfvds(method="psmfa")`` reports as
+        ``converged``); False when the descent stalled short of it or ran out of iterations.
     """
 
     tasks: np.ndarray
     trajectory: np.ndarray
     prices: np.ndarray
+    converged: bool
+
+
+def _start(cluster: Cluster, x0, alphas) -> np.ndarray:
+    """``x0`` as a copy after checking it is a start of the descent: an allocation of ``cluster``
+    (:func:`~fairlib.multires.cluster.checked_allocation`) at which every user holds tasks and the
+    merit and its gradient are finite."""
+    x = checked_allocation(cluster, x0, "x0").copy()
+    idle = x.sum(axis=1) <= 0
+    if idle.any():
+        n = int(np.argmax(idle))
+        raise InvalidInputError(
+            f"x0[{n}] = {x[n].tolist()}: user {n} holds no tasks; the merit Ψ is infinite there "
+            "(its VDS ŝ^-α), so every user must hold some tasks (x0=None starts from PS-DSF's "
+            "allocation)"
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        parts = _fb_parts(cluster, x, np.zeros_like(cluster.capacity), alphas)
+        vds = x.sum(axis=1)[:, None] / (
+            cluster.weight[:, None] * np.where(cluster.eligible, cluster.gamma, 1.0)
+        )
+        # ∂Ψ/∂x holds ŝ^(-α-1), the first power to overflow as a user's tasks shrink
+        steep = cluster.eligible & ~np.isfinite(vds ** (-alphas[None, :] - 1))
+    if not all(np.isfinite(part).all() for part in parts):
+        if not steep.any():  # no user's marginal overflows, yet Ψ or its gradient is not finite
+            raise InvalidInputError(
+                "x0: the merit Ψ or its gradient is not finite at this start; start from x0=None "
+                "(PS-DSF's allocation)"
+            )
+        n = int(np.argmax(steep.any(axis=1)))
+        raise InvalidInputError(
+            f"x0[{n}] = {x[n].tolist()}: user {n} holds so few tasks that its marginal ŝ^-α "
+            "overflows (the merit Ψ or its gradient is not finite there); start it with more"
+        )
+    return x
 
 
 def psmfa(
@@ -159,18 +216,26 @@ def psmfa(
     iterations : int, default 20000
         The most iterations, >= 1.
     x0 : array_like or None, default None
-        Shape (n_users, n_servers): the starting allocation, finite and >= 0; None: PS-DSF's
-        allocation.
+        Shape (n_users, n_servers): the starting allocation, an allocation of the cluster (finite,
+        >= 0, 0 on the pairs a user cannot use, within every capacity up to
+        :data:`~fairlib.multires.cluster.FEASIBILITY_RTOL`) in which every user holds some tasks
+        (Ψ is infinite at a user with none); None: PS-DSF's allocation.
 
     Returns
     -------
     PSMFAResult
-        ``(tasks, trajectory, prices)``.
+        ``(tasks, trajectory, prices, converged)``. The descent keeps feasibility: the tasks are
+        within every capacity up to :data:`~fairlib.multires.cluster.FEASIBILITY_RTOL` (relative),
+        as its start is.
 
     Raises
     ------
     InvalidInputError
-        On an invalid cluster, α, tolerance, iteration count or start.
+        On an invalid cluster, α, tolerance, iteration count or start; on a cluster with per-user
+        caps (``max_tasks``), which PS-MFA does not honour; on a start ``x0`` that is no allocation
+        of the cluster (the message names the entry, or the server and resource over capacity with
+        its use and capacity), in which a user holds no tasks (named), or at which a user holds so
+        few that its marginal ŝ^-α overflows (named).
 
     References
     ----------
@@ -179,6 +244,7 @@ def psmfa(
        eqs. (44)–(54).
     """
     as_instance(cluster, Cluster, "cluster")
+    cluster.refuse_caps("psmfa")
     try:
         alphas = per_server_alpha(cluster, alphas)
     except InvalidInputError as exc:
@@ -187,15 +253,12 @@ def psmfa(
         as_tolerance(tol, "tol"),
         as_count(iterations, "iterations", maximum=MAX_ITERATIONS),
     )
-    x = (
-        None
-        if x0 is None
-        else as_values(x0, "x0", ndim=2, shape=(cluster.n_users, cluster.n_servers)).copy()
-    )
-    if x is None:
+    if x0 is None:
         from ..psdsf import psdsf
 
         x = psdsf(cluster).tasks.copy()  # feasible, every user served
+    else:
+        x = _start(cluster, x0, alphas)
     lam = np.zeros((cluster.n_servers, cluster.n_resources))
     trajectory = []
     for _ in range(iterations):
@@ -224,7 +287,7 @@ def psmfa(
         else:
             break
         x, lam = x_try, lam_try
-    return PSMFAResult(x, np.array(trajectory), lam)
+    return PSMFAResult(x, np.array(trajectory), lam, bool(trajectory and trajectory[-1] < tol))
 
 
 def merit(cluster: Cluster, tasks: ArrayLike, prices: ArrayLike, alpha: float | ArrayLike) -> float:
@@ -248,7 +311,7 @@ def merit(cluster: Cluster, tasks: ArrayLike, prices: ArrayLike, alpha: float | 
     Returns
     -------
     float
-        Ψ, >= 0.
+        Ψ, >= 0; ``inf`` when a user holds no tasks (or so few that its marginal ŝ^-α overflows).
 
     Raises
     ------
@@ -263,7 +326,10 @@ def merit(cluster: Cluster, tasks: ArrayLike, prices: ArrayLike, alpha: float | 
     """
     as_instance(cluster, Cluster, "cluster")
     prices = as_values(prices, "prices", ndim=2, shape=(cluster.n_servers, cluster.n_resources))
-    return _fb_parts(cluster, cluster._tasks(tasks), prices, per_server_alpha(cluster, alpha))[0]
+    x, alphas = cluster._tasks(tasks), per_server_alpha(cluster, alpha)
+    # a user without tasks has an infinite marginal: Ψ = inf, an answer, not a numerical accident
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _fb_parts(cluster, x, prices, alphas)[0]
 
 
 #: Problem 2 (time-shared servers) and per-user caps: refused
@@ -315,5 +381,9 @@ def run(cluster: Cluster, alphas, time_shared: bool, options: PSMFAOptions):
     diagnostics : dict
         The method's diagnostics (see :func:`fairlib.multires.pfvds`).
     """
-    x, psi, lam = psmfa(cluster, alphas, tol=options.tol, iterations=options.iterations)
-    return x, {"iterations": len(psi), "psi": psi, "prices": lam}
+    res = psmfa(cluster, alphas, tol=options.tol, iterations=options.iterations)
+    return res.tasks, {
+        "iterations": len(res.trajectory),
+        "psi": res.trajectory,
+        "prices": res.prices,
+    }
