@@ -964,6 +964,7 @@ def _run_cells(
         leave=False,
         desc=desc or getattr(fn, "__name__", "sweep"),
     )
+
     def record(index, rows, failure):
         if failure is not None:
             failures[index] = failure
