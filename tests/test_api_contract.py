@@ -3329,13 +3329,6 @@ UNSEEN_SITES = {
             "tests/test_named_errors.py::test_the_boundary_refuses_what_the_code_after_it_would_miss",
         ),
     ),
-    ("fairlib.multires.pfvds._psmfa", "psmfa", "as_instance"): Unseen(
-        "the check of alphas after it refuses a non-Cluster too, but blames alphas "
-        "(tests/test_named_errors.py)",
-        (
-            "tests/test_named_errors.py::test_the_boundary_refuses_what_the_code_after_it_would_miss",
-        ),
-    ),
     ("fairlib.multires.cluster", "on_merged_servers", "as_instance"): Unseen(
         "merge_identical_servers refuses a non-Cluster by the same name next, unless the "
         "mechanism keeps its servers and is run on the cluster as given "
