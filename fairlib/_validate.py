@@ -2456,8 +2456,6 @@ def as_label(value: object, name: str, *, nested: bool = False) -> str:
                 + " whitespace at an end (a label is compared as written, so ' a' and 'a' "
                 "would be two)"
             )
-    import unicodedata
-
     composed = unicodedata.normalize("NFC", value)
     if composed != value:
         # "cafe" + a combining accent and "café" print alike but compare unequal: two clients,

@@ -174,19 +174,16 @@ def _start(cluster: Cluster, x0, alphas) -> np.ndarray:
             "allocation)"
         )
     with np.errstate(over="ignore", invalid="ignore"):
-        parts = _fb_parts(cluster, x, np.zeros_like(cluster.capacity), alphas)
-        vds = x.sum(axis=1)[:, None] / (
-            cluster.weight[:, None] * np.where(cluster.eligible, cluster.gamma, 1.0)
-        )
-        # ∂Ψ/∂x holds ŝ^(-α-1), the first power to overflow as a user's tasks shrink
-        steep = cluster.eligible & ~np.isfinite(vds ** (-alphas[None, :] - 1))
-    if not all(np.isfinite(part).all() for part in parts):
-        if not steep.any():  # no user's marginal overflows, yet Ψ or its gradient is not finite
+        psi, grad_x, grad_lam = _fb_parts(cluster, x, np.zeros_like(cluster.capacity), alphas)
+    if not (np.isfinite(psi) and np.isfinite(grad_x).all() and np.isfinite(grad_lam).all()):
+        # ∂Ψ/∂x[n] holds user n's ŝ^(-α-1), the first power to overflow as its tasks shrink
+        steep = ~np.isfinite(grad_x).all(axis=1)
+        if not steep.any():
             raise InvalidInputError(
                 "x0: the merit Ψ or its gradient is not finite at this start; start from x0=None "
                 "(PS-DSF's allocation)"
             )
-        n = int(np.argmax(steep.any(axis=1)))
+        n = int(np.argmax(steep))
         raise InvalidInputError(
             f"x0[{n}] = {x[n].tolist()}: user {n} holds so few tasks that its marginal ŝ^-α "
             "overflows (the merit Ψ or its gradient is not finite there); start it with more"
